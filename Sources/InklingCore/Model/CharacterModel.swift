@@ -1,0 +1,145 @@
+/// A character n-gram model: the small, context-aware model that re-ranks candidates.
+///
+/// Text is lower-cased, whitespace runs become one space and digits become `0`; characters
+/// outside the pack's alphabet share one symbol. N-grams up to `order` characters are stored
+/// in an open-addressing hash table of 64-bit slots: a 40-bit fingerprint, the n-gram's
+/// log probability given its history (12 bits, 1/128 nat) and, for the n-gram used as a
+/// history, its back-off weight (12 bits). Lookups follow the ARPA back-off rule.
+public struct CharacterModel: Sendable {
+    /// The longest n-gram, in characters (history = order − 1).
+    public let order: Int
+    let alphabet: [Unicode.Scalar: UInt8]
+    let slots: PackArray<UInt64>
+    let mask: Int
+
+    init(file: PackFile) throws(PackError) {
+        let alphabetBytes = try file.bytes("CMAL")
+        var alphabet: [Unicode.Scalar: UInt8] = [:]
+        let text = String(decoding: alphabetBytes, as: UTF8.self)
+        for (index, scalar) in text.unicodeScalars.enumerated() where index < 255 {
+            alphabet[scalar] = UInt8(index + 1)
+        }
+        self.alphabet = alphabet
+        slots = try file.array("CMHT", of: UInt64.self)
+        guard slots.count > 0, slots.count & (slots.count - 1) == 0 else {
+            throw .malformed(tag: "CMHT", reason: "table size \(slots.count) is not a power of two")
+        }
+        mask = slots.count - 1
+        let orderByte = try file.bytes("CMOR")
+        guard orderByte.count == 1, (2...7).contains(Int(orderByte[0])) else {
+            throw .malformed(tag: "CMOR", reason: "bad order")
+        }
+        order = Int(orderByte[0])
+    }
+
+    /// The symbol of a character (0 for characters outside the alphabet).
+    @inline(__always)
+    func symbol(_ scalar: Unicode.Scalar) -> UInt8 {
+        alphabet[Self.normalize(scalar)] ?? 0
+    }
+
+    /// Lower-cases a character and folds whitespace and digits, as the builder did.
+    public static func normalize(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        if scalar.value < 0x80 {
+            let v = scalar.value
+            if v >= 0x41 && v <= 0x5A { return Unicode.Scalar(v + 32)! }
+            if v >= 0x30 && v <= 0x39 { return "0" }
+            if v == 0x09 || v == 0x0A || v == 0x0D { return " " }
+            return scalar
+        }
+        if scalar.properties.isWhitespace { return " " }
+        if scalar == "\u{2019}" { return "'" }
+        if scalar.properties.generalCategory == .decimalNumber { return "0" }
+        if scalar.properties.isUppercase, let lower = scalar.properties.lowercaseMapping.unicodeScalars.first {
+            return lower
+        }
+        return scalar
+    }
+
+    /// Symbols of a text, normalised (consecutive spaces collapsed).
+    public func symbols<S: Sequence<Unicode.Scalar>>(_ text: S) -> [UInt8] {
+        var out: [UInt8] = []
+        let space = alphabet[" "] ?? 0
+        for scalar in text {
+            let s = symbol(scalar)
+            if s == space, out.last == space { continue }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// The packed key of the n-gram `history[start...] + next` (shared with the builder).
+    @inline(__always)
+    static func packedKey(_ symbols: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> UInt64 {
+        var key = UInt64(end - start)
+        for index in start..<end { key = key << 8 | UInt64(symbols[index]) }
+        return key
+    }
+
+    @inline(__always)
+    static func mix(_ key: UInt64) -> UInt64 {
+        var x = key &+ 0x9E37_79B9_7F4A_7C15
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        return x ^ (x >> 31)
+    }
+
+    /// The slot payload of a packed key (logProb bits, backoff bits), if stored.
+    @inline(__always)
+    func lookup(_ key: UInt64) -> (UInt32, UInt32)? {
+        let hash = Self.mix(key)
+        let fingerprint = Self.fingerprint(hash)
+        var index = Int(truncatingIfNeeded: hash) & mask
+        for _ in 0...mask {
+            let slot = slots[index]
+            if slot == 0 { return nil }
+            if slot >> 24 == fingerprint {
+                return (UInt32((slot >> 12) & 0xFFF), UInt32(slot & 0xFFF))
+            }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    @inline(__always)
+    static func fingerprint(_ hash: UInt64) -> UInt64 {
+        let value = hash >> 24
+        return value == 0 ? 1 : value
+    }
+
+    /// Builds a slot from a fingerprint source hash and quantised values (builder side).
+    static func slot(hash: UInt64, logProbBits: UInt32, backoffBits: UInt32) -> UInt64 {
+        fingerprint(hash) << 24 | UInt64(logProbBits & 0xFFF) << 12 | UInt64(backoffBits & 0xFFF)
+    }
+
+    /// The log probability of `symbols[position]` given the symbols before it.
+    @inline(__always)
+    func logProb(_ symbols: UnsafeBufferPointer<UInt8>, at position: Int) -> Float {
+        // Longest history first; accumulate back-off weights of stored histories that lack the n-gram.
+        let longest = min(order - 1, position)
+        var backoff: Float = 0
+        var historyLength = longest
+        while historyLength >= 0 {
+            let start = position - historyLength
+            if let (logProbBits, _) = lookup(Self.packedKey(symbols, from: start, to: position + 1)) {
+                return backoff - Float(logProbBits) / 128
+            }
+            if historyLength > 0, let (_, backoffBits) = lookup(Self.packedKey(symbols, from: start, to: position)) {
+                backoff -= Float(backoffBits) / 128
+            }
+            historyLength -= 1
+        }
+        return backoff - 12  // Unseen character.
+    }
+
+    /// The log probability of `continuation` following `history` (both already symbols).
+    public func logProb(of continuation: [UInt8], after history: [UInt8]) -> Float {
+        let all = history.suffix(order - 1) + continuation
+        let historyCount = all.count - continuation.count
+        return all.withUnsafeBufferPointer { buffer in
+            var total: Float = 0
+            for position in historyCount..<buffer.count { total += logProb(buffer, at: position) }
+            return total
+        }
+    }
+}

@@ -1,0 +1,353 @@
+import FoundationEssentials
+
+/// Builds a language pack from prepared, plain-text inputs (see `scripts/prepare_data.py`).
+///
+/// The builder is the single owner of the pack format: the fetch and preparation scripts only
+/// produce word lists and running text; every modelling decision is made here.
+public struct PackBuilder {
+    /// The prepared inputs, as file contents.
+    public struct Inputs {
+        /// `word<TAB>frequency` lines (wordfreq): the unigram prior.
+        public var wordFrequencies: String
+        /// `form<TAB>count` lines: case-sensitive surface forms.
+        public var surfaceForms: String = ""
+        /// `w1<TAB>w2<TAB>count` lines: extra bigram counts from larger corpora.
+        public var bigrams: String = ""
+        /// One valid spelling per line (hunspell stems).
+        public var spellings: String = ""
+        /// Running text, one document per line.
+        public var corpus: String
+        public init(wordFrequencies: String, corpus: String) {
+            self.wordFrequencies = wordFrequencies
+            self.corpus = corpus
+        }
+    }
+
+    /// Size and modelling parameters.
+    public struct Parameters: Sendable {
+        /// Language tag written into the pack.
+        public var language = "en"
+        /// Human-readable name.
+        public var displayName = "English"
+        /// Pack version string.
+        public var version = "1"
+        /// Words taken from the frequency list, most frequent first.
+        public var vocabularySize = 100_000
+        /// Corpus words outside the frequency list are added from this many occurrences.
+        public var corpusWordMinimumCount = 4
+        /// Successors kept per one-word context.
+        public var bigramSuccessors = 32
+        /// Successors kept per two-word context.
+        public var trigramSuccessors = 12
+        /// Minimum corpus count of a two-word context.
+        public var trigramContextMinimumCount = 3
+        /// Weight of the external bigram counts relative to the corpus (by total mass).
+        public var externalBigramWeight = 1.0
+        /// Character model order.
+        public var characterOrder = 6
+        /// Character model hash table size in bytes (a power of two).
+        public var characterTableBytes = 4 << 20
+        /// Every n-th corpus document is held out (not trained on); 0 keeps all.
+        public var holdOutEvery = 0
+        public init() {}
+    }
+
+    public var inputs: Inputs
+    public var parameters: Parameters
+    /// Progress messages (to stderr in the CLI).
+    public var progress: (String) -> Void = { _ in }
+
+    public init(inputs: Inputs, parameters: Parameters = Parameters()) {
+        self.inputs = inputs
+        self.parameters = parameters
+    }
+
+    /// The documents held out from training (for tuning without touching the dev text).
+    public func heldOutDocuments() -> [Substring] {
+        guard parameters.holdOutEvery > 0 else { return [] }
+        return inputs.corpus.split(separator: "\n").enumerated()
+            .filter { $0.offset % parameters.holdOutEvery == 0 }.map(\.element)
+    }
+
+    private func trainingDocuments() -> [Substring] {
+        let all = inputs.corpus.split(separator: "\n")
+        guard parameters.holdOutEvery > 0 else { return all }
+        return all.enumerated().filter { $0.offset % parameters.holdOutEvery != 0 }.map(\.element)
+    }
+
+    /// Builds the pack and returns its bytes.
+    public func build() -> [UInt8] {
+        let documents = trainingDocuments()
+        progress("corpus: \(documents.count) documents")
+        let vocabulary = buildVocabulary(documents: documents)
+        progress("vocabulary: \(vocabulary.keys.count) words")
+        var writer = PackWriter()
+        writeVocabulary(vocabulary, into: &writer)
+        writeNGrams(vocabulary: vocabulary, documents: documents, into: &writer)
+        CharacterModelBuilder(order: parameters.characterOrder, tableBytes: parameters.characterTableBytes, log: progress)
+            .build(documents: documents, into: &writer)
+        let meta = [
+            "language=\(parameters.language)",
+            "name=\(parameters.displayName)",
+            "version=\(parameters.version)",
+            "words=\(vocabulary.keys.count)",
+            "characterOrder=\(parameters.characterOrder)",
+        ].joined(separator: "\n")
+        writer.add("META", bytes: Array(meta.utf8))
+        return writer.serialize()
+    }
+
+    // MARK: Vocabulary
+
+    struct Vocabulary {
+        var keys: [String] = []  // sorted by UTF-8 bytes
+        var displays: [String] = []
+        var logPriors: [Double] = []
+        var flags: [UInt8] = []
+        var ids: [String: Int] = [:]
+    }
+
+    /// Whether a string is exactly one word with no digits (the only words a pack predicts).
+    static func isPredictableWord(_ text: Substring) -> Bool {
+        guard !text.isEmpty, !WordText.containsDigit(text) else { return false }
+        let words = WordText.words(in: text)
+        return words.count == 1 && words[0].count == text.count
+    }
+
+    private func buildVocabulary(documents: [Substring]) -> Vocabulary {
+        var probability: [String: Double] = [:]
+        var order: [String] = []
+        for line in inputs.wordFrequencies.split(separator: "\n") {
+            guard order.count < parameters.vocabularySize else { break }
+            let fields = line.split(separator: "\t")
+            guard fields.count >= 2, let frequency = Double(fields[1]), frequency > 0,
+                Self.isPredictableWord(fields[0])
+            else { continue }
+            let key = WordText.key(fields[0])
+            if probability[key] == nil {
+                probability[key] = frequency
+                order.append(key)
+            }
+        }
+        // Corpus counts: case-insensitive, for words the frequency list lacks.
+        var corpusCounts: [String: Int] = [:]
+        var corpusTotal = 0
+        for document in documents {
+            for word in WordText.words(in: document) where !WordText.containsDigit(word) {
+                corpusCounts[WordText.key(word), default: 0] += 1
+                corpusTotal += 1
+            }
+        }
+        let listMass = probability.values.reduce(0, +)
+        // Frequency-list words seen in the corpus calibrate corpus counts to the list's scale.
+        var sharedList = 0.0
+        var sharedCorpus = 0
+        for (key, count) in corpusCounts where probability[key] != nil {
+            sharedList += probability[key]!
+            sharedCorpus += count
+        }
+        let scale = sharedCorpus > 0 ? sharedList / Double(sharedCorpus) : 1.0 / Double(max(1, corpusTotal))
+        var added = 0
+        for (key, count) in corpusCounts.sorted(by: { $0.key < $1.key })
+        where count >= parameters.corpusWordMinimumCount && probability[key] == nil {
+            probability[key] = Double(count) * scale * 0.5
+            added += 1
+        }
+        progress("vocabulary: \(added) words added from the corpus")
+        // Spelling dictionary and surface forms decide flags and display case.
+        var spelled: Set<String> = []
+        var spelledLower: Set<String> = []
+        for line in inputs.spellings.split(separator: "\n") {
+            spelled.insert(String(line))
+            if let first = line.unicodeScalars.first, !first.properties.isUppercase {
+                spelledLower.insert(WordText.key(line))
+            }
+        }
+        var forms: [String: [(form: String, count: Double)]] = [:]
+        for line in inputs.surfaceForms.split(separator: "\n") {
+            let fields = line.split(separator: "\t")
+            guard fields.count >= 2, let count = Double(fields[1]) else { continue }
+            let key = WordText.key(fields[0])
+            guard probability[key] != nil else { continue }
+            var form = String(fields[0])
+            form = String(String.UnicodeScalarView(form.unicodeScalars.map { $0 == "\u{2019}" ? "'" : $0 }))
+            forms[key, default: []].append((form, count))
+        }
+        var vocabulary = Vocabulary()
+        let mass = probability.values.reduce(0, +)
+        _ = listMass
+        vocabulary.keys = probability.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        for (index, key) in vocabulary.keys.enumerated() {
+            vocabulary.ids[key] = index
+            vocabulary.logPriors.append(Math.log(probability[key]! / mass))
+            let display = chooseDisplay(key: key, forms: forms[key] ?? [], spelled: spelled, spelledLower: spelledLower)
+            vocabulary.displays.append(display)
+            var flags = WordFlags()
+            if spelled.contains(key) || spelled.contains(display) { flags.insert(.spelled) }
+            if display != key { flags.insert(.capitalized) }
+            vocabulary.flags.append(flags.rawValue)
+        }
+        return vocabulary
+    }
+
+    /// Picks how a word is shown when the user has not typed any of it.
+    ///
+    /// A capitalised form wins only when it clearly dominates the lower-case one, because
+    /// sentence-initial capitals inflate every word's capitalised count.
+    private func chooseDisplay(
+        key: String, forms: [(form: String, count: Double)], spelled: Set<String>, spelledLower: Set<String>
+    ) -> String {
+        if key == "i" || key.hasPrefix("i'") { return "I" + key.dropFirst() }
+        var lowerCount = 0.0
+        var best: (form: String, count: Double)? = nil
+        for entry in forms {
+            if entry.form == key {
+                lowerCount += entry.count
+            } else if best == nil || entry.count > best!.count {
+                best = entry
+            }
+        }
+        let hunspellProper = !spelledLower.contains(key) && spelled.contains(WordText.capitalizingFirst(key))
+        if let best {
+            let ratio = spelledLower.contains(key) ? 8.0 : 2.0
+            if best.count >= 3, best.count > ratio * lowerCount { return best.form }
+        }
+        if hunspellProper, lowerCount == 0 { return WordText.capitalizingFirst(key) }
+        return key
+    }
+
+    private func writeVocabulary(_ vocabulary: Vocabulary, into writer: inout PackWriter) {
+        var keyBlob: [UInt8] = []
+        var keyOffsets: [UInt32] = [0]
+        var displayBlob: [UInt8] = []
+        var displayOffsets: [UInt32] = [0]
+        for (key, display) in zip(vocabulary.keys, vocabulary.displays) {
+            keyBlob.append(contentsOf: key.utf8)
+            keyOffsets.append(UInt32(keyBlob.count))
+            if display != key { displayBlob.append(contentsOf: display.utf8) }
+            displayOffsets.append(UInt32(displayBlob.count))
+        }
+        writer.add("VKEY", bytes: keyBlob)
+        writer.add("VKOF", integers: keyOffsets)
+        writer.add("VDSP", bytes: displayBlob)
+        writer.add("VDOF", integers: displayOffsets)
+        writer.add("VPRI", integers: vocabulary.logPriors.map { Quantize.unigramCost(-$0) })
+        writer.add("VFLG", integers: vocabulary.flags)
+        let top = vocabulary.logPriors.indices.sorted {
+            (vocabulary.logPriors[$0], $1) > (vocabulary.logPriors[$1], $0)
+        }.prefix(256).map { UInt32($0) }
+        writer.add("VTOP", integers: Array(top))
+    }
+
+    // MARK: Word n-grams
+
+    /// Word ids of each sentence in the corpus, `nil` for unknown words and numbers.
+    private func sentences(_ documents: [Substring], vocabulary: Vocabulary) -> [[Int?]] {
+        var result: [[Int?]] = []
+        for document in documents {
+            var current: [Int?] = []
+            var previousEnd = document.startIndex
+            for word in WordText.words(in: document) {
+                let gap = document[previousEnd..<word.startIndex]
+                if gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }), !current.isEmpty {
+                    result.append(current)
+                    current = []
+                }
+                current.append(vocabulary.ids[WordText.key(word)])
+                previousEnd = word.endIndex
+            }
+            if !current.isEmpty { result.append(current) }
+        }
+        return result
+    }
+
+    private func writeNGrams(vocabulary: Vocabulary, documents: [Substring], into writer: inout PackWriter) {
+        let wordCount = vocabulary.keys.count
+        let start = wordCount  // sentence-start context id
+        var bigramCounts: [UInt64: Double] = [:]
+        var trigramCounts: [UInt64: [Int: Double]] = [:]
+        var pairCounts: [UInt64: Int] = [:]
+        var corpusMass = 0.0
+        for sentence in sentences(documents, vocabulary: vocabulary) {
+            var previous: Int? = start
+            var beforePrevious: Int? = nil
+            for id in sentence {
+                if let id, let previous {
+                    bigramCounts[UInt64(previous) << 32 | UInt64(id), default: 0] += 1
+                    corpusMass += 1
+                    if let beforePrevious {
+                        let pair = UInt64(beforePrevious) << 32 | UInt64(previous)
+                        trigramCounts[pair, default: [:]][id, default: 0] += 1
+                        pairCounts[pair, default: 0] += 1
+                    }
+                }
+                beforePrevious = previous
+                previous = id
+            }
+        }
+        progress("bigrams from corpus: \(bigramCounts.count) types")
+        // External bigrams, scaled so their total mass is a fixed share of the corpus mass.
+        var external: [UInt64: Double] = [:]
+        var externalMass = 0.0
+        for line in inputs.bigrams.split(separator: "\n") {
+            let fields = line.split(separator: "\t")
+            guard fields.count >= 3, let count = Double(fields[2]),
+                let first = vocabulary.ids[WordText.key(fields[0])],
+                let second = vocabulary.ids[WordText.key(fields[1])]
+            else { continue }
+            external[UInt64(first) << 32 | UInt64(second), default: 0] += count
+            externalMass += count
+        }
+        if externalMass > 0 {
+            let scale = parameters.externalBigramWeight * corpusMass / externalMass
+            for (key, count) in external { bigramCounts[key, default: 0] += count * scale }
+        }
+        progress("bigrams merged: \(bigramCounts.count) types")
+        // Group by context.
+        var successors = [[(id: Int, count: Double)]](repeating: [], count: wordCount + 1)
+        for (key, count) in bigramCounts {
+            successors[Int(key >> 32)].append((Int(key & 0xFFFF_FFFF), count))
+        }
+        var offsets: [UInt32] = [0]
+        var entries: [UInt32] = []
+        var weights: [UInt8] = []
+        for context in 0...wordCount {
+            var list = successors[context]
+            let total = list.reduce(0) { $0 + $1.count }
+            let distinct = Double(list.count)
+            list.sort { ($0.count, $1.id) > ($1.count, $0.id) }
+            for entry in list.prefix(parameters.bigramSuccessors) where entry.count >= 1 {
+                entries.append(Quantize.successor(id: UInt32(entry.id), cost: -Math.log(entry.count / total)))
+            }
+            offsets.append(UInt32(entries.count))
+            weights.append(Quantize.weight(total > 0 ? total / (total + distinct) : 0))
+        }
+        writer.add("BGOF", integers: offsets)
+        writer.add("BGSU", integers: entries)
+        writer.add("BGWT", integers: weights)
+        progress("bigram successors kept: \(entries.count)")
+        // Trigrams: corpus only, frequent contexts only.
+        var keys: [UInt64] = []
+        var trigramOffsets: [UInt32] = [0]
+        var trigramEntries: [UInt32] = []
+        var trigramWeights: [UInt8] = []
+        for pair in pairCounts.keys.sorted() where pairCounts[pair]! >= parameters.trigramContextMinimumCount {
+            let list = trigramCounts[pair]!
+            let total = list.values.reduce(0, +)
+            let kept = list.filter { $0.value >= 2 }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                .prefix(parameters.trigramSuccessors)
+            guard !kept.isEmpty else { continue }
+            keys.append(pair)
+            for (id, count) in kept {
+                trigramEntries.append(Quantize.successor(id: UInt32(id), cost: -Math.log(count / total)))
+            }
+            trigramOffsets.append(UInt32(trigramEntries.count))
+            trigramWeights.append(Quantize.weight(total / (total + Double(list.count))))
+        }
+        writer.add("TGKY", integers: keys)
+        writer.add("TGOF", integers: trigramOffsets)
+        writer.add("TGSU", integers: trigramEntries)
+        writer.add("TGWT", integers: trigramWeights)
+        progress("trigram contexts kept: \(keys.count), successors: \(trigramEntries.count)")
+    }
+}

@@ -1,0 +1,218 @@
+import FoundationEssentials
+
+/// Why a language pack could not be opened.
+public enum PackError: Error, Equatable, CustomStringConvertible, Sendable {
+    case unreadable(path: String, reason: String)
+    case tooSmall(size: Int)
+    case badMagic
+    case unsupportedVersion(found: UInt32, supported: UInt32)
+    case lengthMismatch(header: UInt64, actual: Int)
+    case checksumMismatch
+    case sectionOutOfBounds(tag: String)
+    case missingSection(tag: String)
+    case malformed(tag: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): return "cannot read language pack \(path): \(reason)"
+        case .tooSmall(let size): return "language pack is truncated (\(size) bytes, smaller than its header)"
+        case .badMagic: return "not an Inkling language pack (bad magic number)"
+        case .unsupportedVersion(let found, let supported):
+            return "language pack format version \(found) is not supported (this Inkling reads version \(supported))"
+        case .lengthMismatch(let header, let actual):
+            return "language pack is truncated or padded (header says \(header) bytes, file has \(actual))"
+        case .checksumMismatch: return "language pack is corrupt (checksum mismatch)"
+        case .sectionOutOfBounds(let tag): return "language pack is corrupt (section \(tag) lies outside the file)"
+        case .missingSection(let tag): return "language pack lacks section \(tag)"
+        case .malformed(let tag, let reason): return "language pack is corrupt (section \(tag): \(reason))"
+        }
+    }
+}
+
+/// The container format of a `.inkpack` file: a header, a section table and sections.
+///
+/// Layout (little endian): magic `INKPACK\0`, format version (u32), section count (u32),
+/// total length (u64), payload checksum (u64, over every byte after the header), then one
+/// 16-byte entry per section: tag (4 ASCII bytes), padding (u32), offset (u32), length (u32).
+/// Sections are 8-byte aligned.
+public enum PackFormat {
+    /// The format version this build reads and writes.
+    public static let version: UInt32 = 1
+    static let magic: [UInt8] = Array("INKPACK\0".utf8)
+    static let headerSize = 32
+    static let sectionEntrySize = 16
+
+    /// A fast 64-bit checksum; any change confined to one 8-byte word always changes it.
+    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let words = bytes.count / 8
+        for index in 0..<words {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+            hash = (hash ^ word) &* 0x0000_0100_0000_01B3
+            hash ^= hash >> 29
+        }
+        for index in (words * 8)..<bytes.count {
+            hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    /// The numeric form of a four-letter section tag.
+    public static func tag(_ name: String) -> UInt32 {
+        var value: UInt32 = 0
+        for (shift, byte) in name.utf8.prefix(4).enumerated() { value |= UInt32(byte) << (8 * UInt32(shift)) }
+        return value
+    }
+
+    static func tagName(_ tag: UInt32) -> String {
+        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: tag >> (8 * $0)) }, as: UTF8.self)
+    }
+}
+
+/// Assembles a pack file from named sections.
+public struct PackWriter {
+    private var sections: [(tag: UInt32, bytes: [UInt8])] = []
+
+    public init() {}
+
+    /// Adds a section of raw bytes.
+    public mutating func add(_ tag: String, bytes: [UInt8]) {
+        sections.append((PackFormat.tag(tag), bytes))
+    }
+
+    /// Adds a section holding an array of fixed-width integers.
+    public mutating func add<T: FixedWidthInteger>(_ tag: String, integers: [T]) {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(integers.count * MemoryLayout<T>.size)
+        for value in integers {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        add(tag, bytes: bytes)
+    }
+
+    /// The finished file.
+    public func serialize() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: PackFormat.headerSize + sections.count * PackFormat.sectionEntrySize)
+        func align() { while out.count % 8 != 0 { out.append(0) } }
+        align()
+        var table: [(UInt32, UInt32, UInt32)] = []
+        for section in sections {
+            align()
+            table.append((section.tag, UInt32(out.count), UInt32(section.bytes.count)))
+            out.append(contentsOf: section.bytes)
+        }
+        align()
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { raw in
+                for (index, byte) in raw.enumerated() { out[offset + index] = byte }
+            }
+        }
+        for (index, byte) in PackFormat.magic.enumerated() { out[index] = byte }
+        put(PackFormat.version, at: 8)
+        put(UInt32(sections.count), at: 12)
+        put(UInt64(out.count), at: 16)
+        for (index, entry) in table.enumerated() {
+            let base = PackFormat.headerSize + index * PackFormat.sectionEntrySize
+            put(entry.0, at: base)
+            put(entry.1, at: base + 8)
+            put(entry.2, at: base + 12)
+        }
+        let checksum = out.withUnsafeBytes { raw in
+            PackFormat.checksum(UnsafeRawBufferPointer(rebasing: raw[PackFormat.headerSize...]))
+        }
+        put(checksum, at: 24)
+        return out
+    }
+}
+
+/// An opened, verified pack file: memory-mapped bytes and their section table.
+///
+/// The bytes are never copied: sections are read in place through bounds-checked views.
+public final class PackFile: @unchecked Sendable {
+    /// Keeps the mapping alive; the raw pointer below points into it and it is never mutated.
+    private let storage: Data
+    let base: UnsafeRawPointer
+    /// The file's size in bytes.
+    public let size: Int
+    private var sections: [UInt32: (offset: Int, length: Int)] = [:]
+
+    /// Maps and verifies the pack at `path`.
+    public convenience init(path: String) throws(PackError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(filePath: path), options: .alwaysMapped)
+        } catch {
+            throw .unreadable(path: path, reason: "\(error)")
+        }
+        try self.init(data: data)
+    }
+
+    /// Verifies pack bytes already in memory (tests, downloads).
+    public init(data: Data) throws(PackError) {
+        storage = data.isEmpty ? Data([0]) : data
+        size = data.count
+        base = storage.withUnsafeBytes { $0.baseAddress! }
+        let bytes = UnsafeRawBufferPointer(start: base, count: size)
+        guard size >= PackFormat.headerSize else { throw .tooSmall(size: size) }
+        guard Array(bytes[0..<8]) == PackFormat.magic else { throw .badMagic }
+        let version = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        guard version == PackFormat.version else {
+            throw .unsupportedVersion(found: version, supported: PackFormat.version)
+        }
+        let count = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
+        let length = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        guard length == UInt64(size) else { throw .lengthMismatch(header: length, actual: size) }
+        let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        let actual = PackFormat.checksum(UnsafeRawBufferPointer(rebasing: bytes[PackFormat.headerSize...]))
+        guard stored == actual else { throw .checksumMismatch }
+        guard count <= (size - PackFormat.headerSize) / PackFormat.sectionEntrySize else {
+            throw .malformed(tag: "header", reason: "section count \(count) too large")
+        }
+        for index in 0..<count {
+            let entry = PackFormat.headerSize + index * PackFormat.sectionEntrySize
+            let tag = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: entry, as: UInt32.self))
+            let offset = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: entry + 8, as: UInt32.self)))
+            let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: entry + 12, as: UInt32.self)))
+            guard offset >= PackFormat.headerSize, offset <= size, length <= size - offset else {
+                throw .sectionOutOfBounds(tag: PackFormat.tagName(tag))
+            }
+            sections[tag] = (offset, length)
+        }
+    }
+
+    /// Whether the pack has a section.
+    public func has(_ tag: String) -> Bool { sections[PackFormat.tag(tag)] != nil }
+
+    /// The raw bytes of a section.
+    public func bytes(_ tag: String) throws(PackError) -> UnsafeRawBufferPointer {
+        guard let section = sections[PackFormat.tag(tag)] else { throw .missingSection(tag: tag) }
+        return UnsafeRawBufferPointer(start: base + section.offset, count: section.length)
+    }
+
+    /// A section read as an array of fixed-width integers.
+    public func array<T: FixedWidthInteger>(_ tag: String, of type: T.Type) throws(PackError) -> PackArray<T> {
+        let raw = try bytes(tag)
+        guard raw.count % MemoryLayout<T>.size == 0 else {
+            throw .malformed(tag: tag, reason: "length \(raw.count) is not a multiple of \(MemoryLayout<T>.size)")
+        }
+        return PackArray(raw: raw)
+    }
+}
+
+/// A bounds-checked, read-only view of little-endian integers inside a pack.
+public struct PackArray<T: FixedWidthInteger>: RandomAccessCollection, @unchecked Sendable {
+    let raw: UnsafeRawBufferPointer
+
+    /// An empty array.
+    public init() { raw = UnsafeRawBufferPointer(start: nil, count: 0) }
+    init(raw: UnsafeRawBufferPointer) { self.raw = raw }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { raw.count / MemoryLayout<T>.size }
+
+    @inline(__always)
+    public subscript(index: Int) -> T {
+        precondition(index >= 0 && index < endIndex, "pack array index out of range")
+        return T(littleEndian: raw.loadUnaligned(fromByteOffset: index &* MemoryLayout<T>.size, as: T.self))
+    }
+}

@@ -1,0 +1,26 @@
+/// Cases a suggestion for the place it will be inserted.
+public enum Casing {
+    /// The text to show for a dictionary word, given what the user typed of it.
+    ///
+    /// ALL-CAPS typing gives an all-caps word; a capital the user typed stays; a capital the
+    /// dictionary knows (names, `I`) stays; at a sentence start the first letter is upper case;
+    /// a typographic apostrophe the user typed is used throughout the word.
+    public static func apply(display: String, typed: Substring, sentenceStart: Bool) -> String {
+        if WordText.isAllCaps(typed) { return display.uppercased() }
+        let typedScalars = Array(typed.unicodeScalars)
+        var out = Array(display.unicodeScalars)
+        let curly = typedScalars.contains("\u{2019}")
+        if out.count >= typedScalars.count {
+            for (index, scalar) in typedScalars.enumerated()
+            where scalar.properties.isUppercase || WordText.isJoiner(scalar) {
+                out[index] = scalar
+            }
+        }
+        if curly {
+            for index in out.indices where out[index] == "'" { out[index] = "\u{2019}" }
+        }
+        var text = String(String.UnicodeScalarView(out))
+        if typed.isEmpty && sentenceStart { text = WordText.capitalizingFirst(text) }
+        return text
+    }
+}

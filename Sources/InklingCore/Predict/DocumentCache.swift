@@ -1,0 +1,89 @@
+/// Words and word pairs already typed in the current document.
+///
+/// Names and topic words repeat within a message; this cache makes them candidates and
+/// raises them. It is rebuilt from the context only when the context changes (once per
+/// word), never per keystroke.
+struct DocumentCache {
+    struct Entry {
+        var id: Int?
+        var display: String
+        var count: Int
+    }
+
+    private(set) var words: [String: Entry] = [:]
+    private(set) var totalWords = 0
+    private var pairs: [String: [String: Int]] = [:]
+    /// Pack ids of the last and second-to-last word before the cursor (nil: none or unknown).
+    private(set) var lastWords: (previous: Int?, beforePrevious: Int?) = (nil, nil)
+    private var lastContext: Substring? = nil
+
+    /// How often each word followed the last word before the cursor, in this document.
+    var lastWordFollowers: [String: Int] {
+        guard let lastWordKey else { return [:] }
+        return pairs[lastWordKey] ?? [:]
+    }
+
+    private var lastWordKey: String? = nil
+
+    mutating func update(context: Substring, pack: LanguagePack) {
+        if let lastContext, lastContext == context { return }
+        lastContext = context
+        words.removeAll(keepingCapacity: true)
+        pairs.removeAll(keepingCapacity: true)
+        totalWords = 0
+        var previousKey: String? = nil
+        var previousID: Int? = nil
+        var beforePreviousID: Int? = nil
+        var previousEnd = context.startIndex
+        var lastKey: String? = nil
+        for word in WordText.words(in: context) {
+            let gap = context[previousEnd..<word.startIndex]
+            let sentenceStart = previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
+            if sentenceStart {
+                previousKey = nil
+                previousID = pack.sentenceStartID
+                beforePreviousID = nil
+            }
+            previousEnd = word.endIndex
+            if WordText.containsDigit(word) {
+                previousKey = nil
+                beforePreviousID = previousID
+                previousID = nil
+                lastKey = nil
+                continue
+            }
+            let key = WordText.key(word)
+            let id = pack.id(ofKey: key)
+            var entry = words[key] ?? Entry(id: id, display: String(word), count: 0)
+            entry.count += 1
+            if id != nil {
+                entry.display = pack.display(id!)
+            } else if !sentenceStart || entry.count == 1 {
+                entry.display = String(word).replacingApostrophes()
+            }
+            words[key] = entry
+            totalWords += 1
+            if let previousKey { pairs[previousKey, default: [:]][key, default: 0] += 1 }
+            previousKey = key
+            beforePreviousID = previousID
+            previousID = id
+            lastKey = key
+        }
+        // A sentence end after the last word starts a new sentence.
+        let gap = context[previousEnd...]
+        if previousEnd == context.startIndex || gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) {
+            lastWords = (nil, nil)
+            lastWordKey = nil
+        } else {
+            lastWords = (previousID, beforePreviousID)
+            lastWordKey = lastKey
+        }
+    }
+}
+
+extension String {
+    /// The string with typographic apostrophes folded to `'`.
+    func replacingApostrophes() -> String {
+        String(String.UnicodeScalarView(unicodeScalars.map { $0 == "\u{2019}" ? "'" : $0 }))
+    }
+}

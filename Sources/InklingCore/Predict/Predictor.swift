@@ -1,0 +1,214 @@
+/// How the predictor weighs its models; the defaults are tuned on held-out training text.
+public struct PredictorOptions: Sendable, Equatable {
+    /// Whether the character model re-ranks the candidate window (off for ablation).
+    public var useCharacterModel = true
+    /// Weight of the character model's log probability relative to the word model's.
+    public var characterWeight: Float = 0.35
+    /// Candidates from the dictionary that the re-ranker looks at.
+    public var windowSize = 32
+    /// Maximum weight of the document cache (words already typed in this document).
+    public var cacheWeight: Double = 0.12
+    /// Weight of the document's own word pairs for next-word prediction.
+    public var cacheBigramWeight: Double = 0.25
+    /// Prefer longer words by this exponent of the characters a selection saves.
+    public var savingsExponent: Float = 0.0
+    public init() {}
+}
+
+/// A suggestion shown to the user.
+public struct Suggestion: Equatable, Sendable, CustomStringConvertible {
+    /// The full word, cased for where it will be inserted.
+    public var text: String
+    /// The combined score (natural log scale; higher is better).
+    public var score: Float
+    public init(text: String, score: Float) {
+        self.text = text
+        self.score = score
+    }
+    public var description: String { text }
+}
+
+/// Suggests whole words from a language pack: completions of the word being typed, or next words.
+///
+/// Candidates come from the dictionary (prefix range by prior, successors of the previous one
+/// or two words, words already used in the document); a word model scores them; the character
+/// model then re-ranks the best `windowSize` of them using the text before the word.
+public final class Predictor {
+    /// The pack suggestions come from.
+    public let pack: LanguagePack
+    /// Model weights and switches.
+    public var options: PredictorOptions {
+        didSet { resultCache.removeAll() }
+    }
+    private var document = DocumentCache()
+    private var resultCache: [String: [Suggestion]] = [:]
+
+    /// Creates a predictor over a pack.
+    public init(pack: LanguagePack, options: PredictorOptions = PredictorOptions()) {
+        self.pack = pack
+        self.options = options
+    }
+
+    /// Forgets the current document (a new message, another text field).
+    public func reset() {
+        document = DocumentCache()
+        resultCache.removeAll()
+    }
+
+    /// The best `count` words for the text before the cursor.
+    public func suggest(before: String, count: Int) -> [String] {
+        suggestions(before: before, count: count).map(\.text)
+    }
+
+    /// The best `count` suggestions for the text before the cursor, with scores.
+    public func suggestions(before: String, count: Int) -> [Suggestion] {
+        guard count > 0 else { return [] }
+        let tail = String(before.unicodeScalars.suffix(1000))
+        let cacheKey = "\(count)\u{0}\(tail)"
+        if let cached = resultCache[cacheKey] { return cached }
+        let (context, partial) = WordText.splitPartialWord(tail)
+        document.update(context: context, pack: pack)
+        let result = compute(context: context, partial: partial, count: count)
+        if resultCache.count > 256 { resultCache.removeAll(keepingCapacity: true) }
+        resultCache[cacheKey] = result
+        return result
+    }
+
+    // MARK: Scoring
+
+    private struct Candidate {
+        var id: Int?  // nil: a word from the document that the pack lacks
+        var key: String
+        var display: String
+        var wordScore: Float
+        var total: Float = 0
+    }
+
+    private func compute(context: Substring, partial: Substring, count: Int) -> [Suggestion] {
+        if WordText.containsDigit(partial) { return [] }
+        let prefixKey = WordText.key(partial)
+        let (previous, beforePrevious) = document.lastWords
+        let bigram = pack.bigramSuccessors(of: previous ?? pack.sentenceStartID)
+        let trigram = previous.flatMap { p in beforePrevious.flatMap { pack.trigramSuccessors(of: $0, p) } }
+        let startsSentence = WordText.isSentenceStart(context)
+        let unknownPrevious = previous == nil && !startsSentence
+
+        // Successor probabilities of the previous words, by id.
+        var trigramProb: [Int: Float] = [:]
+        if let trigram {
+            for entry in trigram.entries {
+                let (id, logProb) = LanguagePack.decodeSuccessor(entry)
+                trigramProb[id] = Math.exp(logProb)
+            }
+        }
+        var bigramProb: [Int: Float] = [:]
+        if !unknownPrevious {
+            for entry in bigram.entries {
+                let (id, logProb) = LanguagePack.decodeSuccessor(entry)
+                bigramProb[id] = Math.exp(logProb)
+            }
+        }
+        let bigramWeight: Float = unknownPrevious ? 0 : bigram.weight
+        let trigramWeight: Float = trigram?.weight ?? 0
+
+        // Gather candidate ids.
+        var ids: [Int] = []
+        var seen = Set<Int>()
+        func add(_ id: Int) {
+            if seen.insert(id).inserted { ids.append(id) }
+        }
+        let range = prefixKey.isEmpty ? 0..<0 : pack.range(ofPrefix: prefixKey)
+        if prefixKey.isEmpty {
+            for id in pack.topWords.prefix(64) { add(Int(id)) }
+        } else {
+            for id in topByPrior(range, limit: 40) { add(id) }
+        }
+        for id in trigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id) }
+        for id in bigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id) }
+        var documentOnly: [(key: String, display: String)] = []
+        for (key, entry) in document.words where key.hasPrefix(prefixKey) {
+            if let id = entry.id { add(id) } else { documentOnly.append((key, entry.display)) }
+        }
+
+        // Word model: interpolated trigram/bigram/unigram, mixed with the document cache.
+        let cacheMass = Double(document.totalWords)
+        let cacheWeight = Float(options.cacheWeight * cacheMass / (cacheMass + 20))
+        let followers = document.lastWordFollowers
+        let followerMass = Float(followers.values.reduce(0, +))
+        let followerWeight = followerMass > 0 ? Float(options.cacheBigramWeight) * followerMass / (followerMass + 2) : 0
+        func wordScore(id: Int?, key: String) -> Float {
+            var p: Float = 0
+            if let id {
+                let unigram = Math.exp(pack.logPrior(id))
+                let lower = bigramWeight * (bigramProb[id] ?? 0) + (1 - bigramWeight) * unigram
+                p = trigramWeight * (trigramProb[id] ?? 0) + (1 - trigramWeight) * lower
+            } else {
+                p = 1e-7
+            }
+            let cached = document.words[key].map { Float($0.count) / Float(max(1, document.totalWords)) } ?? 0
+            p = (1 - cacheWeight) * p + cacheWeight * cached
+            if followerWeight > 0 {
+                p = (1 - followerWeight) * p + followerWeight * Float(followers[key] ?? 0) / followerMass
+            }
+            return Math.log(max(p, 1e-12))
+        }
+
+        var candidates: [Candidate] = []
+        candidates.reserveCapacity(ids.count + documentOnly.count)
+        let partialScalarCount = partial.unicodeScalars.count
+        for id in ids {
+            let key = pack.key(id)
+            if key == prefixKey { continue }  // the typed text itself is already in the field
+            candidates.append(Candidate(id: id, key: key, display: pack.display(id), wordScore: wordScore(id: id, key: key)))
+        }
+        for (key, display) in documentOnly where key != prefixKey {
+            candidates.append(Candidate(id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key)))
+        }
+        candidates.sort { ($0.wordScore, $1.key) > ($1.wordScore, $0.key) }
+        if candidates.count > options.windowSize { candidates.removeLast(candidates.count - options.windowSize) }
+
+        // Re-rank the window with the character model and the savings preference.
+        let model = pack.characterModel
+        let history = options.useCharacterModel ? model.symbols(context.unicodeScalars.suffix(model.order * 2)) : []
+        for index in candidates.indices {
+            var total = candidates[index].wordScore
+            if options.useCharacterModel {
+                let symbols = model.symbols(candidates[index].key.unicodeScalars) + model.symbols(CollectionOfOne(" "))
+                total += options.characterWeight * model.logProb(of: symbols, after: history)
+            }
+            if options.savingsExponent != 0 {
+                let saved = Float(max(1, candidates[index].key.unicodeScalars.count - partialScalarCount))
+                total += options.savingsExponent * Math.log(saved)
+            }
+            candidates[index].total = total
+        }
+        candidates.sort { ($0.total, $1.key) > ($1.total, $0.key) }
+
+        var result: [Suggestion] = []
+        var shown = Set<String>()
+        for candidate in candidates {
+            let text = Casing.apply(display: candidate.display, typed: partial, sentenceStart: startsSentence)
+            if text == String(partial) || !shown.insert(text).inserted { continue }
+            result.append(Suggestion(text: text, score: candidate.total))
+            if result.count == count { break }
+        }
+        return result
+    }
+
+    /// The `limit` ids with the highest prior inside a range.
+    private func topByPrior(_ range: Range<Int>, limit: Int) -> [Int] {
+        if range.count <= limit { return Array(range) }
+        var best: [(cost: UInt16, id: Int)] = []
+        best.reserveCapacity(limit + 1)
+        var worst = UInt16.max
+        for id in range {
+            let cost = pack.priors[id]
+            if best.count == limit && cost >= worst { continue }
+            let position = best.firstIndex { $0.cost > cost } ?? best.count
+            best.insert((cost, id), at: position)
+            if best.count > limit { best.removeLast() }
+            worst = best.count == limit ? best[limit - 1].cost : UInt16.max
+        }
+        return best.map(\.id)
+    }
+}

@@ -1,0 +1,71 @@
+import FoundationEssentials
+import InklingCore
+
+/// `inkling pack …`: build and inspect language packs.
+enum PackCommand {
+    static func run(_ arguments: Arguments) {
+        switch arguments.positional.first {
+        case "build": build(arguments)
+        case "info": info(arguments)
+        default: fail("pack needs 'build' or 'info'")
+        }
+    }
+
+    static func read(_ path: String) -> String {
+        do {
+            return try String(decoding: Data(contentsOf: URL(filePath: path)), as: UTF8.self)
+        } catch {
+            fail("cannot read \(path): \(error)")
+        }
+    }
+
+    static func build(_ arguments: Arguments) {
+        guard let folder = arguments.options["--prepared"], let output = arguments.options["-o"] else {
+            fail("pack build needs --prepared DIR and -o FILE")
+        }
+        func optional(_ name: String) -> String {
+            let path = folder + "/" + name
+            return FileManager.default.fileExists(atPath: path) ? read(path) : ""
+        }
+        var inputs = PackBuilder.Inputs(wordFrequencies: read(folder + "/wordfreq.tsv"), corpus: read(folder + "/corpus.txt"))
+        inputs.surfaceForms = optional("case.tsv")
+        inputs.bigrams = optional("bigrams.tsv")
+        inputs.spellings = optional("hunspell.txt")
+        var parameters = PackBuilder.Parameters()
+        if let value = arguments.options["--language"] { parameters.language = value }
+        if let value = arguments.options["--name"] { parameters.displayName = value }
+        if let value = arguments.options["--version"] { parameters.version = value }
+        if let value = arguments.int("--vocabulary") { parameters.vocabularySize = value }
+        if let value = arguments.int("--char-table-bytes") { parameters.characterTableBytes = value }
+        if let value = arguments.int("--char-order") { parameters.characterOrder = value }
+        if let value = arguments.int("--bigram-successors") { parameters.bigramSuccessors = value }
+        if let value = arguments.int("--trigram-successors") { parameters.trigramSuccessors = value }
+        if let value = arguments.int("--hold-out-every") { parameters.holdOutEvery = value }
+        if let value = arguments.double("--external-bigram-weight") { parameters.externalBigramWeight = value }
+        var builder = PackBuilder(inputs: inputs, parameters: parameters)
+        builder.progress = { warn("pack build: " + $0) }
+        let bytes = builder.build()
+        do {
+            try Data(bytes).write(to: URL(filePath: output), options: .atomic)
+            if let heldOut = arguments.options["--held-out"] {
+                let text = builder.heldOutDocuments().joined(separator: "\n") + "\n"
+                try Data(text.utf8).write(to: URL(filePath: heldOut), options: .atomic)
+            }
+        } catch {
+            fail("cannot write \(output): \(error)")
+        }
+        warn("pack build: wrote \(output) (\(bytes.count) bytes)")
+    }
+
+    static func info(_ arguments: Arguments) {
+        guard arguments.positional.count >= 2 else { fail("pack info needs a file") }
+        do {
+            let pack = try LanguagePack(path: arguments.positional[1])
+            print("file: \(pack.path) (\(pack.file.size) bytes)")
+            for (key, value) in pack.metadata.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
+            print("vocabulary: \(pack.wordCount) words")
+        } catch {
+            fail("\(error)")
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import FoundationEssentials
+import InklingCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes to standard error (logs never go to stdout, which carries protocol replies).
+func warn(_ message: String) {
+    var line = message + "\n"
+    line.withUTF8 { buffer in _ = write(2, buffer.baseAddress, buffer.count) }
+}
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    warn("inkling: \(message)")
+    exit(status)
+}
+
+let usage = """
+    usage: inkling <command> [options]
+
+    commands:
+      suggest TEXT [-n N] [--pack PATH]     suggestions for the text before the cursor
+      predict --stdio [options]             typesim line protocol on stdin/stdout
+          --pack PATH                       language pack (default: the bundled English pack)
+          --no-rerank                       dictionary and word n-grams only (ablation)
+          --char-weight X  --cache-weight X --window N --savings X
+      pack build --prepared DIR -o FILE [--language L] [--name NAME] [--vocabulary N]
+                 [--char-table-bytes N] [--hold-out-every N --held-out FILE]
+      pack info FILE                        header, sections and metadata of a pack
+    """
+
+/// A tiny option reader: `--name value` pairs and flags, positional arguments in order.
+struct Arguments {
+    var positional: [String] = []
+    var options: [String: String] = [:]
+    var flags: Set<String> = []
+    static let flagNames: Set<String> = ["--stdio", "--no-rerank", "-h", "--help"]
+
+    init(_ arguments: ArraySlice<String>) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            if Self.flagNames.contains(argument) {
+                flags.insert(argument)
+            } else if argument.hasPrefix("-") && argument.count > 1 {
+                guard let value = iterator.next() else { fail("\(argument) needs a value") }
+                options[argument] = value
+            } else {
+                positional.append(argument)
+            }
+        }
+    }
+
+    func double(_ name: String) -> Double? {
+        guard let text = options[name] else { return nil }
+        guard let value = Double(text) else { fail("\(name) takes a number, not '\(text)'") }
+        return value
+    }
+
+    func int(_ name: String) -> Int? {
+        guard let text = options[name] else { return nil }
+        guard let value = Int(text) else { fail("\(name) takes a whole number, not '\(text)'") }
+        return value
+    }
+}
+
+func openPack(_ arguments: Arguments) -> LanguagePack {
+    let path: String
+    if let given = arguments.options["--pack"] {
+        path = given
+    } else if let found = PackLocator.bundledPack(language: "en", executablePath: PackLocator.currentExecutablePath()) {
+        path = found
+    } else {
+        fail("no bundled English pack found near \(PackLocator.currentExecutablePath()); pass --pack PATH")
+    }
+    do {
+        return try LanguagePack(path: path)
+    } catch {
+        fail("\(error)")
+    }
+}
+
+func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
+    var options = PredictorOptions()
+    if arguments.flags.contains("--no-rerank") { options.useCharacterModel = false }
+    if let value = arguments.double("--char-weight") { options.characterWeight = Float(value) }
+    if let value = arguments.double("--cache-weight") { options.cacheWeight = value }
+    if let value = arguments.double("--cache-bigram-weight") { options.cacheBigramWeight = value }
+    if let value = arguments.int("--window") { options.windowSize = value }
+    if let value = arguments.double("--savings") { options.savingsExponent = Float(value) }
+    return options
+}
+
+let all = CommandLine.arguments.dropFirst()
+guard let command = all.first else {
+    print(usage)
+    exit(2)
+}
+let arguments = Arguments(all.dropFirst())
+
+switch command {
+case "suggest":
+    let predictor = Predictor(pack: openPack(arguments), options: predictorOptions(arguments))
+    let text = arguments.positional.joined(separator: " ")
+    for word in predictor.suggest(before: text, count: arguments.int("-n") ?? 5) { print(word) }
+case "predict":
+    guard arguments.flags.contains("--stdio") else { fail("predict needs --stdio") }
+    let predictor = Predictor(pack: openPack(arguments), options: predictorOptions(arguments))
+    PredictServer(predictor: predictor).run()
+case "pack":
+    PackCommand.run(arguments)
+case "-h", "--help", "help":
+    print(usage)
+default:
+    fail("unknown command '\(command)'\n\(usage)", status: 2)
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Installs every Debian package that building and testing Inkling needs.
+# Idempotent: packages already present are skipped without touching apt.
+set -eu
+
+PACKAGES="
+pkg-config
+libglib2.0-dev
+libibus-1.0-dev
+ibus
+gir1.2-ibus-1.0
+python3-gi
+xvfb
+xdotool
+dbus
+dbus-x11
+gir1.2-gtk-3.0
+gir1.2-gtk-4.0
+libsqlite3-dev
+libcurl4-openssl-dev
+dpkg-dev
+fakeroot
+"
+
+missing=""
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "install-deps: done"
