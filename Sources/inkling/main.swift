@@ -84,6 +84,7 @@ func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
     var options = PredictorOptions()
     if arguments.flags.contains("--no-rerank") { options.useCharacterModel = false }
     if let value = arguments.double("--char-weight") { options.characterWeight = Float(value) }
+    if let value = arguments.double("--char-prior-share") { options.characterPriorShare = Float(value) }
     if let value = arguments.double("--cache-weight") { options.cacheWeight = value }
     if let value = arguments.double("--cache-bigram-weight") { options.cacheBigramWeight = value }
     if let value = arguments.int("--window") { options.windowSize = value }

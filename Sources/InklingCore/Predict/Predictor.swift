@@ -4,6 +4,8 @@ public struct PredictorOptions: Sendable, Equatable {
     public var useCharacterModel = true
     /// Weight of the character model's log probability relative to the word model's.
     public var characterWeight: Float = 0.35
+    /// How much of the character model's context-free score is removed (1: only what the context adds).
+    public var characterPriorShare: Float = 1.0
     /// Candidates from the dictionary that the re-ranker looks at.
     public var windowSize = 32
     /// Maximum weight of the document cache (words already typed in this document).
@@ -170,11 +172,16 @@ public final class Predictor {
         // Re-rank the window with the character model and the savings preference.
         let model = pack.characterModel
         let history = options.useCharacterModel ? model.symbols(context.unicodeScalars.suffix(model.order * 2)) : []
+        // A neutral history: the word after a plain space. Subtracting the word's score there
+        // keeps only what the context adds, so the prior is not counted twice.
+        let neutral = model.symbols(CollectionOfOne(" "))
         for index in candidates.indices {
             var total = candidates[index].wordScore
             if options.useCharacterModel {
                 let symbols = model.symbols(candidates[index].key.unicodeScalars) + model.symbols(CollectionOfOne(" "))
-                total += options.characterWeight * model.logProb(of: symbols, after: history)
+                let inContext = model.logProb(of: symbols, after: history)
+                let alone = model.logProb(of: symbols, after: neutral)
+                total += options.characterWeight * (inContext - options.characterPriorShare * alone)
             }
             if options.savingsExponent != 0 {
                 let saved = Float(max(1, candidates[index].key.unicodeScalars.count - partialScalarCount))
