@@ -24,7 +24,8 @@ let usage = """
       predict --stdio [options]             typesim line protocol on stdin/stdout
           --pack PATH                       language pack (default: the bundled English pack)
           --no-rerank                       dictionary and word n-grams only (ablation)
-          --char-weight X  --cache-weight X --window N --savings X
+          --char-weight X --next-char-weight X --char-prior-share X
+          --cache-weight X --cache-bigram-weight X --window N --savings X
       pack build --prepared DIR -o FILE [--language L] [--name NAME] [--vocabulary N]
                  [--char-table-bytes N] [--hold-out-every N --held-out FILE]
       pack info FILE                        header, sections and metadata of a pack
@@ -84,6 +85,7 @@ func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
     var options = PredictorOptions()
     if arguments.flags.contains("--no-rerank") { options.useCharacterModel = false }
     if let value = arguments.double("--char-weight") { options.characterWeight = Float(value) }
+    if let value = arguments.double("--next-char-weight") { options.nextWordCharacterWeight = Float(value) }
     if let value = arguments.double("--char-prior-share") { options.characterPriorShare = Float(value) }
     if let value = arguments.double("--cache-weight") { options.cacheWeight = value }
     if let value = arguments.double("--cache-bigram-weight") { options.cacheBigramWeight = value }

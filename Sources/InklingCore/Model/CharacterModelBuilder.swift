@@ -98,7 +98,7 @@ struct CharacterModelBuilder {
             return Math.log(max(1e-9, min(1, weight)))
         }
         var probability = [[UInt64: Double]](repeating: [:], count: order + 1)
-        for (key, count) in counts[1] {
+        for (key, count) in counts[1].sorted(by: { $0.key < $1.key }) {
             let p = Double(count) / total
             probability[1][key] = p
             insert(Self.pack(key, length: 1), logProb: Math.log(p), backoff: backoffLog(key, length: 1))
@@ -106,7 +106,7 @@ struct CharacterModelBuilder {
         for length in 2...order {
             let d = discount[length]
             let suffixMask: UInt64 = (1 << (8 * UInt64(length - 1))) - 1
-            for (key, count) in counts[length] where Int(count) >= threshold {
+            for (key, count) in counts[length].sorted(by: { $0.key < $1.key }) where Int(count) >= threshold {
                 let history = key >> 8
                 let mass = historyMass[length - 1][history]!
                 let types = historyTypes[length - 1][history]!

@@ -15,9 +15,11 @@ public enum Quantize {
     /// Successor entries pack a word id (20 bits) and a cost (12 bits).
     public static func successor(id: UInt32, cost: Double) -> UInt32 { (successorCost(cost) << 20) | (id & 0xFFFFF) }
 
-    /// Interpolation weights: u8 in units of 1/255.
-    public static func weight(_ value: Double) -> UInt8 { UInt8(max(0, min(255, Int((value * 255).rounded())))) }
-    @inline(__always) static func weightValue(_ stored: UInt8) -> Float { Float(stored) / 255 }
+    /// Back-off masses: u8 holding −ln(mass) in units of 1/16 (masses down to e^−16).
+    public static func backoffMass(_ value: Double) -> UInt8 {
+        UInt8(max(0, min(255, Int((-Math.log(max(value, 1e-9)) * 16).rounded()))))
+    }
+    @inline(__always) static func backoffMassValue(_ stored: UInt8) -> Float { Math.exp(-Float(stored) / 16) }
 }
 
 /// Flags stored per vocabulary word.
@@ -28,6 +30,8 @@ public struct WordFlags: OptionSet, Sendable {
     public static let spelled = WordFlags(rawValue: 1)
     /// Usually written with a capital (a name, `I`).
     public static let capitalized = WordFlags(rawValue: 2)
+    /// Often written with a capital, as part of a name (`Trump`, `House`), though not usually.
+    public static let sometimesCapitalized = WordFlags(rawValue: 4)
 }
 
 /// A language pack: vocabulary with prior, word n-gram successors and a character model.
@@ -228,11 +232,12 @@ public final class LanguagePack: @unchecked Sendable {
 
     // MARK: Word n-grams
 
-    /// Successors of one word: (id, log P(next | word)) best first, and the weight of that context.
+    /// Successors of one word: (id, log of the discounted P(next | word)) best first, and the
+    /// probability mass left for words outside the list (the back-off mass).
     public func bigramSuccessors(of id: Int) -> (entries: PackArray<UInt32>.SubSequence, weight: Float) {
         let start = Int(bigramOffsets[id])
         let end = Int(bigramOffsets[id + 1])
-        return (bigramEntries[start..<end], Quantize.weightValue(bigramWeights[id]))
+        return (bigramEntries[start..<end], Quantize.backoffMassValue(bigramWeights[id]))
     }
 
     /// The id used for the start of a sentence in n-gram contexts.
@@ -249,7 +254,7 @@ public final class LanguagePack: @unchecked Sendable {
             if value == probe {
                 let start = Int(trigramOffsets[mid])
                 let end = Int(trigramOffsets[mid + 1])
-                return (trigramEntries[start..<end], Quantize.weightValue(trigramWeights[mid]))
+                return (trigramEntries[start..<end], Quantize.backoffMassValue(trigramWeights[mid]))
             }
             if value < probe { low = mid + 1 } else { high = mid }
         }

@@ -36,13 +36,17 @@ public struct PackBuilder {
         /// Corpus words outside the frequency list are added from this many occurrences.
         public var corpusWordMinimumCount = 4
         /// Successors kept per one-word context.
-        public var bigramSuccessors = 32
+        public var bigramSuccessors = 128
         /// Successors kept per two-word context.
-        public var trigramSuccessors = 12
+        public var trigramSuccessors = 48
         /// Minimum corpus count of a two-word context.
         public var trigramContextMinimumCount = 3
         /// Weight of the external bigram counts relative to the corpus (by total mass).
         public var externalBigramWeight = 1.0
+        /// Absolute discount subtracted from every n-gram count.
+        public var discount = 0.75
+        /// Successors seen fewer times than this (in corpus units) are left to the back-off.
+        public var minimumSuccessorCount = 1.0
         /// Character model order.
         public var characterOrder = 6
         /// Character model hash table size in bytes (a power of two).
@@ -138,11 +142,10 @@ public struct PackBuilder {
                 corpusTotal += 1
             }
         }
-        let listMass = probability.values.reduce(0, +)
         // Frequency-list words seen in the corpus calibrate corpus counts to the list's scale.
         var sharedList = 0.0
         var sharedCorpus = 0
-        for (key, count) in corpusCounts where probability[key] != nil {
+        for (key, count) in corpusCounts.sorted(by: { $0.key < $1.key }) where probability[key] != nil {
             sharedList += probability[key]!
             sharedCorpus += count
         }
@@ -174,8 +177,7 @@ public struct PackBuilder {
             forms[key, default: []].append((form, count))
         }
         var vocabulary = Vocabulary()
-        let mass = probability.values.reduce(0, +)
-        _ = listMass
+        let mass = probability.sorted(by: { $0.key < $1.key }).reduce(0) { $0 + $1.value }
         vocabulary.keys = probability.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         for (index, key) in vocabulary.keys.enumerated() {
             vocabulary.ids[key] = index
@@ -185,6 +187,7 @@ public struct PackBuilder {
             var flags = WordFlags()
             if spelled.contains(key) || spelled.contains(display) { flags.insert(.spelled) }
             if display != key { flags.insert(.capitalized) }
+            if Self.isSometimesCapitalized(key: key, forms: forms[key] ?? []) { flags.insert(.sometimesCapitalized) }
             vocabulary.flags.append(flags.rawValue)
         }
         return vocabulary
@@ -214,6 +217,17 @@ public struct PackBuilder {
         }
         if hunspellProper, lowerCount == 0 { return WordText.capitalizingFirst(key) }
         return key
+    }
+
+    /// Whether a capitalised form is common enough that the word is likely part of a name
+    /// after another capitalised word (`Donald Trump`, `White House`).
+    static func isSometimesCapitalized(key: String, forms: [(form: String, count: Double)]) -> Bool {
+        var lower = 0.0
+        var capital = 0.0
+        for entry in forms {
+            if entry.form == key { lower += entry.count } else if WordText.startsUppercase(entry.form) { capital += entry.count }
+        }
+        return capital >= 3 && capital >= 0.2 * lower
     }
 
     private func writeVocabulary(_ vocabulary: Vocabulary, into writer: inout PackWriter) {
@@ -300,7 +314,7 @@ public struct PackBuilder {
         }
         if externalMass > 0 {
             let scale = parameters.externalBigramWeight * corpusMass / externalMass
-            for (key, count) in external { bigramCounts[key, default: 0] += count * scale }
+            for (key, count) in external.sorted(by: { $0.key < $1.key }) { bigramCounts[key, default: 0] += count * scale }
         }
         progress("bigrams merged: \(bigramCounts.count) types")
         // Group by context.
@@ -311,16 +325,20 @@ public struct PackBuilder {
         var offsets: [UInt32] = [0]
         var entries: [UInt32] = []
         var weights: [UInt8] = []
+        let discount = parameters.discount
         for context in 0...wordCount {
             var list = successors[context]
-            let total = list.reduce(0) { $0 + $1.count }
-            let distinct = Double(list.count)
             list.sort { ($0.count, $1.id) > ($1.count, $0.id) }
-            for entry in list.prefix(parameters.bigramSuccessors) where entry.count >= 1 {
-                entries.append(Quantize.successor(id: UInt32(entry.id), cost: -Math.log(entry.count / total)))
+            let total = list.reduce(0) { $0 + $1.count }
+            // Absolute discounting; the back-off mass is whatever the kept entries leave.
+            var kept = 0.0
+            for entry in list.prefix(parameters.bigramSuccessors) where entry.count >= parameters.minimumSuccessorCount {
+                let probability = (entry.count - min(discount, entry.count / 2)) / total
+                kept += probability
+                entries.append(Quantize.successor(id: UInt32(entry.id), cost: -Math.log(probability)))
             }
             offsets.append(UInt32(entries.count))
-            weights.append(Quantize.weight(total > 0 ? total / (total + distinct) : 0))
+            weights.append(Quantize.backoffMass(total > 0 ? max(1 - kept, 0.001) : 1))
         }
         writer.add("BGOF", integers: offsets)
         writer.add("BGSU", integers: entries)
@@ -338,11 +356,14 @@ public struct PackBuilder {
                 .prefix(parameters.trigramSuccessors)
             guard !kept.isEmpty else { continue }
             keys.append(pair)
+            var keptMass = 0.0
             for (id, count) in kept {
-                trigramEntries.append(Quantize.successor(id: UInt32(id), cost: -Math.log(count / total)))
+                let probability = (count - min(discount, count / 2)) / total
+                keptMass += probability
+                trigramEntries.append(Quantize.successor(id: UInt32(id), cost: -Math.log(probability)))
             }
             trigramOffsets.append(UInt32(trigramEntries.count))
-            trigramWeights.append(Quantize.weight(total / (total + Double(list.count))))
+            trigramWeights.append(Quantize.backoffMass(max(1 - keptMass, 0.001)))
         }
         writer.add("TGKY", integers: keys)
         writer.add("TGOF", integers: trigramOffsets)

@@ -16,6 +16,8 @@ struct DocumentCache {
     /// Pack ids of the last and second-to-last word before the cursor (nil: none or unknown).
     private(set) var lastWords: (previous: Int?, beforePrevious: Int?) = (nil, nil)
     private var lastContext: Substring? = nil
+    /// Whether the last word before the cursor was written with a capital inside a sentence.
+    private(set) var lastWordCapitalizedMidSentence = false
 
     /// How often each word followed the last word before the cursor, in this document.
     var lastWordFollowers: [String: Int] {
@@ -31,6 +33,7 @@ struct DocumentCache {
         words.removeAll(keepingCapacity: true)
         pairs.removeAll(keepingCapacity: true)
         totalWords = 0
+        lastWordCapitalizedMidSentence = false
         var previousKey: String? = nil
         var previousID: Int? = nil
         var beforePreviousID: Int? = nil
@@ -46,6 +49,7 @@ struct DocumentCache {
             }
             previousEnd = word.endIndex
             if WordText.containsDigit(word) {
+                lastWordCapitalizedMidSentence = false
                 previousKey = nil
                 beforePreviousID = previousID
                 previousID = nil
@@ -54,17 +58,17 @@ struct DocumentCache {
             }
             let key = WordText.key(word)
             let id = pack.id(ofKey: key)
-            var entry = words[key] ?? Entry(id: id, display: String(word), count: 0)
+            // Show the word as the user wrote it, unless the only evidence is a sentence-initial capital.
+            let written = String(word).replacingApostrophes()
+            let fallback = id.map { pack.display($0) } ?? written
+            var entry = words[key] ?? Entry(id: id, display: sentenceStart ? fallback : written, count: 0)
             entry.count += 1
-            if id != nil {
-                entry.display = pack.display(id!)
-            } else if !sentenceStart || entry.count == 1 {
-                entry.display = String(word).replacingApostrophes()
-            }
+            if !sentenceStart { entry.display = written }
             words[key] = entry
             totalWords += 1
             if let previousKey { pairs[previousKey, default: [:]][key, default: 0] += 1 }
             previousKey = key
+            lastWordCapitalizedMidSentence = !sentenceStart && WordText.startsUppercase(word) && key != "i" && !key.hasPrefix("i'")
             beforePreviousID = previousID
             previousID = id
             lastKey = key
@@ -74,6 +78,7 @@ struct DocumentCache {
         if previousEnd == context.startIndex || gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) {
             lastWords = (nil, nil)
             lastWordKey = nil
+            lastWordCapitalizedMidSentence = false
         } else {
             lastWords = (previousID, beforePreviousID)
             lastWordKey = lastKey

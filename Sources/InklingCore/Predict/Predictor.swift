@@ -4,6 +4,8 @@ public struct PredictorOptions: Sendable, Equatable {
     public var useCharacterModel = true
     /// Weight of the character model's log probability relative to the word model's.
     public var characterWeight: Float = 0.35
+    /// Weight of the character model when predicting the next word (nothing typed yet).
+    public var nextWordCharacterWeight: Float = 0.15
     /// How much of the character model's context-free score is removed (1: only what the context adds).
     public var characterPriorShare: Float = 1.0
     /// Candidates from the dictionary that the re-ranker looks at.
@@ -93,6 +95,8 @@ public final class Predictor {
         let bigram = pack.bigramSuccessors(of: previous ?? pack.sentenceStartID)
         let trigram = previous.flatMap { p in beforePrevious.flatMap { pack.trigramSuccessors(of: $0, p) } }
         let startsSentence = WordText.isSentenceStart(context)
+        // After a capitalised word mid-sentence, words often written with a capital continue a name.
+        let continuesName = partial.isEmpty && document.lastWordCapitalizedMidSentence
         let unknownPrevious = previous == nil && !startsSentence
 
         // Successor probabilities of the previous words, by id.
@@ -110,8 +114,8 @@ public final class Predictor {
                 bigramProb[id] = Math.exp(logProb)
             }
         }
-        let bigramWeight: Float = unknownPrevious ? 0 : bigram.weight
-        let trigramWeight: Float = trigram?.weight ?? 0
+        let bigramBackoff: Float = unknownPrevious ? 1 : bigram.weight
+        let trigramBackoff: Float = trigram?.weight ?? 1
 
         // Gather candidate ids.
         var ids: [Int] = []
@@ -142,8 +146,8 @@ public final class Predictor {
             var p: Float = 0
             if let id {
                 let unigram = Math.exp(pack.logPrior(id))
-                let lower = bigramWeight * (bigramProb[id] ?? 0) + (1 - bigramWeight) * unigram
-                p = trigramWeight * (trigramProb[id] ?? 0) + (1 - trigramWeight) * lower
+                let lower = (bigramProb[id] ?? 0) + bigramBackoff * unigram
+                p = (trigramProb[id] ?? 0) + trigramBackoff * lower
             } else {
                 p = 1e-7
             }
@@ -161,7 +165,11 @@ public final class Predictor {
         for id in ids {
             let key = pack.key(id)
             if key == prefixKey { continue }  // the typed text itself is already in the field
-            candidates.append(Candidate(id: id, key: key, display: pack.display(id), wordScore: wordScore(id: id, key: key)))
+            var display = document.words[key]?.display ?? pack.display(id)
+            if continuesName, pack.wordFlags(id).contains(.sometimesCapitalized) {
+                display = WordText.capitalizingFirst(display)
+            }
+            candidates.append(Candidate(id: id, key: key, display: display, wordScore: wordScore(id: id, key: key)))
         }
         for (key, display) in documentOnly where key != prefixKey {
             candidates.append(Candidate(id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key)))
@@ -181,7 +189,8 @@ public final class Predictor {
                 let symbols = model.symbols(candidates[index].key.unicodeScalars) + model.symbols(CollectionOfOne(" "))
                 let inContext = model.logProb(of: symbols, after: history)
                 let alone = model.logProb(of: symbols, after: neutral)
-                total += options.characterWeight * (inContext - options.characterPriorShare * alone)
+                let weight = partial.isEmpty ? options.nextWordCharacterWeight : options.characterWeight
+                total += weight * (inContext - options.characterPriorShare * alone)
             }
             if options.savingsExponent != 0 {
                 let saved = Float(max(1, candidates[index].key.unicodeScalars.count - partialScalarCount))
