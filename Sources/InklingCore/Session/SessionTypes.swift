@@ -115,6 +115,11 @@ public struct Preedit: Equatable, Sendable {
     public var cursor: Int
     /// How many code points from the start are underlined (the typed word; a pending space is not).
     public var underlined: Int
+    public init(text: String, cursor: Int, underlined: Int) {
+        self.text = text
+        self.cursor = cursor
+        self.underlined = underlined
+    }
 }
 
 /// The candidate list as the panel should show it.
@@ -152,6 +157,11 @@ public struct KeyResult: Equatable, Sendable {
     public var effects: [SessionEffect]
     /// Whether suggestions should be recomputed after the key is answered (`refreshSuggestions()`).
     public var needsSuggestions: Bool
+    public init(handled: Bool, effects: [SessionEffect], needsSuggestions: Bool) {
+        self.handled = handled
+        self.effects = effects
+        self.needsSuggestions = needsSuggestions
+    }
 }
 
 /// Settings the session follows (live: assign a new value at any time).

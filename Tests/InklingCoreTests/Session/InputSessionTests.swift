@@ -1,0 +1,359 @@
+import InklingCore
+import Testing
+
+@Suite("Input session: typing and candidates")
+struct TypingTests {
+    @Test func lettersBuildAnUnderlinedPreedit() {
+        let field = FakeField()
+        #expect(field.press(.typing("h")))
+        #expect(field.press(.typing("e")))
+        #expect(field.preedit == Preedit(text: "he", cursor: 2, underlined: 2))
+        #expect(field.text.isEmpty, "nothing reaches the application while composing")
+    }
+
+    @Test func completionsStartWithTheTypedPrefix() throws {
+        let field = FakeField()
+        field.type("hel")
+        let table = try #require(field.table)
+        #expect(!table.candidates.isEmpty)
+        #expect(table.candidates.allSatisfy { $0.lowercased().hasPrefix("hel") && $0 != "hel" })
+        #expect(table.labels.first == "F1")
+        #expect(table.cursorVisible == false, "no highlight until the user moves it")
+    }
+
+    @Test func functionKeyCommitsThatCandidateWithAPendingSpace() throws {
+        let field = FakeField()
+        field.type("hel")
+        let second = try #require(field.pageCandidates.dropFirst().first)
+        field.key(Keysym.f1 + 1)
+        #expect(field.text == second)
+        #expect(field.preedit == Preedit(text: " ", cursor: 1, underlined: 0), "the space is pending")
+        field.type("w")
+        #expect(field.text == second + " ")
+        #expect(field.preedit?.text == "w")
+    }
+
+    @Test func spaceCommitsWhatWasTypedPlusSpace() {
+        let field = FakeField()
+        field.type("helo ")
+        #expect(field.text == "helo ")
+        #expect(field.preedit == nil)
+    }
+
+    @Test func spaceCommitsTheHighlightedCandidateOnceTheUserMovedOntoIt() throws {
+        let field = FakeField()
+        field.type("hel")
+        let candidates = try #require(field.table).candidates
+        field.key(Keysym.tab)
+        field.key(Keysym.tab)
+        #expect(field.table?.cursor == 1)
+        #expect(field.table?.cursorVisible == true)
+        field.key(Keysym.space)
+        #expect(field.text == candidates[1] + " ")
+    }
+
+    @Test func shiftTabAndUpMoveBack() throws {
+        let field = FakeField()
+        field.type("th")
+        let count = try #require(field.table).candidates.count
+        field.key(Keysym.down)
+        field.key(Keysym.down)
+        field.key(Keysym.up)
+        #expect(field.table?.cursor == 0)
+        field.key(Keysym.isoLeftTab)
+        #expect(field.table?.cursor == count - 1, "moving back from the first wraps to the last")
+    }
+
+    @Test func returnCommitsTheWordAndReachesTheApplication() {
+        let field = FakeField()
+        field.type("hello")
+        #expect(field.press(.key(Keysym.returnKey)) == false)
+        #expect(field.text == "hello\n")
+    }
+
+    @Test func escapeHidesTheTableAndKeepsTheTypedText() {
+        let field = FakeField()
+        field.type("hel")
+        #expect(field.table != nil)
+        #expect(field.press(.key(Keysym.escape)))
+        #expect(field.table == nil)
+        #expect(field.preedit?.text == "hel")
+        #expect(field.press(.key(Keysym.escape)) == false, "a second Escape belongs to the application")
+        #expect(field.text == "hel")
+    }
+
+    @Test func backspaceEditsThePreeditByCharacter() {
+        let field = FakeField()
+        field.type("caf\u{E9}")
+        field.key(Keysym.backSpace)
+        #expect(field.preedit?.text == "caf")
+        field.type("e\u{301}")  // e + combining acute: the combining mark is not a word letter
+        #expect(field.text == "cafe\u{301}", "a combining mark commits the word and reaches the app")
+    }
+
+    @Test func backspaceOnEmptyPreeditReachesTheApplication() {
+        let field = FakeField()
+        field.type("ab ")
+        #expect(field.press(.key(Keysym.backSpace)) == false)
+        #expect(field.text == "ab")
+    }
+
+    @Test func punctuationAfterASelectedCandidateDropsThePendingSpace() throws {
+        let field = FakeField()
+        field.type("hel")
+        let first = try #require(field.pageCandidates.first)
+        field.key(Keysym.f1)
+        #expect(field.press(.typing(",")) == false)
+        #expect(field.text == first + ",")
+        field.type(" ok")
+        #expect(field.visible == first + ", ok")
+    }
+
+    @Test func openingBracketKeepsThePendingSpace() throws {
+        let field = FakeField()
+        field.type("hel")
+        let first = try #require(field.pageCandidates.first)
+        field.key(Keysym.f1)
+        field.press(.typing("("))
+        #expect(field.text == first + " (")
+    }
+
+    @Test func explicitSpaceAfterSelectionIsNotDoubled() throws {
+        let field = FakeField()
+        field.type("hel")
+        let first = try #require(field.pageCandidates.first)
+        field.key(Keysym.f1)
+        field.key(Keysym.space)
+        #expect(field.text == first + " ")
+        #expect(field.preedit == nil)
+    }
+
+    @Test func backspaceRemovesThePendingSpace() throws {
+        let field = FakeField()
+        field.type("hel")
+        let first = try #require(field.pageCandidates.first)
+        field.key(Keysym.f1)
+        #expect(field.press(.key(Keysym.backSpace)))
+        #expect(field.visible == first)
+    }
+
+    @Test func digitsAndShortcutsCommitThePreeditFirst() {
+        let field = FakeField()
+        field.type("abc")
+        #expect(field.press(.typing("1")) == false)
+        #expect(field.text == "abc1")
+        field.type("xy")
+        #expect(field.press(.typing("s", modifiers: .control)) == false)
+        #expect(field.text == "abc1xy")
+        #expect(field.preedit == nil)
+    }
+
+    @Test func apostrophesAndHyphensStayInsideTheWord() {
+        let field = FakeField()
+        field.type("don't well-known")
+        #expect(field.text == "don't ")
+        #expect(field.preedit?.text == "well-known")
+    }
+
+    @Test func leadingHyphenIsPunctuation() {
+        let field = FakeField()
+        field.type("-x")
+        #expect(field.text == "-")
+        #expect(field.preedit?.text == "x")
+    }
+
+    @Test func cyrillicLettersCompose() {
+        let field = FakeField()
+        field.type("привет")
+        #expect(field.preedit?.text == "привет")
+        field.key(Keysym.space)
+        #expect(field.text == "привет ")
+    }
+
+    @Test func nextWordPredictionsFollowASpace() throws {
+        let field = FakeField()
+        field.type("I would like to ")
+        let table = try #require(field.table)
+        #expect(table.candidates.contains("be") || table.candidates.contains("see"))
+        #expect(field.preedit == nil, "no preedit for next-word predictions")
+        field.key(Keysym.f1)
+        #expect(field.text == "I would like to " + table.candidates[0])
+    }
+
+    @Test func nextWordPredictionsCanBeSwitchedOff() {
+        var settings = SessionSettings()
+        settings.nextWordPredictions = false
+        let field = FakeField(settings: settings)
+        field.type("I would like to ")
+        #expect(field.table == nil)
+    }
+
+    @Test func pagingAndFunctionKeysOnTheSecondPage() throws {
+        let field = FakeField()
+        field.type("c")
+        let table = try #require(field.table)
+        try #require(table.candidates.count > table.pageSize + 1)
+        #expect(field.press(.key(Keysym.pageDown)))
+        #expect(field.table?.cursor == table.pageSize)
+        field.key(Keysym.f1 + 1)
+        #expect(field.text == table.candidates[table.pageSize + 1])
+    }
+
+    @Test func candidateClickSelects() throws {
+        let field = FakeField()
+        field.type("th")
+        let candidates = try #require(field.table).candidates
+        field.apply(field.session.candidateClicked(pageIndex: 2).effects)
+        #expect(field.text == candidates[2])
+    }
+
+    @Test func functionKeysPassThroughWithoutATable() {
+        let field = FakeField()
+        #expect(field.press(.key(Keysym.f1 + 4)) == false)
+    }
+
+    @Test func modifierOnlyKeysAndReleasesPassThroughUntouched() {
+        let field = FakeField()
+        field.type("ab")
+        let before = field.log.count
+        #expect(field.session.processKey(.key(0xFFE1)).handled == false)  // Shift_L
+        #expect(field.session.processKey(.key(0xFFE3)).handled == false)  // Control_L
+        #expect(field.session.processKey(KeyEvent(keyval: 0x61, modifiers: .release, character: "a")).handled == false)
+        #expect(field.log.count == before)
+        #expect(field.preedit?.text == "ab")
+    }
+
+    @Test func pageSizeSettingIsFollowedLive() throws {
+        let field = FakeField()
+        field.type("t")
+        #expect(try #require(field.table).pageSize == 5)
+        field.session.settings.pageSize = 3
+        field.type("h")
+        #expect(try #require(field.table).pageSize == 3)
+    }
+}
+
+@Suite("Input session: focus, reset and content types")
+struct FocusTests {
+    @Test func focusOutLeavesTheWordExactlyOnce() {
+        let field = FakeField()
+        field.type("hel")
+        field.focusOut()
+        #expect(field.text == "hel")
+        #expect(!field.log.contains(.commitText("hel")), "the client commits the preedit, never the engine too")
+    }
+
+    @Test func resetNeverCommits() {
+        let field = FakeField()
+        field.type("hel")
+        let effects = field.session.reset()
+        #expect(!effects.contains { if case .commitText = $0 { return true } else { return false } })
+        #expect(field.session.composingText.isEmpty)
+    }
+
+    @Test func focusInStartsAFreshContext() {
+        let field = FakeField()
+        field.type("Clinton said ")
+        field.apply(field.session.focusIn())
+        #expect(field.session.knownContext.isEmpty)
+        #expect(field.session.currentCandidates.isEmpty)
+    }
+
+    @Test(arguments: [ContentType.purposePassword, ContentType.purposePIN])
+    func secretFieldsPassEveryKeyThrough(purpose: UInt32) {
+        let field = FakeField(contentType: ContentType(purpose: purpose))
+        for event in [KeyEvent.typing("a"), .typing("1"), .key(Keysym.space), .key(Keysym.backSpace), .key(Keysym.f1), .key(Keysym.escape)] {
+            #expect(field.session.processKey(event) == KeyResult(handled: false, effects: [], needsSuggestions: false))
+        }
+        #expect(field.session.refreshSuggestions().isEmpty)
+        #expect(field.session.knownContext.isEmpty, "nothing remembered")
+        #expect(field.session.setSurroundingText(SurroundingText(text: "secret", cursor: 6, anchor: 6)).effects.isEmpty)
+        #expect(field.session.knownContext.isEmpty)
+    }
+
+    @Test func switchingToAPasswordFieldDropsTheComposition() {
+        let field = FakeField()
+        field.type("hel")
+        let effects = field.session.setContentType(ContentType(purpose: ContentType.purposePassword))
+        #expect(effects.contains(.hidePreedit))
+        #expect(field.session.composingText.isEmpty)
+    }
+
+    @Test func privateFieldsStillGetSuggestions() {
+        let field = FakeField(contentType: ContentType(hints: ContentType.hintPrivate))
+        field.type("hel")
+        #expect(field.table != nil)
+    }
+
+    @Test func withoutPreeditCapabilityTheEngineStaysOutOfTheWay() {
+        let field = FakeField()
+        field.session.setCapabilities([.lookupTable, .focus])
+        #expect(field.press(.typing("a")) == false)
+        #expect(field.text == "a")
+    }
+}
+
+@Suite("Input session: surrounding text")
+struct SurroundingTests {
+    @Test func theEchoOfOurOwnCommitDoesNotPredictAgain() {
+        let field = FakeField()
+        field.type("I would like to ")
+        let predictions = field.predictions
+        let echo = field.echoSurroundingText()
+        #expect(echo.effects.isEmpty && echo.needsSuggestions == false)
+        field.refresh()
+        #expect(field.predictions == predictions)
+    }
+
+    @Test func textChangedByTheUserElsewhereGivesNewPredictions() throws {
+        let field = FakeField()
+        let (text, cursor) = marked("The president of the United |")
+        let result = field.session.setSurroundingText(SurroundingText(text: text, cursor: cursor, anchor: cursor))
+        #expect(result.needsSuggestions)
+        field.refresh()
+        #expect(try #require(field.table).candidates.first == "States")
+    }
+
+    @Test(arguments: [
+        "😀 I would like to |", "👍🏽 I would like to |", "👨‍👩‍👧 I would like to |", "🇩🇪 I would like to |",
+        "e\u{301}t\u{E9} I would like to |", "中文 I would like to |", "привет I would like to |",
+    ])
+    func contextAfterWideCharactersStillPredicts(source: String) throws {
+        let field = FakeField()
+        let (text, cursor) = marked(source)
+        _ = field.session.setSurroundingText(SurroundingText(text: text, cursor: cursor, anchor: cursor))
+        field.refresh()
+        #expect(try #require(field.table).candidates.contains("be"))
+        #expect(field.session.knownContext == String(text.unicodeScalars.prefix(cursor)))
+    }
+
+    @Test func cursorInTheMiddleUsesOnlyTheTextBeforeIt() {
+        let (text, cursor) = marked("I would like to |😀 see")
+        let surrounding = SurroundingText(text: text, cursor: cursor, anchor: cursor)
+        #expect(surrounding?.before == "I would like to ")
+        #expect(surrounding?.after == "😀 see")
+    }
+
+    @Test func offsetsInAnotherUnitAreRejected() {
+        // Qt counts UTF-16: "x😀" has 2 code points but Qt reports the cursor at 3.
+        #expect(SurroundingText(text: "x😀", cursor: 3, anchor: 3) == nil)
+        #expect(SurroundingText(text: "x😀", cursor: -1, anchor: 0) == nil)
+        #expect(SurroundingText(text: "x😀", cursor: 2, anchor: 2) != nil)
+    }
+
+    @Test func withoutSurroundingTextTheEngineUsesWhatItCommitted() throws {
+        let field = FakeField()
+        field.type("I would like to ")
+        #expect(field.session.knownContext == "I would like to ")
+        #expect(try #require(field.table).candidates.contains("be"))
+    }
+
+    @Test func cursorMovementForgetsTheContextUntilTheClientSaysMore() {
+        let field = FakeField()
+        field.type("I would like to ")
+        field.key(Keysym.left)
+        #expect(field.session.knownContext.isEmpty)
+        field.type(" ")
+        #expect(field.table == nil, "no next-word guess from an unknown position")
+    }
+}

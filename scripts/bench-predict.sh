@@ -1,0 +1,25 @@
+#!/bin/bash
+# Runs the typesim benchmark (K = 3) on the dev text for the full predictor and for the
+# dictionary-only ablation, and prints one table. Release build required (make build).
+set -euo pipefail
+BENCH=${1:-../shared/bench}
+TEXT=${2:-$BENCH/dev-en.txt}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+INKLING="$ROOT/.build/release/inkling"
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+run() {
+    python3 "$BENCH/typesim.py" --predictor "$INKLING predict --stdio $2" --text "$TEXT" -k 3 --json "$OUT/$1.json" >/dev/null
+}
+run dictionary "--no-rerank"
+run reranked ""
+python3 - "$OUT" <<'PY'
+import json, sys, os
+rows = [("dictionary + word n-grams", "dictionary"), ("with character re-ranker", "reranked")]
+print(f"{'predictor':28} {'KSS':>7} {'WPR':>7} {'nw top1':>8} {'nw top3':>8} {'p50 ms':>7} {'p99 ms':>7} {'RSS MiB':>8}")
+for label, name in rows:
+    j = json.load(open(os.path.join(sys.argv[1], name + ".json")))
+    print(f"{label:28} {100*j['kss']:6.2f}% {100*j['wpr']:6.2f}% {100*j['next_word']['top1_acc']:7.2f}% "
+          f"{100*j['next_word']['topk_acc']:7.2f}% {j['latency_ms']['p50']:7.3f} {j['latency_ms']['p99']:7.3f} "
+          f"{j['rss_peak_kib']/1024:8.1f}")
+PY
