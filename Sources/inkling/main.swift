@@ -29,6 +29,10 @@ let usage = """
       pack build --prepared DIR -o FILE [--language L] [--name NAME] [--vocabulary N]
                  [--char-table-bytes N] [--hold-out-every N --held-out FILE]
       pack info FILE                        header, sections and metadata of a pack
+      config list|get KEY|set KEY VALUE|reset KEY|describe KEY
+                                            the input method's settings (GSettings)
+      check TEXT [--layout qwerty|qwertz|azerty|jcuken]   likely typos in a text
+      check-bench --text FILE [--seed N] [--rate R]       checker benchmark: false flags, recall
     """
 
 /// A tiny option reader: `--name value` pairs and flags, positional arguments in order.
@@ -99,6 +103,11 @@ guard let command = all.first else {
     print(usage)
     exit(2)
 }
+if command == "config" {
+    // Its own argument reading: values such as `-1` are values, not options.
+    ConfigCommand.run(Array(all.dropFirst()))
+    exit(0)
+}
 let arguments = Arguments(all.dropFirst())
 
 switch command {
@@ -112,6 +121,10 @@ case "predict":
     PredictServer(predictor: predictor).run()
 case "pack":
     PackCommand.run(arguments)
+case "check":
+    CheckCommand.check(arguments)
+case "check-bench":
+    CheckCommand.bench(arguments)
 case "-h", "--help", "help":
     print(usage)
 default:

@@ -185,7 +185,9 @@ public struct PackBuilder {
             let display = chooseDisplay(key: key, forms: forms[key] ?? [], spelled: spelled, spelledLower: spelledLower)
             vocabulary.displays.append(display)
             var flags = WordFlags()
-            if spelled.contains(key) || spelled.contains(display) { flags.insert(.spelled) }
+            if spelled.contains(key) || spelled.contains(display) || Self.isInflection(key, of: spelledLower) {
+                flags.insert(.spelled)
+            }
             if display != key { flags.insert(.capitalized) }
             if Self.isSometimesCapitalized(key: key, forms: forms[key] ?? []) { flags.insert(.sometimesCapitalized) }
             vocabulary.flags.append(flags.rawValue)
@@ -217,6 +219,32 @@ public struct PackBuilder {
         }
         if hunspellProper, lowerCount == 0 { return WordText.capitalizingFirst(key) }
         return key
+    }
+
+    /// Whether a word is a regular inflection of a spelling-dictionary stem (`donors`, `passes`,
+    /// `making`, `running`, `tried`, `mate's`); hunspell lists stems with affix rules, and these
+    /// are the rules that matter for not flagging valid words.
+    static func isInflection(_ word: String, of stems: Set<String>) -> Bool {
+        let suffixRules: [(suffix: String, replacements: [String])] = [
+            ("'s", [""]), ("s'", ["s"]), ("s", [""]), ("es", ["", "e"]), ("ies", ["y"]), ("ied", ["y"]),
+            ("ier", ["y"]), ("iest", ["y"]), ("ily", ["y"]), ("ed", ["", "e"]), ("d", [""]), ("ing", ["", "e"]),
+            ("er", ["", "e"]), ("ers", ["", "e"]), ("est", ["", "e"]), ("ly", [""]), ("ness", [""]),
+            ("ment", [""]), ("ments", [""]), ("able", ["", "e"]), ("less", [""]), ("ful", [""]),
+        ]
+        for (suffix, replacements) in suffixRules where word.hasSuffix(suffix) && word.count > suffix.count + 1 {
+            let stem = String(word.dropLast(suffix.count))
+            for replacement in replacements {
+                let candidate = stem + replacement
+                if stems.contains(candidate) { return true }
+                // Doubled final consonant: running → run, stopped → stop.
+                if replacement.isEmpty, let last = stem.last, stem.count >= 3, stem.dropLast().last == last,
+                    stems.contains(String(stem.dropLast()))
+                {
+                    return true
+                }
+            }
+        }
+        return false
     }
 
     /// Whether a capitalised form is common enough that the word is likely part of a name

@@ -1,0 +1,292 @@
+/// A likely typo: the word as typed, what was probably meant, and why.
+public struct TypoFlag: Equatable, Sendable {
+    /// The word as the user typed it.
+    public var word: String
+    /// Likely intended words, best first, cased like the typed word.
+    public var replacements: [String]
+    /// A short explanation of the mistake (`neighbouring keys g/h`, `swapped letters`).
+    public var explanation: String
+    /// How much more likely the best replacement is than the typed word (natural log).
+    public var margin: Float
+    public init(word: String, replacements: [String], explanation: String, margin: Float) {
+        self.word = word
+        self.replacements = replacements
+        self.explanation = explanation
+        self.margin = margin
+    }
+}
+
+/// The local checker: flags a finished word that the pack does not know when a word within two
+/// keyboard-weighted edits is much more likely in context (a noisy-channel decision).
+public struct SpellChecker: Sendable {
+    public let pack: LanguagePack
+    public let layout: KeyboardLayout
+    /// Log-probability cost of one unit of edit (the channel model).
+    public var costPerEdit: Float = 3.2
+    /// The best replacement must beat the typed word by this much (natural log).
+    public var margin: Float = 2.5
+    /// Extra margin for a capitalised word inside a sentence (probably a name).
+    public var nameMargin: Float = 5.0
+    /// Words of the pack above this prior (as −log) need extra margin to be flagged…
+    public var frequentWordLogPrior: Float = 15
+    /// …this much per nat above it.
+    public var frequentWordBonus: Float = 0.8
+    /// The log probability given to a typed word the pack does not know.
+    public var unknownWordLogProb: Float = -20
+    /// Largest weighted edit cost considered.
+    public var maxCost: Float = 2.0
+
+    public init(pack: LanguagePack, layout: KeyboardLayout = .qwerty) {
+        self.pack = pack
+        self.layout = layout
+    }
+
+    /// Checks a finished word given the text before it.
+    ///
+    /// - Parameters:
+    ///   - word: the word as typed.
+    ///   - before: the text before the word (context).
+    ///   - after: the text right after the word, up to the next space (for URL, path and e-mail detection).
+    ///   - exempt: words never flagged (used earlier in the document, kept by the user, learned).
+    public func check(word: Substring, before: Substring, after: Substring = "", exempt: Set<String> = []) -> TypoFlag? {
+        let key = WordText.key(word)
+        let scalars = Array(key.unicodeScalars)
+        guard scalars.count >= 3, scalars.count <= 24, !exempt.contains(key) else { return nil }
+        guard !Self.looksLikeNonWord(word: word, before: before, after: after) else { return nil }
+        let typedID = pack.id(ofKey: key)
+        let previous = previousWordID(before)
+        let typedScore: Float = typedID.map { contextLogProb($0, previous: previous) } ?? unknownWordLogProb
+        // A word the spelling dictionary lists is never a typo on its own.
+        if let typedID, pack.wordFlags(typedID).contains(.spelled) { return nil }
+        // Short words get fewer edits: two edits turn almost any short string into some word.
+        let lengthCost: Float = scalars.count <= 4 ? 1.0 : (scalars.count <= 6 ? 1.5 : 2.0)
+        let nearby = nearWords(scalars, maxCost: min(maxCost, lengthCost))
+        guard !nearby.isEmpty else { return nil }
+        var scored: [(id: Int, cost: Float, score: Float)] = []
+        for (id, cost) in nearby where id != typedID {
+            scored.append((id, cost, contextLogProb(id, previous: previous) - costPerEdit * cost))
+        }
+        scored.sort { ($0.score, $1.id) > ($1.score, $0.id) }
+        guard let best = scored.first else { return nil }
+        let capitalizedInSentence = WordText.startsUppercase(word) && !WordText.isSentenceStart(before)
+        // A capitalised word inside a sentence is probably a name: flag it only for another name
+        // or with much more evidence.
+        let bestIsName = pack.wordFlags(best.id).contains(.capitalized)
+        var required = capitalizedInSentence && !bestIsName ? nameMargin + margin : margin
+        // A frequent word the pack knows (slang, names, technical words) needs more evidence.
+        if let typedID { required += max(0, pack.logPrior(typedID) + frequentWordLogPrior) * frequentWordBonus }
+        let gain = best.score - typedScore
+        guard gain > required else { return nil }
+        let replacements = scored.prefix(3).filter { $0.score > best.score - 3 }.map { caseLike(word, pack.display($0.id)) }
+        return TypoFlag(
+            word: String(word), replacements: replacements,
+            explanation: Self.explain(typed: scalars, intended: Array(pack.key(best.id).unicodeScalars), layout: layout),
+            margin: gain)
+    }
+
+    /// Words that are not prose: numbers, identifiers, URLs, paths, e-mail addresses, acronyms.
+    static func looksLikeNonWord(word: Substring, before: Substring, after: Substring) -> Bool {
+        if WordText.containsDigit(word) || WordText.isAllCaps(word) { return true }
+        // camelCase and other inner capitals.
+        var seenLower = false
+        for scalar in word.unicodeScalars {
+            if scalar.properties.isLowercase { seenLower = true } else if seenLower && scalar.properties.isUppercase { return true }
+        }
+        // The whitespace-delimited chunk around the word.
+        let left = before.unicodeScalars.reversed().prefix { !$0.properties.isWhitespace }
+        let right = after.unicodeScalars.prefix { !$0.properties.isWhitespace }
+        let chunk = String(String.UnicodeScalarView(left.reversed())) + word + String(String.UnicodeScalarView(right))
+        if chunk.contains("/") || chunk.contains("\\") || chunk.contains("@") || chunk.contains("_") || chunk.contains("://") {
+            return true
+        }
+        // `example.com`, `file.txt`: a dot between letters.
+        let trimmed = chunk.trimmingTrailingPunctuation()
+        if let dot = trimmed.lastIndex(of: "."), dot != trimmed.startIndex, trimmed.index(after: dot) != trimmed.endIndex {
+            return true
+        }
+        if right.first == ":" || left.first == ":" { return true }
+        return false
+    }
+
+    private func previousWordID(_ before: Substring) -> Int? {
+        if WordText.isSentenceStart(before) { return pack.sentenceStartID }
+        guard let last = WordText.words(in: before).last else { return pack.sentenceStartID }
+        return pack.id(ofKey: WordText.key(last))
+    }
+
+    /// log P(word | previous word) with back-off to the prior.
+    func contextLogProb(_ id: Int, previous: Int?) -> Float {
+        let unigram = Math.exp(pack.logPrior(id))
+        guard let previous else { return Math.log(unigram) }
+        let successors = pack.bigramSuccessors(of: previous)
+        var p = successors.weight * unigram
+        for entry in successors.entries {
+            let (candidate, logProb) = LanguagePack.decodeSuccessor(entry)
+            if candidate == id {
+                p += Math.exp(logProb)
+                break
+            }
+        }
+        return Math.log(max(p, 1e-12))
+    }
+
+    private func caseLike(_ typed: Substring, _ display: String) -> String {
+        if WordText.isAllCaps(typed) { return display.uppercased() }
+        if WordText.startsUppercase(typed) { return WordText.capitalizingFirst(display) }
+        return display
+    }
+
+    // MARK: Candidate search
+
+    /// Vocabulary words within `maxCost` weighted edits of `typed` (a lower-case key).
+    ///
+    /// Walks the sorted vocabulary, sharing dynamic-programming rows between keys with a common
+    /// prefix and skipping every key under a prefix whose row already exceeds `maxCost`.
+    public func nearWords(_ typed: [Unicode.Scalar], maxCost: Float) -> [(id: Int, cost: Float)] {
+        guard !typed.isEmpty else { return [] }
+        var allowedFirst = Set(layout.neighbours(of: typed[0]))
+        allowedFirst.insert(typed[0])
+        if typed.count > 1 { allowedFirst.insert(typed[1]) }
+        var result: [(Int, Float)] = []
+        let width = typed.count + 1
+        var rows: [[Float]] = [(0..<width).map { Float($0) }]
+        var previousKey: [Unicode.Scalar] = []
+        var id = 0
+        let count = pack.wordCount
+        while id < count {
+            let key = Array(pack.key(id).unicodeScalars)
+            var common = 0
+            let limit = min(previousKey.count, key.count, rows.count - 1)
+            while common < limit && previousKey[common] == key[common] { common += 1 }
+            rows.removeLast(rows.count - (common + 1))
+            var pruned = false
+            if common == 0, let first = key.first, !allowedFirst.contains(first) {
+                pruned = true
+                rows.append([Float](repeating: .infinity, count: width))
+                previousKey = [first]
+                id = pack.range(ofPrefix: String(first)).upperBound
+                continue
+            }
+            for position in common..<key.count {
+                let row = nextRow(rows: rows, typed: typed, key: key, position: position)
+                rows.append(row)
+                if row.min()! > maxCost {
+                    let prefix = String(String.UnicodeScalarView(key[0...position]))
+                    previousKey = Array(key[0...position])
+                    id = max(id + 1, pack.range(ofPrefix: prefix).upperBound)
+                    pruned = true
+                    break
+                }
+            }
+            if !pruned {
+                let cost = rows[key.count][typed.count]
+                if cost <= maxCost { result.append((id, cost)) }
+                previousKey = key
+                id += 1
+            }
+        }
+        return result
+    }
+
+    /// The DP row for candidate prefix `key[0...position]` against the typed word.
+    private func nextRow(rows: [[Float]], typed: [Unicode.Scalar], key: [Unicode.Scalar], position: Int) -> [Float] {
+        let i = position + 1
+        let above = rows[i - 1]
+        let character = key[position]
+        var row = [Float](repeating: 0, count: typed.count + 1)
+        row[0] = above[0] + 1
+        for j in 1...typed.count {
+            let typedCharacter = typed[j - 1]
+            let substitution = above[j - 1] + substitutionCost(intended: character, typed: typedCharacter)
+            let omission = above[j] + 1.0  // the user left out `character`
+            let extra = row[j - 1] + insertionCost(typed: typed, at: j - 1, intended: character)
+            var best = min(substitution, omission, extra)
+            if i >= 2, j >= 2, character == typed[j - 2], key[position - 1] == typedCharacter {
+                best = min(best, rows[i - 2][j - 2] + 0.6)
+            }
+            row[j] = best
+        }
+        return row
+    }
+
+    private func substitutionCost(intended: Unicode.Scalar, typed: Unicode.Scalar) -> Float {
+        if intended == typed { return 0 }
+        if Self.baseLetter(intended) == Self.baseLetter(typed) { return 0.4 }
+        return layout.areAdjacent(intended, typed) ? 0.7 : 1.2
+    }
+
+    private func insertionCost(typed: [Unicode.Scalar], at index: Int, intended: Unicode.Scalar) -> Float {
+        let character = typed[index]
+        if index > 0 && typed[index - 1] == character { return 0.5 }  // doubled key
+        if layout.areAdjacent(character, intended) { return 0.8 }  // brushed a neighbouring key
+        return 1.0
+    }
+
+    /// The letter without accents, for cheap accent mistakes (`cafe` → `café`).
+    static func baseLetter(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        guard scalar.value >= 0xC0 else { return scalar }
+        let decomposed = String(scalar).decomposedStringWithCanonicalMappingIfAvailable
+        return decomposed.unicodeScalars.first ?? scalar
+    }
+
+    // MARK: Explanations
+
+    /// Describes the difference between what was typed and what was probably meant.
+    public static func explain(typed: [Unicode.Scalar], intended: [Unicode.Scalar], layout: KeyboardLayout) -> String {
+        func s(_ scalar: Unicode.Scalar) -> String { String(scalar) }
+        if typed.count == intended.count {
+            let differing = typed.indices.filter { typed[$0] != intended[$0] }
+            if differing.count == 1 {
+                let i = differing[0]
+                if layout.areAdjacent(typed[i], intended[i]) {
+                    return "neighbouring key: \(s(typed[i])) typed for \(s(intended[i]))"
+                }
+                return "wrong letter: \(s(typed[i])) for \(s(intended[i]))"
+            }
+            if differing.count == 2, differing[1] == differing[0] + 1,
+                typed[differing[0]] == intended[differing[1]], typed[differing[1]] == intended[differing[0]]
+            {
+                return "swapped letters: \(s(typed[differing[0]]))\(s(typed[differing[1]]))"
+            }
+        }
+        if typed.count + 1 == intended.count {
+            for i in intended.indices where Array(intended[..<i] + intended[(i + 1)...]) == typed {
+                return "missing letter: \(s(intended[i]))"
+            }
+        }
+        if typed.count == intended.count + 1 {
+            for i in typed.indices where Array(typed[..<i] + typed[(i + 1)...]) == intended {
+                if i > 0 && typed[i - 1] == typed[i] { return "doubled letter: \(s(typed[i]))" }
+                return "extra letter: \(s(typed[i]))"
+            }
+        }
+        return "unknown word; a similar word is much more likely here"
+    }
+}
+
+extension String {
+    /// The string without trailing sentence punctuation.
+    func trimmingTrailingPunctuation() -> Substring {
+        var end = endIndex
+        while end > startIndex {
+            let previous = index(before: end)
+            guard ".,;:!?)\"'".contains(self[previous]) else { break }
+            end = previous
+        }
+        return self[..<end]
+    }
+
+    /// Canonical decomposition where the standard library provides it (NFD of one scalar).
+    var decomposedStringWithCanonicalMappingIfAvailable: String {
+        // Character comparison in Swift is canonical-equivalence based; decompose the common
+        // Latin accents by table instead of pulling in ICU.
+        let table: [Unicode.Scalar: Unicode.Scalar] = [
+            "à": "a", "á": "a", "â": "a", "ã": "a", "ä": "a", "å": "a", "ç": "c", "è": "e", "é": "e", "ê": "e",
+            "ë": "e", "ì": "i", "í": "i", "î": "i", "ï": "i", "ñ": "n", "ò": "o", "ó": "o", "ô": "o", "õ": "o",
+            "ö": "o", "ù": "u", "ú": "u", "û": "u", "ü": "u", "ý": "y", "ÿ": "y", "ą": "a", "ć": "c", "ę": "e",
+            "ł": "l", "ń": "n", "ś": "s", "ź": "z", "ż": "z", "ё": "е", "й": "и",
+        ]
+        guard let scalar = unicodeScalars.first, let base = table[scalar] else { return self }
+        return String(base)
+    }
+}

@@ -1,0 +1,125 @@
+import FoundationEssentials
+import InklingCore
+
+/// `inkling check TEXT` and `inkling check-bench --text FILE`: the local checker from the terminal.
+enum CheckCommand {
+    static func checker(_ arguments: Arguments, pack: LanguagePack) -> SpellChecker {
+        var checker = SpellChecker(pack: pack, layout: .named(arguments.options["--layout"] ?? "qwerty"))
+        if let value = arguments.double("--margin") { checker.margin = Float(value) }
+        if let value = arguments.double("--edit-cost") { checker.costPerEdit = Float(value) }
+        if let value = arguments.double("--name-margin") { checker.nameMargin = Float(value) }
+        if let value = arguments.double("--unknown") { checker.unknownWordLogProb = Float(value) }
+        if let value = arguments.double("--frequent-prior") { checker.frequentWordLogPrior = Float(value) }
+        if let value = arguments.double("--frequent-bonus") { checker.frequentWordBonus = Float(value) }
+        return checker
+    }
+
+    /// Checks every word of a document the way the session does when each word is finished.
+    static func flags(in document: String, checker: SpellChecker) -> [(wordIndex: Int, flag: TypoFlag)] {
+        var result: [(Int, TypoFlag)] = []
+        var seen: Set<String> = []
+        for (index, word) in WordText.words(in: document).enumerated() {
+            let before = document[..<word.startIndex]
+            let after = document[word.endIndex...]
+            if let flag = checker.check(word: word, before: before, after: after, exempt: seen) {
+                result.append((index, flag))
+            }
+            seen.insert(WordText.key(word))
+        }
+        return result
+    }
+
+    static func check(_ arguments: Arguments) {
+        let pack = openPack(arguments)
+        let checker = checker(arguments, pack: pack)
+        let text = arguments.positional.joined(separator: " ")
+        let found = flags(in: text, checker: checker)
+        if found.isEmpty { print("no likely typos") }
+        for (_, flag) in found {
+            print("\(flag.word) → \(flag.replacements.joined(separator: ", "))  (\(flag.explanation))")
+        }
+    }
+
+    static func bench(_ arguments: Arguments) {
+        guard let path = arguments.options["--text"] else { fail("check-bench needs --text FILE") }
+        let pack = openPack(arguments)
+        let checker = checker(arguments, pack: pack)
+        let documents = PackCommand.read(path).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        let seed = UInt64(arguments.int("--seed") ?? 1)
+        let rate = arguments.double("--rate") ?? 0.1
+        var injector = TypoInjector(seed: seed, layout: checker.layout)
+        let clock = ContinuousClock()
+        var checkTime = Duration.zero
+        var checks = 0
+        // Clean text: every flag is a false flag.
+        var words = 0
+        var falseFlags = 0
+        for document in documents {
+            words += WordText.words(in: document).count
+            let start = clock.now
+            falseFlags += flags(in: document, checker: checker).count
+            checkTime += clock.now - start
+            checks += WordText.words(in: document).count
+        }
+        // Injected typos.
+        var injected = 0
+        var nonWordInjected = 0
+        var caught = 0
+        var caughtNonWord = 0
+        var correct = 0
+        var falseOnInjectedText = 0
+        var byKind: [String: (Int, Int)] = [:]
+        for document in documents {
+            var text = ""
+            var cursor = document.startIndex
+            var typos: [Int: (original: String, kind: TypoInjector.Kind, isWord: Bool)] = [:]
+            for (index, word) in WordText.words(in: document).enumerated() {
+                text += document[cursor..<word.startIndex]
+                cursor = word.endIndex
+                let original = String(word)
+                let eligible = original.unicodeScalars.count >= 3 && !WordText.containsDigit(original)
+                    && !WordText.isAllCaps(original)
+                if eligible, Double(injector.below(1_000_000)) / 1_000_000 < rate, let (typo, kind) = injector.corrupt(original) {
+                    typos[index] = (original, kind, pack.id(ofKey: WordText.key(typo)) != nil)
+                    text += typo
+                } else {
+                    text += original
+                }
+            }
+            text += document[cursor...]
+            let found = Dictionary(flags(in: text, checker: checker).map { ($0.wordIndex, $0.flag) }, uniquingKeysWith: { a, _ in a })
+            for (index, typo) in typos {
+                injected += 1
+                if !typo.isWord { nonWordInjected += 1 }
+                var entry = byKind[typo.kind.rawValue] ?? (0, 0)
+                entry.0 += 1
+                if let flag = found[index] {
+                    caught += 1
+                    entry.1 += 1
+                    if !typo.isWord { caughtNonWord += 1 }
+                    if flag.replacements.first == typo.original { correct += 1 } else if arguments.options["--show"] == "wrong" {
+                        warn("wrong: \(typo.original) typed as \(typo.kind.rawValue) → \(flag.replacements)")
+                    }
+                } else if !typo.isWord, arguments.options["--show"] == "misses" {
+                    warn("missed: \(typo.original) (\(typo.kind.rawValue))")
+                }
+                byKind[typo.kind.rawValue] = entry
+            }
+            falseOnInjectedText += found.keys.filter { typos[$0] == nil }.count
+        }
+        func pct(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : String(format1(100 * Double(a) / Double(b))) + " %" }
+        print("clean text: \(words) words, \(falseFlags) false flags = \(format1(1000 * Double(falseFlags) / Double(max(1, words)))) per 1,000 words")
+        print("injected typos: \(injected) (seed \(seed), rate \(rate)); \(nonWordInjected) are not words of the pack")
+        print("recall (all typos): \(pct(caught, injected)); recall (non-word typos): \(pct(caughtNonWord, nonWordInjected))")
+        print("top-1 correction accuracy: \(pct(correct, injected)) of all typos, \(pct(correct, caught)) of flagged ones")
+        print("false flags on other words of the injected text: \(falseOnInjectedText)")
+        for (kind, entry) in byKind.sorted(by: { $0.key < $1.key }) { print("  \(kind): \(pct(entry.1, entry.0)) caught of \(entry.0)") }
+        let microseconds = Double(checkTime.components.attoseconds / 1_000_000_000_000 + checkTime.components.seconds * 1_000_000)
+        print("mean check time per word: \(format1(microseconds / Double(max(1, checks)))) µs")
+    }
+
+    static func format1(_ value: Double) -> String {
+        let scaled = (value * 10).rounded() / 10
+        return scaled == scaled.rounded() ? "\(Int(scaled)).0" : "\(scaled)"
+    }
+}
