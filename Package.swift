@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "inkling", targets: ["inkling"]),
         .library(name: "InklingCore", targets: ["InklingCore"]),
+        .executable(name: "ibus-engine-inkling", targets: ["InklingEngine"]),
     ],
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
@@ -15,7 +16,27 @@ let package = Package(
         /// Fixtures and helpers shared by the test targets (tiny packs, marked text).
         .target(name: "InklingTestSupport", dependencies: ["InklingCore"]),
         /// The `inkling` command-line tool: a thin shell over InklingCore.
-        .executableTarget(name: "inkling", dependencies: ["InklingCore"]),
+        .executableTarget(name: "inkling", dependencies: ["InklingCore", "CGio"]),
+        /// GIO (pkg-config `gio-2.0`) for `inkling config`: GSettings. Only the CLI imports it.
+        .systemLibrary(
+            name: "CGio",
+            path: "Sources/CGio",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        /// libibus (pkg-config `ibus-1.0`) for the engine; a header of inline helpers, no C target.
+        .systemLibrary(
+            name: "CIBus",
+            path: "Sources/CIBus",
+            pkgConfig: "ibus-1.0",
+            providers: [.apt(["libibus-1.0-dev"])]
+        ),
+        /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
+        .executableTarget(
+            name: "InklingEngine",
+            dependencies: ["InklingCore", "CIBus"],
+            path: "Sources/InklingEngine"
+        ),
         .testTarget(
             name: "InklingCoreTests",
             dependencies: ["InklingCore", "InklingTestSupport"]

@@ -1,0 +1,22 @@
+/* CIBus: libibus (pkg-config ibus-1.0) for Swift.
+ *
+ * Only what Swift cannot import is spelled out here, as static inline functions
+ * (no separate C target needed): the g_signal_connect macro and the GObject casts.
+ */
+#ifndef INKLING_CIBUS_SHIM_H
+#define INKLING_CIBUS_SHIM_H
+
+#include <ibus.h>
+
+/* g_signal_connect_data with a destroy notify for the user data (each connection owns a reference). */
+static inline gulong inkling_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
+                                            gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(instance, signal, handler, data, destroy, (GConnectFlags)0);
+}
+
+static inline GObject *inkling_object(gpointer instance) { return G_OBJECT(instance); }
+static inline IBusEngine *inkling_engine(gpointer instance) { return IBUS_ENGINE(instance); }
+static inline IBusText *inkling_text(gpointer instance) { return IBUS_IS_TEXT(instance) ? IBUS_TEXT(instance) : NULL; }
+static inline const gchar *inkling_text_string(IBusText *text) { return text ? text->text : NULL; }
+
+#endif

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes one line to standard error. Only numbers and fixed messages: never typed text.
+func log(_ message: String) {
+    let line = "ibus-engine-inkling: " + message + "\n"
+    var bytes = Array(line.utf8)
+    bytes.withUnsafeMutableBytes { buffer in _ = write(2, buffer.baseAddress, buffer.count) }
+}
+
+/// `INKLING_DEBUG_MEMORY=N`: every N key presses, logs VmRSS and VmHWM (from /proc/self/status)
+/// and the mapped size of the pack. Numbers only.
+@MainActor
+final class MemoryDiagnostics {
+    private let interval: Int
+    private let packBytes: Int
+    private var presses = 0
+
+    /// Nil unless the variable holds a positive whole number.
+    init?(environment value: String?, packBytes: Int) {
+        guard let value, let interval = Int(value), interval > 0 else { return nil }
+        self.interval = interval
+        self.packBytes = packBytes
+    }
+
+    func keyPressed() {
+        presses += 1
+        if presses % interval == 0 { report() }
+    }
+
+    func report() {
+        let status = Self.status()
+        log("memory keys=\(presses) rss_kb=\(status["VmRSS"] ?? -1) hwm_kb=\(status["VmHWM"] ?? -1) pack_mapped_bytes=\(packBytes)")
+    }
+
+    /// The kB figures of /proc/self/status.
+    static func status() -> [String: Int] {
+        guard let file = fopen("/proc/self/status", "r") else { return [:] }
+        defer { fclose(file) }
+        var result: [String: Int] = [:]
+        var buffer = [CChar](repeating: 0, count: 256)
+        while fgets(&buffer, Int32(buffer.count), file) != nil {
+            let line = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard line.hasPrefix("Vm"), let colon = line.firstIndex(of: ":") else { continue }
+            let digits = line[line.index(after: colon)...].filter(\.isNumber)
+            if let value = Int(digits) { result[String(line[..<colon])] = value }
+        }
+        return result
+    }
+}

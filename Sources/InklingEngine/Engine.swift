@@ -1,0 +1,288 @@
+import CIBus
+import InklingCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One IBus engine object and the input session behind it.
+///
+/// The glue only translates: IBus signals become `InputSession` calls, and the session's effects
+/// are rendered with libibus calls in order. Nothing is decided here. Every signal connection
+/// owns a reference to this object (released by GLib when the engine is finalised).
+@MainActor
+final class EngineInstance {
+    /// The engine object; nil once IBus destroyed it.
+    private(set) var engine: UnsafeMutablePointer<IBusEngine>?
+    /// Nil when no usable pack was found: then every key passes through.
+    let session: InputSession?
+    private var idleQueued = false
+    private let diagnostics: MemoryDiagnostics?
+
+    init(engine: UnsafeMutablePointer<IBusEngine>, session: InputSession?, diagnostics: MemoryDiagnostics?) {
+        self.engine = engine
+        self.session = session
+        self.diagnostics = diagnostics
+    }
+
+    // MARK: Signals in
+
+    func processKey(keyval: UInt32, keycode: UInt32, state: UInt32) -> Bool {
+        let modifiers = KeyModifiers(rawValue: state)
+        if !modifiers.contains(.release) { diagnostics?.keyPressed() }
+        guard let session else { return false }
+        let scalar = ibus_keyval_to_unicode(keyval)
+        let event = KeyEvent(
+            keyval: keyval, keycode: keycode, modifiers: modifiers,
+            character: scalar == 0 ? nil : Unicode.Scalar(scalar))
+        let result = session.processKey(event)
+        render(result.effects)
+        if result.needsSuggestions { scheduleSuggestions() }
+        return result.handled
+    }
+
+    func focusIn() {
+        requestSurroundingText()
+        guard let session else { return }
+        render(session.focusIn())
+    }
+
+    func focusOut() {
+        guard let session else { return }
+        render(session.focusOut())
+    }
+
+    func reset() {
+        guard let session else { return }
+        render(session.reset())
+    }
+
+    func enable() {
+        requestSurroundingText()
+    }
+
+    func disable() {
+        // The daemon has already settled the preedit (commit-on-focus-out mode); clear our state.
+        guard let session else { return }
+        render(session.reset())
+    }
+
+    func setSurroundingText(text: UnsafeMutablePointer<IBusText>?, cursor: UInt32, anchor: UInt32) {
+        guard let session else { return }
+        var surrounding: SurroundingText? = nil
+        if let raw = inkling_text_string(text), let string = String(validatingCString: raw) {
+            surrounding = SurroundingText(text: string, cursor: Int(cursor), anchor: Int(anchor))
+        }
+        let result = session.setSurroundingText(surrounding)
+        render(result.effects)
+        if result.needsSuggestions { scheduleSuggestions() }
+    }
+
+    func setContentType(purpose: UInt32, hints: UInt32) {
+        guard let session else { return }
+        render(session.setContentType(ContentType(purpose: purpose, hints: hints)))
+    }
+
+    func setCapabilities(_ capabilities: UInt32) {
+        session?.setCapabilities(ClientCapabilities(rawValue: capabilities))
+    }
+
+    func candidateClicked(index: UInt32) {
+        guard let session else { return }
+        let result = session.candidateClicked(pageIndex: Int(index))
+        render(result.effects)
+        if result.needsSuggestions { scheduleSuggestions() }
+    }
+
+    /// Panel requests (page and highlight moves) arrive as the keys that do the same.
+    func panelKey(_ keyval: UInt32) {
+        guard let session, !session.currentCandidates.isEmpty else { return }
+        let result = session.processKey(KeyEvent(keyval: keyval))
+        render(result.effects)
+        if result.needsSuggestions { scheduleSuggestions() }
+    }
+
+    func destroyed() {
+        engine = nil
+    }
+
+    // MARK: Suggestions after the key
+
+    /// Queues one idle callback that recomputes suggestions (never more than one at a time).
+    private func scheduleSuggestions() {
+        guard !idleQueued, engine != nil else { return }
+        idleQueued = true
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, { data in
+            guard let data else { return 0 }
+            let instance = Unmanaged<EngineInstance>.fromOpaque(data).takeUnretainedValue()
+            MainActor.assumeIsolated { instance.runSuggestions() }
+            return 0  // G_SOURCE_REMOVE
+        }, retained, { data in
+            guard let data else { return }
+            Unmanaged<EngineInstance>.fromOpaque(data).release()
+        })
+    }
+
+    private func runSuggestions() {
+        idleQueued = false
+        guard engine != nil, let session else { return }
+        render(session.refreshSuggestions())
+    }
+
+    private func requestSurroundingText() {
+        guard let engine else { return }
+        // Signal-only form: asks the client to send surrounding text (no reference handed out).
+        ibus_engine_get_surrounding_text(engine, nil, nil, nil)
+    }
+
+    // MARK: Effects out
+
+    private func render(_ effects: [SessionEffect]) {
+        guard let engine else { return }
+        for effect in effects {
+            switch effect {
+            case .commitText(let text):
+                ibus_engine_commit_text(engine, ibus_text_new_from_string(text))
+            case .updatePreedit(let preedit):
+                let text = ibus_text_new_from_string(preedit.text)
+                if preedit.underlined > 0 {
+                    ibus_text_append_attribute(
+                        text, guint(IBUS_ATTR_TYPE_UNDERLINE.rawValue), guint(IBUS_ATTR_UNDERLINE_SINGLE.rawValue),
+                        0, gint(preedit.underlined))
+                }
+                ibus_engine_update_preedit_text_with_mode(
+                    engine, text, guint(max(0, preedit.cursor)), 1, IBUS_ENGINE_PREEDIT_COMMIT)
+            case .hidePreedit:
+                // An empty, hidden preedit: nothing is left for the client to commit on focus-out.
+                ibus_engine_update_preedit_text_with_mode(
+                    engine, ibus_text_new_from_string(""), 0, 0, IBUS_ENGINE_PREEDIT_COMMIT)
+            case .updateLookupTable(let table):
+                let pageSize = guint(max(1, table.pageSize))
+                let cursor = guint(max(0, min(table.cursor, max(0, table.candidates.count - 1))))
+                let lookup = ibus_lookup_table_new(pageSize, cursor, table.cursorVisible ? 1 : 0, 1)
+                for candidate in table.candidates {
+                    ibus_lookup_table_append_candidate(lookup, ibus_text_new_from_string(candidate))
+                }
+                for (index, label) in table.labels.enumerated() {
+                    ibus_lookup_table_set_label(lookup, guint(index), ibus_text_new_from_string(label))
+                }
+                ibus_engine_update_lookup_table(engine, lookup, 1)
+            case .hideLookupTable:
+                ibus_engine_hide_lookup_table(engine)
+            case .updateAuxiliaryText(let text):
+                ibus_engine_update_auxiliary_text(engine, ibus_text_new_from_string(text), 1)
+            case .hideAuxiliaryText:
+                ibus_engine_hide_auxiliary_text(engine)
+            case .deleteSurroundingText(let offset, let count):
+                ibus_engine_delete_surrounding_text(engine, gint(offset), guint(max(0, count)))
+            }
+        }
+    }
+}
+
+// MARK: - Signal wiring
+
+/// The `user_data` of a signal handler, back to the engine instance.
+private func engineInstance(_ data: gpointer?) -> EngineInstance {
+    Unmanaged<EngineInstance>.fromOpaque(data!).takeUnretainedValue()
+}
+
+private typealias VoidHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, gpointer?) -> Void
+
+private let releaseInstance: GClosureNotify = { data, _ in
+    guard let data else { return }
+    Unmanaged<EngineInstance>.fromOpaque(data).release()
+}
+
+@MainActor
+private func connect(_ engine: UnsafeMutablePointer<IBusEngine>, _ signal: String, _ instance: EngineInstance, _ handler: GCallback) {
+    let data = Unmanaged.passRetained(instance).toOpaque()
+    inkling_signal_connect(engine, signal, handler, data, releaseInstance)
+}
+
+@MainActor
+private func connectVoid(_ engine: UnsafeMutablePointer<IBusEngine>, _ signal: String, _ instance: EngineInstance, _ handler: VoidHandler) {
+    connect(engine, signal, instance, unsafeBitCast(handler, to: GCallback.self))
+}
+
+/// Connects every engine signal the session cares about to `instance`.
+@MainActor
+func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstance) {
+    typealias KeyHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, guint, guint, guint, gpointer?) -> gboolean
+    let key: KeyHandler = { _, keyval, keycode, state, data in
+        let target = engineInstance(data)
+        return MainActor.assumeIsolated { target.processKey(keyval: keyval, keycode: keycode, state: state) } ? 1 : 0
+    }
+    connect(engine, "process-key-event", instance, unsafeBitCast(key, to: GCallback.self))
+
+    connectVoid(engine, "focus-in", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.focusIn() }
+    }
+    connectVoid(engine, "focus-out", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.focusOut() }
+    }
+    connectVoid(engine, "reset", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.reset() }
+    }
+    connectVoid(engine, "enable", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.enable() }
+    }
+    connectVoid(engine, "disable", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.disable() }
+    }
+    connectVoid(engine, "page-up", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.panelKey(Keysym.pageUp) }
+    }
+    connectVoid(engine, "page-down", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.panelKey(Keysym.pageDown) }
+    }
+    connectVoid(engine, "cursor-up", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.panelKey(Keysym.up) }
+    }
+    connectVoid(engine, "cursor-down", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.panelKey(Keysym.down) }
+    }
+    connectVoid(engine, "destroy", instance) { _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.destroyed() }
+    }
+
+    typealias SurroundingHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, gpointer?, guint, guint, gpointer?) -> Void
+    let surrounding: SurroundingHandler = { _, text, cursor, anchor, data in
+        let target = engineInstance(data)
+        let ibusText = inkling_text(text)
+        MainActor.assumeIsolated { target.setSurroundingText(text: ibusText, cursor: cursor, anchor: anchor) }
+    }
+    connect(engine, "set-surrounding-text", instance, unsafeBitCast(surrounding, to: GCallback.self))
+
+    typealias TwoUIntHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, guint, guint, gpointer?) -> Void
+    let contentType: TwoUIntHandler = { _, purpose, hints, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.setContentType(purpose: purpose, hints: hints) }
+    }
+    connect(engine, "set-content-type", instance, unsafeBitCast(contentType, to: GCallback.self))
+
+    typealias UIntHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, guint, gpointer?) -> Void
+    let capabilities: UIntHandler = { _, caps, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.setCapabilities(caps) }
+    }
+    connect(engine, "set-capabilities", instance, unsafeBitCast(capabilities, to: GCallback.self))
+
+    typealias ClickHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, guint, guint, guint, gpointer?) -> Void
+    let clicked: ClickHandler = { _, index, _, _, data in
+        let target = engineInstance(data)
+        MainActor.assumeIsolated { target.candidateClicked(index: index) }
+    }
+    connect(engine, "candidate-clicked", instance, unsafeBitCast(clicked, to: GCallback.self))
+}

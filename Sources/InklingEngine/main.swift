@@ -1,0 +1,124 @@
+// ibus-engine-inkling: the Inkling IBus engine process.
+//
+//   --ibus      started by ibus-daemon (the component's <exec>): owns org.freedesktop.IBus.Inkling
+//   --xml       prints the component XML, with this binary's absolute path as <exec>
+//   --version   prints the version
+//   (none)      for development: registers the component with the running daemon itself
+//
+// The language pack is opened once per process; every engine object gets its own session.
+import CIBus
+import InklingCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+let usage = """
+    usage: ibus-engine-inkling [--ibus | --xml | --version]
+      --ibus      run as started by ibus-daemon
+      --xml       print the IBus component XML for this binary
+      --version   print the version
+      (no option) register the component with the running IBus daemon and serve it
+
+    environment:
+      INKLING_DEBUG_MEMORY=N   log RSS, peak RSS and the pack's mapped size every N key presses
+
+    """
+
+@MainActor
+enum EngineProcess {
+    static var pack: LanguagePack?
+    static var diagnostics: MemoryDiagnostics?
+    static var connection: OpaquePointer?
+    static var engineCount = 0
+
+    /// Opens the bundled English pack; on failure every engine passes all keys through.
+    static func loadPack() {
+        defer {
+            diagnostics = MemoryDiagnostics(
+                environment: getenv("INKLING_DEBUG_MEMORY").map { String(cString: $0) }, packBytes: pack?.file.size ?? 0)
+        }
+        let executable = PackLocator.currentExecutablePath()
+        guard let path = PackLocator.bundledPack(language: "en", executablePath: executable) else {
+            log("no English language pack found near \(executable); keys will pass through unchanged")
+            return
+        }
+        do {
+            pack = try LanguagePack(path: path)
+        } catch {
+            log("cannot use the language pack \(path): \(error); keys will pass through unchanged")
+        }
+    }
+
+    /// A new engine object for the daemon (one per `CreateEngine` call).
+    static func createEngine(named name: String) -> UnsafeMutablePointer<IBusEngine>? {
+        guard name == Component.engineName, let connection else { return nil }
+        engineCount += 1
+        let path = "/org/freedesktop/IBus/Engine/Inkling/\(engineCount)"
+        guard let engine = ibus_engine_new(name, path, connection) else { return nil }
+        let session = pack.map { InputSession(predictor: Predictor(pack: $0)) }
+        let instance = EngineInstance(engine: engine, session: session, diagnostics: diagnostics)
+        wire(engine, to: instance)
+        return engine
+    }
+}
+
+@MainActor
+func runEngine(ownName: Bool) -> Never {
+    EngineProcess.loadPack()
+    ibus_init()
+    guard let bus = ibus_bus_new(), ibus_bus_is_connected(bus) != 0 else {
+        log("cannot connect to the IBus daemon")
+        exit(1)
+    }
+    typealias BusHandler = @convention(c) (gpointer?, gpointer?) -> Void
+    let disconnected: BusHandler = { _, _ in ibus_quit() }
+    inkling_signal_connect(bus, "disconnected", unsafeBitCast(disconnected, to: GCallback.self), nil, nil)
+
+    let connection = ibus_bus_get_connection(bus)
+    EngineProcess.connection = connection
+    let factory = ibus_factory_new(connection)
+    typealias CreateHandler = @convention(c) (gpointer?, UnsafePointer<gchar>?, gpointer?) -> UnsafeMutablePointer<IBusEngine>?
+    let create: CreateHandler = { _, name, _ in
+        let engineName = name.map { String(cString: $0) } ?? ""
+        // Pointers are not Sendable: cross the isolation boundary as an address.
+        let address = MainActor.assumeIsolated { EngineProcess.createEngine(named: engineName).map { UInt(bitPattern: $0) } }
+        return address.flatMap { UnsafeMutablePointer<IBusEngine>(bitPattern: $0) }
+    }
+    inkling_signal_connect(factory, "create-engine", unsafeBitCast(create, to: GCallback.self), nil, nil)
+
+    if ownName {
+        ibus_bus_request_name(bus, Component.busName, 0)
+    } else {
+        let xml = Component.xml(exec: PackLocator.currentExecutablePath())
+        guard let node = ibus_xml_parse_buffer(xml), let component = ibus_component_new_from_xml_node(node) else {
+            log("cannot build the component description")
+            exit(1)
+        }
+        ibus_xml_free(node)
+        if ibus_bus_register_component(bus, component) == 0 {
+            log("the IBus daemon refused the component")
+            exit(1)
+        }
+    }
+    ibus_main()
+    exit(0)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "--version":
+    print("ibus-engine-inkling \(Component.version)")
+case "--xml":
+    print(Component.xml(exec: PackLocator.currentExecutablePath()), terminator: "")
+case "--help", "-h":
+    print(usage, terminator: "")
+case "--ibus":
+    runEngine(ownName: true)
+case nil:
+    runEngine(ownName: false)
+default:
+    log("unknown option \(arguments[0])")
+    print(usage, terminator: "")
+    exit(2)
+}

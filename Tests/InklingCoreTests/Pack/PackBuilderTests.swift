@@ -1,0 +1,132 @@
+import FoundationEssentials
+import Testing
+@testable import InklingCore
+import InklingTestSupport
+
+/// The builder's modelling decisions, checked through the packs it writes.
+@Suite("PackBuilder")
+struct PackBuilderTests {
+    static func open(_ bytes: [UInt8]) throws -> LanguagePack { try LanguagePack(data: Data(bytes)) }
+
+    @Test("the frequency list: malformed lines, numbers and multi-word entries are skipped")
+    func frequencyListFiltering() throws {
+        let pack = FixturePacks.english
+        for rejected in ["new york", "__init__", "-", "bad", "worse", "zero", "lonely", "2020", "mp3"] {
+            #expect(pack.id(ofKey: rejected) == nil, "\(rejected)")
+        }
+        #expect(pack.id(ofKey: "new") != nil)  // listed on its own line
+        // The first of two entries with the same key wins ("the" 0.05, not "The" 0.9).
+        let the = try #require(pack.id(ofKey: "the"))
+        let of = try #require(pack.id(ofKey: "of"))
+        #expect(abs(Math.exp(pack.logPrior(the) - pack.logPrior(of)) - 0.05 / 0.028) < 0.03)
+    }
+
+    @Test("vocabularySize keeps the most frequent words of the list")
+    func vocabularySize() throws {
+        let bytes = FixturePacks.build(wordFrequencies: "the\t0.5\nof\t0.3\nand\t0.2\ncat\t0.1\n", corpus: "") {
+            $0.vocabularySize = 2
+        }
+        let pack = try Self.open(bytes)
+        #expect((0..<pack.wordCount).map(pack.key) == ["of", "the"])
+    }
+
+    @Test("corpus words missing from the list are added from corpusWordMinimumCount occurrences")
+    func corpusWords() throws {
+        let corpus = """
+            the zorblax is here. the zorblax is there.
+            a zorblax and a zorblax. the quux is rare. Numbers 1990s 1990s 1990s 1990s
+            """
+        let bytes = FixturePacks.build(wordFrequencies: "the\t0.5\nis\t0.2\na\t0.2\nand\t0.1\n", corpus: corpus)
+        let pack = try Self.open(bytes)
+        let zorblax = try #require(pack.id(ofKey: "zorblax"), "seen 4 times")
+        #expect(pack.id(ofKey: "quux") == nil)  // seen once
+        #expect(pack.id(ofKey: "1990s") == nil)  // numbers are never learned
+        #expect(pack.logPrior(zorblax) < pack.logPrior(try #require(pack.id(ofKey: "the"))))
+
+        let strict = try Self.open(FixturePacks.build(wordFrequencies: "the\t0.5\n", corpus: corpus) { $0.corpusWordMinimumCount = 5 })
+        #expect(strict.id(ofKey: "zorblax") == nil)
+    }
+
+    @Test("display case: dominant capitals, I, and hunspell proper nouns")
+    func displayChoice() throws {
+        var inputs = PackBuilder.Inputs(wordFrequencies: "i\t0.3\ni'd\t0.1\nparis\t0.1\napple\t0.1\nmay\t0.1\nnasa\t0.1\nbill\t0.1\n", corpus: "")
+        inputs.surfaceForms = "Apple\t10\napple\t40\nMay\t50\nmay\t10\nNASA\t30\nBill\t5\nbill\t2\n"
+        inputs.spellings = "Paris\nbill\nmay\n"
+        var parameters = PackBuilder.Parameters()
+        parameters.characterTableBytes = 1 << 13
+        let pack = try Self.open(PackBuilder(inputs: inputs, parameters: parameters).build())
+        func display(_ key: String) throws -> String { pack.display(try #require(pack.id(ofKey: key))) }
+        #expect(try display("i") == "I")
+        #expect(try display("i'd") == "I'd")
+        #expect(try display("paris") == "Paris")  // spelled only with a capital
+        #expect(try display("apple") == "apple")  // the capital form is the minority
+        #expect(try display("nasa") == "NASA")
+        // "may" is a lower-case spelling: a capital form must dominate 8:1, and 50:10 does not.
+        #expect(try display("may") == "may")
+        #expect(try display("bill") == "bill")
+        #expect(pack.wordFlags(try #require(pack.id(ofKey: "may"))).contains(.sometimesCapitalized))
+        #expect(pack.wordFlags(try #require(pack.id(ofKey: "paris"))).contains(.capitalized))
+    }
+
+    @Test("external bigrams add successors the corpus lacks")
+    func externalBigrams() throws {
+        let words = "alpha\t0.3\nbeta\t0.3\ngamma\t0.2\ndelta\t0.2\n"
+        let corpus = "alpha gamma. alpha gamma. beta delta."
+        let plain = try Self.open(FixturePacks.build(wordFrequencies: words, corpus: corpus))
+        var inputs = PackBuilder.Inputs(wordFrequencies: words, corpus: corpus)
+        inputs.bigrams = "alpha\tbeta\t1000\nalpha\tnonsense\t5\n"
+        var parameters = PackBuilder.Parameters()
+        parameters.characterTableBytes = 1 << 13
+        let merged = try Self.open(PackBuilder(inputs: inputs, parameters: parameters).build())
+        func successors(_ pack: LanguagePack, _ key: String) throws -> [String] {
+            pack.bigramSuccessors(of: try #require(pack.id(ofKey: key))).entries.map { pack.key(LanguagePack.decodeSuccessor($0).id) }
+        }
+        #expect(try successors(plain, "alpha") == ["gamma"])
+        #expect(try Set(successors(merged, "alpha")) == ["beta", "gamma"])
+    }
+
+    @Test("sentences split at . ! ? so a sentence's first word follows the start context")
+    func sentenceSplitting() throws {
+        let words = "one\t0.25\ntwo\t0.25\nthree\t0.25\nfour\t0.25\n"
+        let pack = try Self.open(FixturePacks.build(wordFrequencies: words, corpus: "one two! three four? one two. three"))
+        func successors(_ context: Int) -> Set<String> {
+            Set(pack.bigramSuccessors(of: context).entries.map { pack.key(LanguagePack.decodeSuccessor($0).id) })
+        }
+        #expect(successors(pack.sentenceStartID) == ["one", "three"])
+        #expect(successors(try #require(pack.id(ofKey: "two"))).isEmpty)
+        #expect(successors(try #require(pack.id(ofKey: "one"))) == ["two"])
+    }
+
+    @Test func heldOutDocuments() {
+        var parameters = PackBuilder.Parameters()
+        parameters.holdOutEvery = 3
+        let builder = PackBuilder(inputs: PackBuilder.Inputs(wordFrequencies: "", corpus: "d0\nd1\nd2\nd3\nd4\nd5\nd6"), parameters: parameters)
+        #expect(builder.heldOutDocuments() == ["d0", "d3", "d6"])
+        #expect(PackBuilder(inputs: builder.inputs).heldOutDocuments().isEmpty)
+    }
+
+    @Test("building is deterministic")
+    func deterministic() {
+        let again = PackBuilder(inputs: FixturePacks.englishInputs, parameters: FixturePacks.englishParameters).build()
+        #expect(again == FixturePacks.englishBytes)
+    }
+
+    @Test("progress messages are reported")
+    func progress() {
+        final class Log: @unchecked Sendable { var lines: [String] = [] }
+        let log = Log()
+        var builder = PackBuilder(inputs: PackBuilder.Inputs(wordFrequencies: "a\t1\n", corpus: "a a a"))
+        builder.parameters.characterTableBytes = 1 << 13
+        builder.progress = { log.lines.append($0) }
+        _ = builder.build()
+        #expect(log.lines.contains { $0.hasPrefix("vocabulary:") })
+        #expect(log.lines.contains { $0.hasPrefix("character model:") })
+    }
+
+    @Test("a pack with an empty corpus still opens and predicts from the prior")
+    func emptyCorpus() throws {
+        let pack = try Self.open(FixturePacks.build(wordFrequencies: "the\t0.6\nthey\t0.3\nthen\t0.1\n", corpus: ""))
+        #expect(pack.wordCount == 3)
+        #expect(Predictor(pack: pack).suggest(before: "th", count: 3) == ["the", "they", "then"])
+    }
+}

@@ -1,0 +1,89 @@
+import Testing
+@testable import InklingCore
+import InklingTestSupport
+
+/// Words and word pairs of the current document, derived from the text before the word.
+@Suite("DocumentCache")
+struct DocumentCacheTests {
+    let pack = FixturePacks.english
+
+    func cache(_ context: String) -> DocumentCache {
+        var cache = DocumentCache()
+        cache.update(context: Substring(context), pack: pack)
+        return cache
+    }
+
+    @Test func countsWordsAndKeepsWrittenForms() throws {
+        let cache = cache("I met Zorblax. Then zorblax met the cat, and ZORBLAX met me ")
+        let entry = try #require(cache.words["zorblax"])
+        #expect(entry.count == 3)
+        #expect(entry.id == nil)
+        #expect(entry.display == "ZORBLAX")  // the latest mid-sentence spelling
+        #expect(cache.words["met"]?.count == 3)
+        #expect(cache.words["met"]?.id == pack.id(ofKey: "met"))
+        #expect(cache.totalWords == 12)
+    }
+
+    @Test("a capital at a sentence start alone does not make a display form")
+    func sentenceInitialCapital() {
+        #expect(cache("The cat. ").words["the"]?.display == "the")
+        #expect(cache("Obama spoke. ").words["obama"]?.display == "Obama")  // the pack's display
+        #expect(cache("Zorblax spoke. ").words["zorblax"]?.display == "Zorblax")  // unknown: as written
+        #expect(cache("I saw the Cat. ").words["cat"]?.display == "Cat")
+    }
+
+    @Test func typographicApostrophesAreFolded() {
+        let cache = cache("I don\u{2019}t know ")
+        #expect(cache.words["don't"]?.display == "don't")
+        #expect(cache.words["don't"]?.id == pack.id(ofKey: "don't"))
+    }
+
+    @Test("the last two words give the n-gram context; a sentence end or a number resets it")
+    func lastWords() throws {
+        let the = try #require(pack.id(ofKey: "the")), united = try #require(pack.id(ofKey: "united"))
+        #expect(cache("We saw the united ").lastWords == (united, the))
+        #expect(cache("the ").lastWords == (the, pack.sentenceStartID))
+        #expect(cache("").lastWords == (nil, nil))
+        #expect(cache("Hello. ").lastWords == (nil, nil))
+        #expect(cache("Hello! ").lastWords == (nil, nil))
+        #expect(cache("I paid 12 ").lastWords == (nil, pack.id(ofKey: "paid")))
+        #expect(cache("we zorblax ").lastWords == (nil, pack.id(ofKey: "we")))
+    }
+
+    @Test func capitalizedMidSentence() {
+        #expect(cache("I live near the White ").lastWordCapitalizedMidSentence)
+        #expect(!cache("White ").lastWordCapitalizedMidSentence)
+        #expect(!cache("the white ").lastWordCapitalizedMidSentence)
+        #expect(!cache("you and I ").lastWordCapitalizedMidSentence)
+        #expect(!cache("so I'm ").lastWordCapitalizedMidSentence)
+        #expect(!cache("the White. ").lastWordCapitalizedMidSentence)
+        #expect(!cache("the White 12 ").lastWordCapitalizedMidSentence)
+    }
+
+    @Test func followersOfTheLastWord() {
+        let cache = cache("red zorblax, red zorblax, red quux. Then red ")
+        #expect(cache.lastWordFollowers == ["zorblax": 2, "quux": 1])
+        #expect(self.cache("red zorblax. ").lastWordFollowers.isEmpty)
+    }
+
+    @Test("updating with a new context rebuilds from scratch")
+    func rebuild() {
+        var cache = DocumentCache()
+        cache.update(context: "zorblax zorblax ", pack: pack)
+        cache.update(context: "the cat ", pack: pack)
+        #expect(cache.words["zorblax"] == nil)
+        #expect(cache.totalWords == 2)
+    }
+
+    /// `cafe` + U+0301 is the word `cafe` and a separator; `café` with U+00E9 is one word.
+    @Test("canonically equivalent contexts with different scalars are different documents")
+    func canonicalEquivalence() {
+        var cache = DocumentCache()
+        cache.update(context: "I like cafe\u{301} ", pack: pack)
+        cache.update(context: "I like caf\u{E9} ", pack: pack)
+        withKnownIssue("DocumentCache.update compares Substrings with ==, which is canonical equivalence, so it skips the rebuild") {
+            #expect(cache.words["caf\u{E9}"] != nil)
+            #expect(cache.words["cafe"] == nil)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+"""Runs a copy of the engine in its own daemon and reports, as one JSON line, what a client saw.
+
+    check_engine.py --pack missing|corrupt|bundled --workdir DIR [--debug-memory N]
+
+The copy lives in DIR/bin so that the pack it finds (DIR/data/packs/en.inkpack) is controlled:
+none, a corrupt one (one byte changed), or the real one.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from ibus_harness import REPO, Client, Daemon, IBus, drain, engine_path  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pack", choices=["missing", "corrupt", "bundled"], required=True)
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--debug-memory", type=int, default=0)
+    args = parser.parse_args()
+
+    bindir = os.path.join(args.workdir, "bin")
+    packs = os.path.join(args.workdir, "data", "packs")
+    os.makedirs(bindir, exist_ok=True)
+    engine = os.path.join(bindir, "ibus-engine-inkling")
+    shutil.copy2(engine_path(), engine)
+    real_pack = os.path.join(REPO, "data", "packs", "en.inkpack")
+    if args.pack != "missing":
+        os.makedirs(packs, exist_ok=True)
+        target = os.path.join(packs, "en.inkpack")
+        if args.pack == "bundled":
+            os.symlink(real_pack, target)
+        else:
+            data = bytearray(open(real_pack, "rb").read())
+            data[len(data) // 2] ^= 0xFF
+            open(target, "wb").write(bytes(data))
+
+    env = {"INKLING_DEBUG_MEMORY": str(args.debug_memory)} if args.debug_memory else {}
+    daemon = Daemon(engine=engine, env=env).start()
+    try:
+        client = Client(daemon)
+        client.focus_in()
+        client.set_engine("inkling")
+        client.preedit_updates.clear()
+        client.tables.clear()
+        handled = []
+        for ch in "zebra quokka":
+            keyval = IBus.KEY_space if ch == " " else IBus.unicode_to_keyval(ch)
+            if client.key(keyval):
+                handled.append(ch)
+        for keyval in (IBus.KEY_F1, IBus.KEY_Tab, IBus.KEY_BackSpace, IBus.KEY_Return):
+            if client.key(keyval):
+                handled.append(keyval)
+        client.key(IBus.KEY_Shift_L)  # a round trip: whatever the engine sent has arrived
+        drain()
+        pid = daemon.engine_pid()
+        report = {
+            "handled": handled,
+            "preedit": [p for p in client.preedit_updates if p[0]],
+            "tables": [t for t in client.tables if t],
+            "commits": client.commits if args.pack != "bundled" else len(client.commits),
+            "engine_alive": pid is not None,
+        }
+        client.focus_out()
+        client.destroy()
+    finally:
+        log = daemon.log()
+        daemon.stop()
+    report["log"] = log
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

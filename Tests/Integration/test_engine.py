@@ -1,0 +1,333 @@
+"""The engine through a real ibus-daemon and a real IBus client (headless, no X)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ibus_harness import (
+    CONTROL,
+    RELEASE,
+    REPO,
+    SHIFT,
+    Client,
+    IBus,
+    cli_path,
+    drain,
+    engine_path,
+    pump_until,
+    rss_kb,
+)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def wait_for_completions(client, prefix, containing=None):
+    def ok(candidates):
+        if not candidates or not all(c.lower().startswith(prefix) for c in candidates):
+            return False
+        return containing is None or containing in candidates
+
+    return client.wait_for_table(ok, what="completions of %r" % prefix)
+
+
+def select(client, word):
+    """Selects `word` from the visible table with Page_Down and the F-key of its row."""
+    candidates = client.tables[-1]
+    index = candidates.index(word)
+    page_size = client.last_table.get_page_size()
+    for _ in range(index // page_size):
+        assert client.key(IBus.KEY_Page_Down)
+    before = len(client.commits)
+    assert client.key(IBus.KEY_F1 + index % page_size)
+    return client.commits[before:]
+
+
+def sync(client):
+    """A round trip through the engine: everything it sent before has arrived afterwards."""
+    client.key(IBus.KEY_Shift_L)
+
+
+# -- the component ------------------------------------------------------------------------------
+
+
+def test_xml_is_the_template_with_the_absolute_engine_path():
+    engine = engine_path()
+    xml = subprocess.run([engine, "--xml"], check=True, capture_output=True, text=True).stdout
+    with open(os.path.join(REPO, "ibus-component", "inkling.xml.in")) as f:
+        template = f.read()
+    assert xml == template.replace("@EXEC@", engine)
+    assert "<exec>%s --ibus</exec>" % engine in xml
+    version = subprocess.run([engine, "--version"], check=True, capture_output=True, text=True).stdout
+    assert version.startswith("ibus-engine-inkling ")
+
+
+# -- composing ----------------------------------------------------------------------------------
+
+
+def test_letters_build_an_underlined_preedit(client):
+    for ch in "hel":
+        assert client.key(ord(ch))
+    assert client.preedit == ("hel", 3, True)
+    assert client.preedit_mode == IBus.PreeditFocusMode.COMMIT
+    assert (int(IBus.AttrType.UNDERLINE), int(IBus.AttrUnderline.SINGLE), 0, 3) in client.preedit_attrs
+    assert client.commits == []
+    wait_for_completions(client, "hel", "hello")
+
+
+def test_f_key_commits_exactly_the_selected_candidate(client):
+    client.type("hel")
+    wait_for_completions(client, "hel", "hello")
+    assert select(client, "hello") == ["hello"]
+    assert client.text == "hello"
+    # The pending space is shown as preedit, not underlined.
+    assert client.preedit == (" ", 1, True)
+    assert not [a for a in client.preedit_attrs if a[0] == int(IBus.AttrType.UNDERLINE)]
+    # A letter commits it.
+    assert client.key(ord("w"))
+    assert client.commits == ["hello", " "]
+    assert client.shown == "hello w"
+
+
+def test_space_commits_the_typed_word_and_a_space(client):
+    client.type("cat")
+    assert client.key(IBus.KEY_space)
+    assert client.commits == ["cat "]
+    assert client.text == "cat "
+    assert not client.preedit[2]
+
+
+def test_return_commits_the_word_and_the_application_gets_the_newline(client):
+    client.type("cat")
+    assert not client.key(IBus.KEY_Return)
+    assert client.commits == ["cat"]
+    assert client.text == "cat\n"
+    assert not client.preedit[2]
+
+
+def test_comma_after_a_selected_candidate_has_no_space_before_it(client):
+    client.type("hel")
+    wait_for_completions(client, "hel", "hello")
+    select(client, "hello")
+    assert not client.key(ord(","))
+    assert client.text == "hello,"
+    assert not client.preedit[2]
+    client.type(" world.")
+    assert client.text == "hello, world."
+
+
+def test_space_after_a_selected_candidate_confirms_the_pending_space(client):
+    client.type("hel")
+    wait_for_completions(client, "hel", "hello")
+    select(client, "hello")
+    client.type(" world.")
+    assert client.text == "hello world."
+    assert client.commits == ["hello", " ", "world"]
+
+
+def test_backspace_edits_the_preedit_then_passes_through(client):
+    client.type("hex")
+    assert client.key(IBus.KEY_BackSpace)
+    assert client.preedit == ("he", 2, True)
+    client.key(IBus.KEY_BackSpace)
+    client.key(IBus.KEY_BackSpace)
+    assert not client.preedit[2]
+    assert client.commits == []
+    client.text = "ab"
+    assert not client.key(IBus.KEY_BackSpace)
+    assert client.text == "a"
+
+
+def test_tab_highlights_and_space_commits_the_highlighted_candidate(client):
+    client.type("hel")
+    candidates = wait_for_completions(client, "hel", "hello")
+    assert client.key(IBus.KEY_Tab)
+    assert client.last_table.is_cursor_visible()
+    assert client.last_table.get_cursor_pos() == 0
+    assert client.key(IBus.KEY_space)
+    assert client.commits == [candidates[0] + " "]
+
+
+def test_escape_hides_the_table_and_keeps_the_word(client):
+    client.type("hel")
+    wait_for_completions(client, "hel")
+    assert client.key(IBus.KEY_Escape)
+    assert not client.table_visible
+    assert client.preedit == ("hel", 3, True)
+    client.key(IBus.KEY_space)
+    assert client.text == "hel "
+
+
+# -- what passes through --------------------------------------------------------------------------
+
+
+def test_releases_modifiers_and_shortcuts_pass_through(client):
+    assert not client.key(IBus.KEY_Shift_L, release=False)
+    assert not client.key(IBus.KEY_Control_L, release=False)
+    assert not client.key(ord("a"), RELEASE)
+    assert not client.key(IBus.KEY_Shift_L, RELEASE)
+    assert not client.key(ord("c"), CONTROL)
+    assert client.preedit_updates == [] or not any(p[0] for p in client.preedit_updates)
+    # Releases of typing keys are passed through too.
+    client.type("ok")
+    assert all(not handled for (_, state, handled) in client.handled if state & RELEASE)
+
+
+def test_password_field_gets_nothing(client):
+    client.set_content_type(IBus.InputPurpose.PASSWORD)
+    client.preedit_updates.clear()
+    client.tables.clear()
+    for ch in "hunter2 secret":
+        keyval = IBus.KEY_space if ch == " " else IBus.unicode_to_keyval(ch)
+        assert not client.key(keyval)
+    assert not client.key(IBus.KEY_F1)
+    assert not client.key(IBus.KEY_Return)
+    sync(client)
+    drain()
+    assert client.commits == []
+    assert not [p for p in client.preedit_updates if p[0]]
+    assert not [t for t in client.tables if t]
+    assert client.text == "hunter2 secret\n"
+
+
+def test_pin_field_gets_nothing(client):
+    client.set_content_type(IBus.InputPurpose.PIN)
+    client.tables.clear()
+    for ch in "1234":
+        assert not client.key(ord(ch))
+    sync(client)
+    assert client.commits == [] and not [t for t in client.tables if t]
+
+
+# -- focus and reset -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("client_commits", [False, True], ids=["daemon-commits", "gtk-like-client"])
+def test_focus_out_delivers_the_preedit_exactly_once(daemon, client_commits):
+    client = Client(daemon, client_commit=client_commits)
+    try:
+        client.focus_in()
+        client.set_engine("inkling")
+        client.type("hel")
+        wait_for_completions(client, "hel")
+        client.focus_out()
+        pump_until(lambda: "hel" in client.text, what="the preedit to be committed on focus-out")
+        client.focus_in()
+        client.key(ord("x"))
+        pump_until(lambda: client.preedit[0] == "x", what="the next preedit")
+        assert client.text == "hel"
+        assert client.shown == "helx"
+    finally:
+        client.focus_out()
+        client.destroy()
+
+
+@pytest.mark.parametrize("client_commits", [False, True], ids=["daemon-commits", "gtk-like-client"])
+def test_reset_delivers_the_preedit_exactly_once(daemon, client_commits):
+    client = Client(daemon, client_commit=client_commits)
+    try:
+        client.focus_in()
+        client.set_engine("inkling")
+        client.type("wor")
+        client.reset()
+        pump_until(lambda: "wor" in client.text, what="the preedit to be committed on reset")
+        client.key(ord("x"))
+        pump_until(lambda: client.preedit[0] == "x", what="the next preedit")
+        assert client.text == "wor"
+    finally:
+        client.focus_out()
+        client.destroy()
+
+
+# -- surrounding text ------------------------------------------------------------------------------
+
+
+def test_surrounding_text_with_emoji_gives_next_word_predictions(client):
+    context = "\U0001F600 I would like to "
+    client.wait_for_surrounding_request()
+    client.tables.clear()
+    client.set_surrounding(context)
+    candidates = client.wait_for_table(what="next-word predictions after the surrounding text")
+    assert all(c and " " not in c for c in candidates)
+    cli = cli_path()
+    if os.access(cli, os.X_OK):
+        expected = subprocess.run([cli, "suggest", context, "-n", str(len(candidates))], capture_output=True, text=True)
+        if expected.returncode == 0:
+            assert candidates == expected.stdout.split("\n")[: len(candidates)]
+    # Completing the next word follows the same context.
+    client.key(ord("t"))
+    wait_for_completions(client, "t")
+
+
+def test_surrounding_text_offsets_beyond_the_text_are_ignored(client):
+    client.wait_for_surrounding_request()
+    client.tables.clear()
+    # UTF-16 offsets (as Qt sends): the cursor lies beyond the code-point length.
+    client.set_surrounding("x\U0001F600", 3, 3)
+    sync(client)
+    client.type("hel")
+    wait_for_completions(client, "hel", "hello")
+
+
+# -- memory ---------------------------------------------------------------------------------------
+
+
+def test_a_thousand_input_contexts_do_not_grow_the_engine(daemon):
+    def cycle():
+        c = Client(daemon, echo_surrounding=False)
+        c.focus_in()
+        if c.ic.get_engine() is None or c.ic.get_engine().get_name() != "inkling":
+            c.set_engine("inkling")
+        c.type("hel")
+        c.key(IBus.KEY_space)
+        c.focus_out()
+        c.destroy()
+        return c
+
+    for _ in range(100):
+        cycle()
+    pid = daemon.engine_pid()
+    assert pid is not None, "engine process not found"
+    before = rss_kb(pid)
+    for _ in range(1000):
+        c = cycle()
+    assert c.commits and c.commits[0] == "hel "
+    assert daemon.engine_pid() == pid, "the engine process was restarted"
+    after = rss_kb(pid)
+    print("engine VmRSS: %d kB -> %d kB after 1000 contexts" % (before, after))
+    assert after - before < 2048, "engine RSS grew by %d kB" % (after - before)
+
+
+# -- robustness (separate daemons) ----------------------------------------------------------------
+
+
+def run_check(*args):
+    result = subprocess.run(
+        [sys.executable, os.path.join(HERE, "check_engine.py")] + list(args),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("pack", ["missing", "corrupt"])
+def test_without_a_usable_pack_every_key_passes_through(pack, tmp_path):
+    report = run_check("--pack", pack, "--workdir", str(tmp_path))
+    assert report["handled"] == [], report
+    assert report["preedit"] == [] and report["tables"] == [] and report["commits"] == []
+    assert report["engine_alive"]
+    assert "keys will pass through unchanged" in report["log"]
+
+
+def test_debug_memory_logs_numbers_and_never_text(tmp_path):
+    report = run_check("--pack", "bundled", "--workdir", str(tmp_path), "--debug-memory", "5")
+    lines = [line for line in report["log"].splitlines() if "memory keys=" in line]
+    assert len(lines) >= 2, report["log"]
+    assert "rss_kb=" in lines[0] and "hwm_kb=" in lines[0] and "pack_mapped_bytes=" in lines[0]
+    assert int(lines[0].split("pack_mapped_bytes=")[1]) > 1_000_000
+    for word in ("zebra", "quokka", "zebr"):
+        assert word not in report["log"]
