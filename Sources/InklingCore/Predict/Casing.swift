@@ -6,10 +6,13 @@ public enum Casing {
     /// dictionary knows (names, `I`) stays; at a sentence start the first letter is upper case;
     /// a typographic apostrophe the user typed is used throughout the word.
     public static func apply(display: String, typed: Substring, sentenceStart: Bool) -> String {
-        if WordText.isAllCaps(typed) { return display.uppercased() }
         let typedScalars = Array(typed.unicodeScalars)
-        var out = Array(display.unicodeScalars)
         let curly = typedScalars.contains("\u{2019}")
+        if WordText.isAllCaps(typed) {
+            let upper = display.uppercased()
+            return curly ? String(String.UnicodeScalarView(upper.unicodeScalars.map { $0 == "'" ? "\u{2019}" : $0 })) : upper
+        }
+        var out = Array(display.unicodeScalars)
         if out.count >= typedScalars.count {
             for (index, scalar) in typedScalars.enumerated()
             where scalar.properties.isUppercase || WordText.isJoiner(scalar) {

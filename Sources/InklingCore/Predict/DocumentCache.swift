@@ -28,7 +28,7 @@ struct DocumentCache {
     private var lastWordKey: String? = nil
 
     mutating func update(context: Substring, pack: LanguagePack) {
-        if let lastContext, lastContext == context { return }
+        if let lastContext, lastContext.unicodeScalars.elementsEqual(context.unicodeScalars) { return }
         lastContext = context
         words.removeAll(keepingCapacity: true)
         pairs.removeAll(keepingCapacity: true)

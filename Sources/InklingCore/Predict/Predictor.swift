@@ -45,7 +45,8 @@ public final class Predictor {
         didSet { resultCache.removeAll() }
     }
     private var document = DocumentCache()
-    private var resultCache: [String: [Suggestion]] = [:]
+    /// Keyed by scalars: canonically equivalent strings (`é` and `e` + U+0301) are different input.
+    private var resultCache: [[Unicode.Scalar]: [Suggestion]] = [:]
 
     /// Creates a predictor over a pack.
     public init(pack: LanguagePack, options: PredictorOptions = PredictorOptions()) {
@@ -68,7 +69,7 @@ public final class Predictor {
     public func suggestions(before: String, count: Int) -> [Suggestion] {
         guard count > 0 else { return [] }
         let tail = String(before.unicodeScalars.suffix(1000))
-        let cacheKey = "\(count)\u{0}\(tail)"
+        let cacheKey = [Unicode.Scalar(UInt32(min(count, 0x10FFF)))!] + Array(tail.unicodeScalars)
         if let cached = resultCache[cacheKey] { return cached }
         let (context, partial) = WordText.splitPartialWord(tail)
         document.update(context: context, pack: pack)
@@ -165,7 +166,13 @@ public final class Predictor {
         for id in ids {
             let key = pack.key(id)
             if key == prefixKey { continue }  // the typed text itself is already in the field
-            var display = document.words[key]?.display ?? pack.display(id)
+            // The document's own spelling wins only for words often written as (part of) a name.
+            var display = pack.display(id)
+            if let written = document.words[key]?.display, !WordText.isAllCaps(written),
+                !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty
+            {
+                display = written
+            }
             if continuesName, pack.wordFlags(id).contains(.sometimesCapitalized) {
                 display = WordText.capitalizingFirst(display)
             }

@@ -9,21 +9,36 @@
 /// closing punctuation drops it (`word,` never `word ,`), and an explicit Space just confirms it.
 /// The preedit is shown in commit-on-focus-out mode, so the client, not the engine, commits it
 /// when focus leaves or the context is reset; the engine therefore never commits on reset.
+///
+/// Corrections: a finished word is checked; a likely typo becomes a chip (`teh → the`) in the
+/// auxiliary text. A fix is applied only through `CorrectionTracker`'s verified plan: delete
+/// backward from the cursor to the word's start, then insert the fix and what followed it.
 public final class InputSession {
     /// The predictor behind the candidates.
     public let predictor: Predictor
     /// Settings, followed live.
     public var settings: SessionSettings {
-        didSet { lastSuggestionKey = nil }
+        didSet {
+            lastSuggestionKey = nil
+            if settings.keyboardLayout != oldValue.keyboardLayout {
+                checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+            }
+        }
     }
+    /// The local checker.
+    public private(set) var checker: SpellChecker
 
     /// What the client can do.
     public private(set) var capabilities: ClientCapabilities = [.preedit, .auxiliaryText, .lookupTable, .focus]
     /// The current field's content type.
     public private(set) var contentType = ContentType()
+    /// The flags of the current text.
+    public private(set) var corrections = CorrectionTracker()
 
     private var typed = ""
     private var pendingSpace = false
+    /// An autocorrection shown but not yet committed: Backspace restores what was typed.
+    private var pendingCorrection: (replacement: String, typed: String)? = nil
     /// Text before the cursor as far as the engine knows it (surrounding text, else its own record).
     private var contextBefore = ""
     private var contextKnown = true
@@ -32,17 +47,30 @@ public final class InputSession {
     private var cursorVisible = false
     private var tableVisible = false
     private var lastSuggestionKey: String? = nil
+    /// A word the user finished typing, to check once the key is answered.
+    private var pendingCheck: (word: String, before: String)? = nil
+
+    private enum SurroundingState { case unknown, reliable, unreliable }
+    private var surroundingState = SurroundingState.unknown
+    private var hasSelection = false
+
+    private var panelOpen = false
+    private var panelCursor = 0
+    private var shownAuxiliary: String? = nil
+    /// A one-off message (a refused fix), shown until the next change.
+    private var notice: String? = nil
 
     /// Creates a session over a predictor.
     public init(predictor: Predictor, settings: SessionSettings = SessionSettings()) {
         self.predictor = predictor
         self.settings = settings
+        checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
     }
 
     /// The word being typed (for tests and diagnostics).
     public var composingText: String { typed }
     /// The candidates currently offered.
-    public var currentCandidates: [String] { tableVisible ? candidates : [] }
+    public var currentCandidates: [String] { tableVisible && !panelOpen ? candidates : [] }
     /// The engine's view of the text before the cursor (not including the preedit).
     public var knownContext: String { contextBefore }
 
@@ -55,7 +83,12 @@ public final class InputSession {
         clearComposition()
         contextBefore = ""
         contextKnown = true
+        surroundingState = .unknown
+        hasSelection = false
+        corrections.clear()
         predictor.reset()
+        shownAuxiliary = nil
+        notice = nil
         return [.hidePreedit, .hideLookupTable, .hideAuxiliaryText]
     }
 
@@ -77,33 +110,43 @@ public final class InputSession {
     /// The client's capabilities changed.
     public func setCapabilities(_ capabilities: ClientCapabilities) {
         self.capabilities = capabilities
+        if !capabilities.contains(.surroundingText) { surroundingState = .unknown }
     }
 
     /// The field's purpose and hints changed.
     public func setContentType(_ contentType: ContentType) -> [SessionEffect] {
         self.contentType = contentType
         if contentType.isSecret {
-            let hadSomething = !typed.isEmpty || pendingSpace || tableVisible
+            let hadSomething = !typed.isEmpty || pendingSpace || tableVisible || shownAuxiliary != nil
             clearComposition()
             contextBefore = ""
+            corrections.clear()
             predictor.reset()
-            return hadSomething ? [.hidePreedit, .hideLookupTable] : []
+            shownAuxiliary = nil
+            return hadSomething ? [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] : []
         }
         return []
     }
 
-    /// The client reported its text around the cursor.
+    /// The client reported its text around the cursor (nil: offsets that cannot be code points).
     ///
     /// The echo of the engine's own commit matches what the engine already knows and changes
     /// nothing, so it never causes a second prediction.
     public func setSurroundingText(_ surrounding: SurroundingText?) -> (effects: [SessionEffect], needsSuggestions: Bool) {
-        guard !contentType.isSecret, let surrounding else { return ([], false) }
+        guard !contentType.isSecret else { return ([], false) }
+        guard let surrounding else {
+            surroundingState = .unreliable
+            return ([], false)
+        }
+        surroundingState = .reliable
+        hasSelection = surrounding.hasSelection
         let before = String(surrounding.before.unicodeScalars.suffix(1000))
         contextKnown = true
         if before == contextBefore { return ([], false) }
         contextBefore = before
+        corrections.verify(before: Substring(before))
         // A change the engine did not cause: suggestions for the new position, unless composing.
-        return ([], typed.isEmpty && !pendingSpace)
+        return (auxiliaryEffects(), typed.isEmpty && !pendingSpace)
     }
 
     // MARK: Keys
@@ -113,17 +156,40 @@ public final class InputSession {
         if isInert || event.isRelease || Keysym.isModifierOnly(event.keyval) {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
         }
+        notice = nil
+        if panelOpen, let result = panelKey(event) { return result }
+        if let binding = settings.applyFixKey, binding.matches(event), let newest = corrections.flags.first {
+            return applyFix(id: newest.id, replacement: nil)
+        }
+        if let binding = settings.correctionPanelKey, binding.matches(event), !corrections.flags.isEmpty {
+            panelOpen = true
+            panelCursor = 0
+            return KeyResult(handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false)
+        }
+        if let binding = settings.keepWordKey, binding.matches(event) {
+            if !typed.isEmpty {
+                corrections.keep(word: typed)
+                let word = typed
+                typed = ""
+                return KeyResult(handled: true, effects: [commit(word), .hidePreedit] + hideTable() + auxiliaryEffects(), needsSuggestions: true)
+            }
+            if let newest = corrections.flags.first {
+                corrections.keep(id: newest.id)
+                return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
+            }
+        }
         if !event.modifiers.intersection(.shortcut).isEmpty {
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
         }
         switch event.keyval {
         case Keysym.backSpace: return backspace()
         case Keysym.space: return space()
-        case Keysym.returnKey, Keysym.keypadEnter: return returnKey(event)
+        case Keysym.returnKey, Keysym.keypadEnter: return returnKey()
         case Keysym.escape: return escape()
         case Keysym.tab, Keysym.down:
             if tableVisible { return moveHighlight(by: 1) }
-            return passThrough(flushing: true, appending: event.keyval == Keysym.tab ? "\t" : nil, invalidatesContext: event.keyval != Keysym.tab)
+            return passThrough(
+                flushing: true, appending: event.keyval == Keysym.tab ? "\t" : nil, invalidatesContext: event.keyval != Keysym.tab)
         case Keysym.isoLeftTab, Keysym.up:
             if tableVisible { return moveHighlight(by: -1) }
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
@@ -151,6 +217,12 @@ public final class InputSession {
 
     /// A candidate was clicked in the panel (index within the current page).
     public func candidateClicked(pageIndex: Int) -> KeyResult {
+        if panelOpen {
+            let index = (panelCursor / max(1, settings.pageSize)) * max(1, settings.pageSize) + pageIndex
+            guard index >= 0, index < corrections.flags.count else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
+            panelOpen = false
+            return applyFix(id: corrections.flags[index].id, replacement: nil)
+        }
         let index = pageStart + pageIndex
         guard !isInert, tableVisible, index >= 0, index < candidates.count else {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
@@ -158,38 +230,36 @@ public final class InputSession {
         return select(index)
     }
 
-    /// Recomputes the candidates for the current state; call after a key is answered.
-    ///
-    /// Returns nothing when the state is the one last predicted for (no work done twice).
+    /// Recomputes the candidates for the current state and checks a finished word; call after a
+    /// key is answered. Returns nothing when the state is the one last predicted for.
     public func refreshSuggestions() -> [SessionEffect] {
         guard !isInert else { return [] }
+        var effects = runPendingCheck()
+        guard !panelOpen else { return effects }
         let before: String
         if !typed.isEmpty {
             before = contextBefore + typed
         } else if settings.nextWordPredictions && contextKnown && (pendingSpace || endsWithSpace(contextBefore)) {
-            before = contextBefore + (pendingSpace ? " " : "")
+            before = contextBefore + (pendingCorrection.map { $0.replacement } ?? "") + (pendingSpace ? " " : "")
         } else {
             lastSuggestionKey = nil
-            return hideTable()
+            return effects + hideTable()
         }
-        if before == lastSuggestionKey, tableVisible || candidates.isEmpty { return [] }
+        if before == lastSuggestionKey, tableVisible || candidates.isEmpty { return effects }
         lastSuggestionKey = before
         candidates = predictor.suggest(before: before, count: settings.candidateCount)
         tableCursor = 0
         cursorVisible = false
-        if candidates.isEmpty { return hideTable() }
+        if candidates.isEmpty { return effects + hideTable() }
         tableVisible = true
-        return [.updateLookupTable(table())]
+        effects.append(.updateLookupTable(table()))
+        return effects
     }
 
     // MARK: Key rules
 
     private func typeLetter(_ character: Unicode.Scalar) -> KeyResult {
-        var effects: [SessionEffect] = []
-        if pendingSpace {
-            effects.append(commit(" "))
-            pendingSpace = false
-        }
+        var effects = commitPending(keepSpace: true)
         typed.unicodeScalars.append(character)
         effects.append(preeditEffect())
         return KeyResult(handled: true, effects: effects, needsSuggestions: true)
@@ -200,50 +270,67 @@ public final class InputSession {
             typed.removeLast()
             return KeyResult(handled: true, effects: [preeditEffect()], needsSuggestions: true)
         }
+        if let correction = pendingCorrection {
+            // Undo the autocorrection: exactly what was typed, and the word is kept.
+            pendingCorrection = nil
+            pendingSpace = false
+            corrections.keep(word: correction.typed)
+            lastSuggestionKey = nil
+            return KeyResult(handled: true, effects: [commit(correction.typed + " "), .hidePreedit] + hideTable(), needsSuggestions: true)
+        }
         if pendingSpace {
             pendingSpace = false
             lastSuggestionKey = nil
             return KeyResult(handled: true, effects: [.hidePreedit] + hideTable(), needsSuggestions: false)
         }
         if !contextBefore.isEmpty { contextBefore.removeLast() }
+        corrections.deletedBackward()
         lastSuggestionKey = nil
-        return KeyResult(handled: false, effects: hideTable(), needsSuggestions: true)
+        return KeyResult(handled: false, effects: hideTable() + auxiliaryEffects(), needsSuggestions: true)
     }
 
     private func space() -> KeyResult {
         if !typed.isEmpty {
-            let word = cursorVisible && tableCursor < candidates.count ? candidates[tableCursor] : typed
+            let highlighted = cursorVisible && tableCursor < candidates.count ? candidates[tableCursor] : nil
+            let word = highlighted ?? typed
             typed = ""
-            var effects = [commit(word + " ")]
-            effects.append(.hidePreedit)
+            if highlighted == nil, let replacement = autocorrection(for: word) {
+                pendingCorrection = (replacement, word)
+                pendingSpace = true
+                return KeyResult(handled: true, effects: [preeditEffect()] + hideTable(), needsSuggestions: true)
+            }
+            let before = contextBefore
+            let effects = [commit(word + " "), .hidePreedit]
+            if highlighted == nil { pendingCheck = (word, before) }
             return KeyResult(handled: true, effects: effects, needsSuggestions: true)
         }
         if pendingSpace {
-            pendingSpace = false
-            return KeyResult(handled: true, effects: [commit(" "), .hidePreedit], needsSuggestions: true)
+            return KeyResult(handled: true, effects: commitPending(keepSpace: true), needsSuggestions: true)
         }
         if tableVisible && cursorVisible && tableCursor < candidates.count {
             let word = candidates[tableCursor]
             return KeyResult(handled: true, effects: [commit(word + " ")] + hideTable(), needsSuggestions: true)
         }
-        contextBefore.append(" ")
+        inserted(" ")
         return KeyResult(handled: false, effects: hideTable(), needsSuggestions: true)
     }
 
-    private func returnKey(_ event: KeyEvent) -> KeyResult {
+    private func returnKey() -> KeyResult {
         var effects: [SessionEffect] = []
         if !typed.isEmpty {
-            let word = cursorVisible && tableCursor < candidates.count ? candidates[tableCursor] : typed
+            let highlighted = cursorVisible && tableCursor < candidates.count ? candidates[tableCursor] : nil
+            let word = highlighted ?? typed
+            let before = contextBefore
             typed = ""
             effects.append(commit(word))
             effects.append(.hidePreedit)
-        } else if pendingSpace {
-            pendingSpace = false
-            effects.append(.hidePreedit)
+            if highlighted == nil { pendingCheck = (word, before) }
+        } else {
+            effects += commitPending(keepSpace: false)
         }
-        contextBefore.append("\n")
+        inserted("\n")
         effects += hideTable()
-        return KeyResult(handled: false, effects: effects, needsSuggestions: false)
+        return KeyResult(handled: false, effects: effects, needsSuggestions: true)
     }
 
     private func escape() -> KeyResult {
@@ -277,9 +364,7 @@ public final class InputSession {
     private func select(_ index: Int) -> KeyResult {
         let word = candidates[index]
         var effects: [SessionEffect] = []
-        if pendingSpace && typed.isEmpty {
-            effects.append(commit(" "))
-        }
+        if typed.isEmpty { effects += commitPending(keepSpace: true) }
         typed = ""
         effects.append(commit(word))
         pendingSpace = true
@@ -295,9 +380,8 @@ public final class InputSession {
 
     private func punctuation(_ character: Unicode.Scalar) -> KeyResult {
         var effects: [SessionEffect] = []
-        if pendingSpace && typed.isEmpty && Self.attachesToPrevious.contains(character) {
-            pendingSpace = false
-            effects.append(.hidePreedit)
+        if typed.isEmpty && (pendingSpace || pendingCorrection != nil) {
+            effects += commitPending(keepSpace: !Self.attachesToPrevious.contains(character))
         }
         let flushed = passThrough(flushing: true, appending: String(character), invalidatesContext: false)
         return KeyResult(handled: false, effects: effects + flushed.effects, needsSuggestions: true)
@@ -307,40 +391,236 @@ public final class InputSession {
     private func passThrough(flushing: Bool, appending: String?, invalidatesContext: Bool) -> KeyResult {
         var effects: [SessionEffect] = []
         if flushing {
-            var text = typed
-            if pendingSpace { text = typed.isEmpty ? " " : typed }
-            if !text.isEmpty {
-                effects.append(commit(text))
+            if !typed.isEmpty {
+                let before = contextBefore
+                let word = typed
+                typed = ""
+                effects.append(commit(word))
                 effects.append(.hidePreedit)
+                pendingCheck = (word, before)
+            } else {
+                effects += commitPending(keepSpace: true)
             }
-            typed = ""
-            pendingSpace = false
         }
-        if let appending { contextBefore.append(appending) }
+        if let appending { inserted(appending) }
         if invalidatesContext {
             // The cursor may have moved: only the client's surrounding text can say where to.
             contextKnown = false
             contextBefore = ""
+            pendingCheck = nil
+            corrections.expireAll()
         }
         lastSuggestionKey = nil
-        effects += hideTable()
+        effects += hideTable() + auxiliaryEffects()
         return KeyResult(handled: false, effects: effects, needsSuggestions: !invalidatesContext)
+    }
+
+    // MARK: Corrections
+
+    /// The fix Space should apply instead of the typed word, per the autocorrect setting.
+    private func autocorrection(for word: String) -> String? {
+        guard settings.autocorrect != .off, settings.checkSpelling, !contentType.isSecret else { return nil }
+        guard let flag = checker.check(word: Substring(word), before: Substring(contextBefore), exempt: exemptWords()),
+            let replacement = flag.replacements.first
+        else { return nil }
+        switch settings.autocorrect {
+        case .off: return nil
+        case .veryLikely: return flag.margin >= 6 ? replacement : nil
+        case .always: return replacement
+        }
+    }
+
+    private func exemptWords() -> Set<String> {
+        var words = corrections.keptWords
+        for word in WordText.words(in: contextBefore) { words.insert(WordText.key(word)) }
+        return words
+    }
+
+    /// Checks the word finished by the last key, now that the key has been answered.
+    private func runPendingCheck() -> [SessionEffect] {
+        guard let check = pendingCheck else { return [] }
+        pendingCheck = nil
+        guard settings.checkSpelling, contextKnown, contextBefore.hasPrefix(check.before + check.word) else { return [] }
+        let tail = String(contextBefore.unicodeScalars.dropFirst((check.before + check.word).unicodeScalars.count))
+        var exempt = corrections.keptWords
+        for word in WordText.words(in: check.before) { exempt.insert(WordText.key(word)) }
+        guard let flag = checker.check(word: Substring(check.word), before: Substring(check.before), after: Substring(tail), exempt: exempt)
+        else { return [] }
+        corrections.add(flag, before: Substring(check.before), tail: tail)
+        return auxiliaryEffects()
+    }
+
+    /// Applies a flag's fix after proving the word is exactly where it was.
+    private func applyFix(id: Int, replacement: String?) -> KeyResult {
+        var effects: [SessionEffect] = []
+        if !typed.isEmpty {
+            let word = typed
+            let before = contextBefore
+            typed = ""
+            effects += [commit(word), .hidePreedit]
+            pendingCheck = (word, before)
+        } else {
+            effects += commitPending(keepSpace: true)
+        }
+        panelOpen = false
+        effects += hideTable()
+        let refusal: FixRefusal?
+        if !capabilities.contains(.surroundingText) || surroundingState == .unknown {
+            refusal = .noSurroundingText
+        } else if surroundingState == .unreliable {
+            refusal = .unreliableOffsets
+        } else if hasSelection {
+            refusal = .selection
+        } else {
+            refusal = nil
+        }
+        if let refusal {
+            corrections.remove(id: id)
+            notice = refusal.description
+            return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
+        }
+        let chosen = replacement ?? corrections.flags.first { $0.id == id }?.flag.replacements.first ?? ""
+        switch corrections.plan(id: id, replacement: chosen, before: Substring(contextBefore)) {
+        case .failure(let why):
+            corrections.remove(id: id)
+            notice = why.description
+            return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
+        case .success(let edits):
+            for edit in edits {
+                switch edit {
+                case .deleteSurroundingText(_, let count):
+                    contextBefore = String(contextBefore.unicodeScalars.dropLast(count))
+                    effects.append(edit)
+                case .commitText(let text):
+                    contextBefore.append(text)
+                    effects.append(edit)
+                default:
+                    effects.append(edit)
+                }
+            }
+            corrections.applied(id: id, replacement: chosen)
+            lastSuggestionKey = nil
+            return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
+        }
+    }
+
+    /// Keys while the correction panel is open; nil hands the key to the normal rules.
+    private func panelKey(_ event: KeyEvent) -> KeyResult? {
+        let flags = corrections.flags
+        guard !flags.isEmpty else {
+            panelOpen = false
+            return nil
+        }
+        func redraw() -> KeyResult {
+            KeyResult(handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false)
+        }
+        if let binding = settings.keepWordKey, binding.matches(event) {
+            corrections.keep(id: flags[min(panelCursor, flags.count - 1)].id)
+            panelCursor = min(panelCursor, max(0, corrections.flags.count - 1))
+            if corrections.flags.isEmpty { return closePanel() }
+            return redraw()
+        }
+        switch event.keyval {
+        case Keysym.escape:
+            return closePanel()
+        case Keysym.down, Keysym.tab:
+            panelCursor = (panelCursor + 1) % flags.count
+            return redraw()
+        case Keysym.up, Keysym.isoLeftTab:
+            panelCursor = (panelCursor + flags.count - 1) % flags.count
+            return redraw()
+        case Keysym.returnKey, Keysym.keypadEnter, Keysym.space:
+            panelOpen = false
+            return applyFix(id: flags[min(panelCursor, flags.count - 1)].id, replacement: nil)
+        case Keysym.f1...Keysym.f9:
+            let index = Int(event.keyval - Keysym.f1)
+            guard index < flags.count else { return redraw() }
+            panelOpen = false
+            return applyFix(id: flags[index].id, replacement: nil)
+        default:
+            // Any other key closes the panel and then does what it always does.
+            panelOpen = false
+            return nil
+        }
+    }
+
+    private func closePanel() -> KeyResult {
+        panelOpen = false
+        var effects: [SessionEffect] = [.hideLookupTable]
+        tableVisible = false
+        lastSuggestionKey = nil
+        effects += auxiliaryEffects()
+        return KeyResult(handled: true, effects: effects, needsSuggestions: true)
+    }
+
+    private func panelTable() -> CandidateTable {
+        let rows = corrections.flags.map { tracked in
+            tracked.chip + (tracked.flag.replacements.count > 1 ? "  (" + tracked.flag.replacements.dropFirst().joined(separator: ", ") + ")" : "")
+        }
+        return CandidateTable(
+            candidates: rows, pageSize: settings.pageSize, cursor: min(panelCursor, max(0, rows.count - 1)),
+            cursorVisible: true, labels: (1...max(1, min(9, settings.pageSize))).map { "F\($0)" })
+    }
+
+    /// The auxiliary text for the current flags (chips, newest first) or the panel's explanation.
+    private func auxiliaryEffects() -> [SessionEffect] {
+        let text: String?
+        if let notice {
+            text = notice
+        } else if panelOpen, !corrections.flags.isEmpty {
+            let tracked = corrections.flags[min(panelCursor, corrections.flags.count - 1)]
+            text = "\(tracked.chip): \(tracked.flag.explanation)"
+        } else if !corrections.flags.isEmpty {
+            let chips = corrections.flags.prefix(3).map(\.chip).joined(separator: "   ")
+            let more = corrections.flags.count > 3 ? "   +\(corrections.flags.count - 3)" : ""
+            text = chips + more
+        } else {
+            text = nil
+        }
+        guard text != shownAuxiliary else { return [] }
+        shownAuxiliary = text
+        return [text.map { .updateAuxiliaryText($0) } ?? .hideAuxiliaryText]
     }
 
     // MARK: Helpers
 
     private var pageStart: Int { (tableCursor / max(1, settings.pageSize)) * max(1, settings.pageSize) }
 
-    private func commit(_ text: String) -> SessionEffect {
-        contextBefore.append(text)
-        if contextBefore.unicodeScalars.count > 2000 {
-            contextBefore = String(contextBefore.unicodeScalars.suffix(1000))
+    /// Commits a pending autocorrection or space.
+    private func commitPending(keepSpace: Bool) -> [SessionEffect] {
+        if let correction = pendingCorrection {
+            pendingCorrection = nil
+            pendingSpace = false
+            return [commit(correction.replacement + (keepSpace ? " " : "")), .hidePreedit]
         }
+        if pendingSpace {
+            pendingSpace = false
+            return keepSpace ? [commit(" "), .hidePreedit] : [.hidePreedit]
+        }
+        return []
+    }
+
+    private func commit(_ text: String) -> SessionEffect {
+        inserted(text)
         contextKnown = true
         return .commitText(text)
     }
 
+    /// Text that reached the application at the cursor (committed or passed through).
+    private func inserted(_ text: String) {
+        contextBefore.append(text)
+        if contextBefore.unicodeScalars.count > 2000 {
+            contextBefore = String(contextBefore.unicodeScalars.suffix(1000))
+        }
+        corrections.inserted(text)
+    }
+
     private func preeditEffect() -> SessionEffect {
+        if let correction = pendingCorrection {
+            let text = correction.replacement + " "
+            let underlined = correction.replacement.unicodeScalars.count
+            return .updatePreedit(Preedit(text: text, cursor: underlined + 1, underlined: underlined))
+        }
         if typed.isEmpty && !pendingSpace { return .hidePreedit }
         let text = typed.isEmpty ? " " : typed
         let length = text.unicodeScalars.count
@@ -363,17 +643,23 @@ public final class InputSession {
     private func clearComposition() {
         typed = ""
         pendingSpace = false
+        pendingCorrection = nil
         candidates = []
         tableVisible = false
         cursorVisible = false
         tableCursor = 0
         lastSuggestionKey = nil
+        pendingCheck = nil
+        panelOpen = false
     }
 
     /// The client commits the preedit on focus-out and reset; record it as context.
     private func absorbPreeditIntoContext() {
-        contextBefore += typed
-        if pendingSpace { contextBefore += " " }
+        if let correction = pendingCorrection {
+            inserted(correction.replacement + " ")
+        } else {
+            inserted(typed + (pendingSpace ? " " : ""))
+        }
     }
 
     private func endsWithSpace(_ text: String) -> Bool {

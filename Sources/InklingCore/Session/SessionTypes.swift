@@ -172,5 +172,27 @@ public struct SessionSettings: Equatable, Sendable {
     public var candidateCount = 10
     /// Whether the next word is predicted after a space.
     public var nextWordPredictions = true
+    /// Whether Space replaces a flagged word by its fix.
+    public var autocorrect = AutocorrectMode.off
+    /// Applies the newest fix (the first chip).
+    public var applyFixKey = KeyBinding(accelerator: "<Control><Alt>Return")
+    /// Opens the correction panel: every flag with its explanation.
+    public var correctionPanelKey = KeyBinding(accelerator: "<Control><Alt>space")
+    /// Keeps the word: dismisses its flag, or commits the typed word as it is.
+    public var keepWordKey = KeyBinding(accelerator: "<Control><Alt>k")
+    /// Keyboard layout for weighting typos.
+    public var keyboardLayout = KeyboardLayout.qwerty.name
+    /// Whether the local checker flags typos.
+    public var checkSpelling = true
     public init() {}
+}
+
+/// When Space replaces a flagged word by its fix.
+public enum AutocorrectMode: String, Sendable, CaseIterable {
+    /// Never: flags only.
+    case off
+    /// Only when the fix is far more likely than the typed word.
+    case veryLikely = "very-likely"
+    /// Whenever the checker flags the word.
+    case always
 }

@@ -145,7 +145,7 @@ public enum WordText {
             switch scalar {
             case "\"", "'", "(", ")", "[", "]", "\u{2018}", "\u{2019}", "\u{201C}", "\u{201D}":
                 continue
-            case ".", "!", "?", "\u{2026}":
+            case ".", "!", "?":
                 return true
             default:
                 return false

@@ -115,6 +115,18 @@ struct PackFileTests {
         #expect(Array(try file.bytes("AAAA")) == [1, 2, 3])
     }
 
+    @Test func emptyFileAndDirectory() throws {
+        let path = try FixturePacks.writeTemporaryFile([])
+        defer { FixturePacks.removeTemporaryFile(path) }
+        #expect(throws: PackError.tooSmall(size: 0)) { try PackFile(path: path) }
+        #expect {
+            try LanguagePack(path: "/")
+        } throws: { error in
+            guard case .unreadable(path: "/", _) = error as? PackError else { return false }
+            return true
+        }
+    }
+
     @Test func unreadablePath() {
         let path = "/nonexistent/inkling/\(UUID().uuidString).inkpack"
         #expect {

@@ -34,6 +34,11 @@ struct CasingTests {
         #expect(Casing.apply(display: display, typed: Substring(typed), sentenceStart: sentenceStart) == expected)
     }
 
+    @Test("ALL CAPS typing keeps a typed typographic apostrophe")
+    func allCapsWithTypographicApostrophe() {
+                #expect(Casing.apply(display: "don't", typed: "DON\u{2019}", sentenceStart: false) == "DON\u{2019}T")
+    }
+
     @Test("the result always keeps the typed letters' case where the user typed them")
     func typedCaseIsKept() {
         let typed: Substring = "WeL"
