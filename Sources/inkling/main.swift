@@ -24,6 +24,7 @@ let usage = """
       predict --stdio [options]             typesim line protocol on stdin/stdout
           --pack PATH                       language pack (default: the bundled English pack)
           --no-rerank                       dictionary and word n-grams only (ablation)
+          --no-typo-completions             no completions of nearby prefixes (tge → the)
           --char-weight X --next-char-weight X --char-prior-share X
           --cache-weight X --cache-bigram-weight X --window N --savings X
       pack build --prepared DIR -o FILE [--language L] [--name NAME] [--vocabulary N]
@@ -40,7 +41,7 @@ struct Arguments {
     var positional: [String] = []
     var options: [String: String] = [:]
     var flags: Set<String> = []
-    static let flagNames: Set<String> = ["--stdio", "--no-rerank", "-h", "--help"]
+    static let flagNames: Set<String> = ["--stdio", "--no-rerank", "--no-typo-completions", "-h", "--help"]
 
     init(_ arguments: ArraySlice<String>) {
         var iterator = arguments.makeIterator()
@@ -88,6 +89,7 @@ func openPack(_ arguments: Arguments) -> LanguagePack {
 func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
     var options = PredictorOptions()
     if arguments.flags.contains("--no-rerank") { options.useCharacterModel = false }
+    if arguments.flags.contains("--no-typo-completions") { options.typoTolerantCompletions = false }
     if let value = arguments.double("--char-weight") { options.characterWeight = Float(value) }
     if let value = arguments.double("--next-char-weight") { options.nextWordCharacterWeight = Float(value) }
     if let value = arguments.double("--char-prior-share") { options.characterPriorShare = Float(value) }

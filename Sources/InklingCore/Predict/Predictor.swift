@@ -14,6 +14,14 @@ public struct PredictorOptions: Sendable, Equatable {
     public var cacheWeight: Double = 0.12
     /// Weight of the document's own word pairs for next-word prediction.
     public var cacheBigramWeight: Double = 0.25
+    /// Whether unlikely prefixes also get completions of nearby prefixes (`tge` → `the`).
+    public var typoTolerantCompletions = true
+    /// A prefix whose best completion has a lower log prior than this is unlikely.
+    public var unlikelyPrefixLogPrior: Float = -14
+    /// Score penalty of a completion that assumes one typo.
+    public var correctionPenalty: Float = 4
+    /// Keyboard layout for neighbouring keys.
+    public var keyboardLayout = KeyboardLayout.qwerty.name
     /// Prefer longer words by this exponent of the characters a selection saves.
     public var savingsExponent: Float = 0.0
     public init() {}
@@ -25,9 +33,12 @@ public struct Suggestion: Equatable, Sendable, CustomStringConvertible {
     public var text: String
     /// The combined score (natural log scale; higher is better).
     public var score: Float
-    public init(text: String, score: Float) {
+    /// Whether the word corrects a likely typo in what was typed (`tge` → `the`).
+    public var isCorrection: Bool
+    public init(text: String, score: Float, isCorrection: Bool = false) {
         self.text = text
         self.score = score
+        self.isCorrection = isCorrection
     }
     public var description: String { text }
 }
@@ -45,6 +56,7 @@ public final class Predictor {
         didSet { resultCache.removeAll() }
     }
     private var document = DocumentCache()
+    private var layout: KeyboardLayout { KeyboardLayout.named(options.keyboardLayout) }
     /// Keyed by scalars: canonically equivalent strings (`é` and `e` + U+0301) are different input.
     private var resultCache: [[Unicode.Scalar]: [Suggestion]] = [:]
 
@@ -87,6 +99,8 @@ public final class Predictor {
         var display: String
         var wordScore: Float
         var total: Float = 0
+        /// Offered because a neighbouring key or a swap makes the typed prefix a likely word.
+        var isCorrection = false
     }
 
     private func compute(context: Substring, partial: Substring, count: Int) -> [Suggestion] {
@@ -129,6 +143,19 @@ public final class Predictor {
             for id in pack.topWords.prefix(64) { add(Int(id)) }
         } else {
             for id in topByPrior(range, limit: 40) { add(id) }
+        }
+        // Typo-tolerant completions: when the typed prefix is unlikely, the prefixes one
+        // neighbouring key or one swap away may hold the word meant (`tge` → `the`).
+        var corrections: [Int: Float] = [:]
+        if options.typoTolerantCompletions, partial.unicodeScalars.count >= 3,
+            range.isEmpty || topByPrior(range, limit: 1).first.map({ pack.logPrior($0) < options.unlikelyPrefixLogPrior }) ?? true
+        {
+            for (variant, penalty) in prefixVariants(Array(prefixKey.unicodeScalars)) {
+                for id in topByPrior(pack.range(ofPrefix: variant), limit: 3) where !range.contains(id) {
+                    if corrections[id].map({ $0 < penalty }) ?? true { corrections[id] = penalty }
+                    add(id)
+                }
+            }
         }
         for id in trigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id) }
         for id in bigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id) }
@@ -176,7 +203,12 @@ public final class Predictor {
             if continuesName, pack.wordFlags(id).contains(.sometimesCapitalized) {
                 display = WordText.capitalizingFirst(display)
             }
-            candidates.append(Candidate(id: id, key: key, display: display, wordScore: wordScore(id: id, key: key)))
+            var candidate = Candidate(id: id, key: key, display: display, wordScore: wordScore(id: id, key: key))
+            if let penalty = corrections[id] {
+                candidate.isCorrection = true
+                candidate.wordScore -= penalty
+            }
+            candidates.append(candidate)
         }
         for (key, display) in documentOnly where key != prefixKey {
             candidates.append(Candidate(id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key)))
@@ -210,12 +242,38 @@ public final class Predictor {
         var result: [Suggestion] = []
         var shown = Set<String>()
         for candidate in candidates {
-            let text = Casing.apply(display: candidate.display, typed: partial, sentenceStart: startsSentence)
+            let text: String
+            if candidate.isCorrection {
+                // The typed letters are not a prefix of this word: copy only their case.
+                text = WordText.isAllCaps(partial) ? candidate.display.uppercased()
+                    : (WordText.startsUppercase(partial) || (partial.isEmpty && startsSentence))
+                        ? WordText.capitalizingFirst(candidate.display) : candidate.display
+            } else {
+                text = Casing.apply(display: candidate.display, typed: partial, sentenceStart: startsSentence)
+            }
             if text == String(partial) || !shown.insert(text).inserted { continue }
-            result.append(Suggestion(text: text, score: candidate.total))
+            result.append(Suggestion(text: text, score: candidate.total, isCorrection: candidate.isCorrection))
             if result.count == count { break }
         }
         return result
+    }
+
+    /// Prefixes one neighbouring-key substitution or one adjacent swap away, with their penalty.
+    private func prefixVariants(_ prefix: [Unicode.Scalar]) -> [(String, Float)] {
+        var variants: [(String, Float)] = []
+        for index in prefix.indices {
+            for neighbour in layout.neighbours(of: prefix[index]) where neighbour.properties.isAlphabetic {
+                var variant = prefix
+                variant[index] = neighbour
+                variants.append((String(String.UnicodeScalarView(variant)), options.correctionPenalty))
+            }
+            if index + 1 < prefix.count, prefix[index] != prefix[index + 1] {
+                var variant = prefix
+                variant.swapAt(index, index + 1)
+                variants.append((String(String.UnicodeScalarView(variant)), options.correctionPenalty))
+            }
+        }
+        return variants
     }
 
     /// The `limit` ids with the highest prior inside a range.

@@ -135,22 +135,27 @@ public struct CorrectionTracker: Sendable {
         return .success([.deleteSurroundingText(offset: -span, count: span), .commitText(text)])
     }
 
-    /// After a fix was applied: the other flags' tails contain the replaced word.
+    /// After a fix was applied: flags before the fixed word have it in their tail, flags after
+    /// it have it in their leading text; both are rewritten, anything else can no longer be proven.
     public mutating func applied(id: Int, replacement: String) {
         guard let fixed = flags.first(where: { $0.id == id }) else { return }
         flags.removeAll { $0.id == id }
-        let old = fixed.flag.word + fixed.tail
-        let new = replacement + fixed.tail
-        for index in flags.indices {
-            let tail = flags[index].tail
-            if tail.unicodeScalars.count >= old.unicodeScalars.count,
-                Array(tail.unicodeScalars.suffix(old.unicodeScalars.count)) == Array(old.unicodeScalars)
-            {
-                flags[index].tail = String(String.UnicodeScalarView(tail.unicodeScalars.dropLast(old.unicodeScalars.count))) + new
-            } else {
-                flags[index].tail = "\u{0}"  // cannot be proven any more
+        let old = Array((fixed.flag.word + fixed.tail).unicodeScalars)
+        let new = Array((replacement + fixed.tail).unicodeScalars)
+        let fixedTail = Array(fixed.tail.unicodeScalars)
+        var kept: [TrackedFlag] = []
+        for var other in flags {
+            let tail = Array(other.tail.unicodeScalars)
+            let span = Array((other.flag.word + other.tail).unicodeScalars)
+            if tail.count >= old.count, Array(tail.suffix(old.count)) == old {
+                other.tail = String(String.UnicodeScalarView(tail.dropLast(old.count) + new))
+                kept.append(other)
+            } else if fixedTail.count >= span.count, Array(fixedTail.suffix(span.count)) == span {
+                let before = Array((fixed.leading + replacement).unicodeScalars) + fixedTail.dropLast(span.count)
+                other.leading = String(String.UnicodeScalarView(before.suffix(16)))
+                kept.append(other)
             }
         }
-        flags.removeAll { $0.tail == "\u{0}" }
+        flags = kept
     }
 }

@@ -43,6 +43,8 @@ public final class InputSession {
     private var contextBefore = ""
     private var contextKnown = true
     private var candidates: [String] = []
+    /// Which candidates correct a likely typo in the typed prefix (shown marked).
+    private var candidateIsCorrection: [Bool] = []
     private var tableCursor = 0
     private var cursorVisible = false
     private var tableVisible = false
@@ -247,7 +249,9 @@ public final class InputSession {
         }
         if before == lastSuggestionKey, tableVisible || candidates.isEmpty { return effects }
         lastSuggestionKey = before
-        candidates = predictor.suggest(before: before, count: settings.candidateCount)
+        let suggestions = predictor.suggestions(before: before, count: settings.candidateCount)
+        candidates = suggestions.map(\.text)
+        candidateIsCorrection = suggestions.map(\.isCorrection)
         tableCursor = 0
         cursorVisible = false
         if candidates.isEmpty { return effects + hideTable() }
@@ -425,7 +429,10 @@ public final class InputSession {
         else { return nil }
         switch settings.autocorrect {
         case .off: return nil
-        case .veryLikely: return flag.margin >= 6 ? replacement : nil
+        case .veryLikely:
+            // Far more likely, and the first letter agrees (first-letter typos are rare).
+            let sameStart = WordText.key(replacement).unicodeScalars.first == WordText.key(word).unicodeScalars.first
+            return flag.margin >= 6 && sameStart ? replacement : nil
         case .always: return replacement
         }
     }
@@ -442,8 +449,13 @@ public final class InputSession {
         pendingCheck = nil
         guard settings.checkSpelling, contextKnown, contextBefore.hasPrefix(check.before + check.word) else { return [] }
         let tail = String(contextBefore.unicodeScalars.dropFirst((check.before + check.word).unicodeScalars.count))
+        // Earlier words are the user's own (names, jargon), unless they are flagged themselves:
+        // the same typo twice in a sentence is flagged twice.
         var exempt = corrections.keptWords
-        for word in WordText.words(in: check.before) { exempt.insert(WordText.key(word)) }
+        let flagged = Set(corrections.flags.map { WordText.key($0.flag.word) })
+        for word in WordText.words(in: check.before) where !flagged.contains(WordText.key(word)) {
+            exempt.insert(WordText.key(word))
+        }
         guard let flag = checker.check(word: Substring(check.word), before: Substring(check.before), after: Substring(tail), exempt: exempt)
         else { return [] }
         corrections.add(flag, before: Substring(check.before), tail: tail)
@@ -544,13 +556,14 @@ public final class InputSession {
         }
     }
 
+    /// Closes the panel; the user dismissed a popup, so no candidates pop up in its place.
     private func closePanel() -> KeyResult {
         panelOpen = false
         var effects: [SessionEffect] = [.hideLookupTable]
         tableVisible = false
-        lastSuggestionKey = nil
+        candidates = []
         effects += auxiliaryEffects()
-        return KeyResult(handled: true, effects: effects, needsSuggestions: true)
+        return KeyResult(handled: true, effects: effects, needsSuggestions: false)
     }
 
     private func panelTable() -> CandidateTable {
@@ -627,9 +640,12 @@ public final class InputSession {
         return .updatePreedit(Preedit(text: text, cursor: length, underlined: typed.isEmpty ? 0 : length))
     }
 
+    /// The mark after a candidate that corrects the typed prefix (`tge` → `the ✎`).
+    public static let correctionMark = " \u{270E}"
+
     private func table() -> CandidateTable {
         CandidateTable(
-            candidates: candidates, pageSize: settings.pageSize, cursor: tableCursor, cursorVisible: cursorVisible,
+            candidates: zip(candidates, candidateIsCorrection).map { $1 ? $0 + Self.correctionMark : $0 }, pageSize: settings.pageSize, cursor: tableCursor, cursorVisible: cursorVisible,
             labels: (1...max(1, min(9, settings.pageSize))).map { "F\($0)" })
     }
 
@@ -645,6 +661,7 @@ public final class InputSession {
         pendingSpace = false
         pendingCorrection = nil
         candidates = []
+        candidateIsCorrection = []
         tableVisible = false
         cursorVisible = false
         tableCursor = 0

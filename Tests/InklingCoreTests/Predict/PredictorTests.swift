@@ -18,7 +18,10 @@ struct PredictorTests {
     }
 
     /// Checks what every reply must satisfy, whatever the input.
-    func checkInvariants(_ before: String, _ suggestions: [String], count: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    func checkInvariants(
+        _ before: String, _ suggestions: [String], count: Int, corrections: Set<String> = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let (context, partial) = WordText.splitPartialWord(before)
         let prefix = WordText.key(partial)
         let documentWords = Set(WordText.words(in: context).map(WordText.key))
@@ -31,8 +34,15 @@ struct PredictorTests {
             #expect(!WordText.containsDigit(suggestion), "\(suggestion)", sourceLocation: sourceLocation)
             #expect(pack.id(ofKey: key) != nil || documentWords.contains(key),
                     "\(suggestion) for \(before.debugDescription) is neither a pack nor a document word", sourceLocation: sourceLocation)
-            // Completions extend what was typed, and never repeat it.
-            #expect(key.utf8.starts(with: prefix.utf8), "\(suggestion) does not extend \(partial)", sourceLocation: sourceLocation)
+            // Completions extend what was typed, and never repeat it; a correction extends a
+            // prefix one neighbouring key or one swap away (at most two positions differ).
+            if corrections.contains(suggestion) {
+                let head = Array(key.unicodeScalars.prefix(prefix.unicodeScalars.count))
+                let differing = zip(head, prefix.unicodeScalars).filter { $0 != $1 }.count
+                #expect(head.count == prefix.unicodeScalars.count && differing <= 2, "\(suggestion) is no correction of \(partial)", sourceLocation: sourceLocation)
+            } else {
+                #expect(key.utf8.starts(with: prefix.utf8), "\(suggestion) does not extend \(partial)", sourceLocation: sourceLocation)
+            }
             #expect(key != prefix, "\(suggestion) is the typed word itself", sourceLocation: sourceLocation)
         }
     }
@@ -374,7 +384,10 @@ struct PredictorTests {
             before += String((0..<Int.random(in: 0...3, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
             if round % 7 == 0 { predictor.reset() }
             let count = Int.random(in: 1...10, using: &rng)
-            checkInvariants(before, predictor.suggest(before: before, count: count), count: count)
+            let suggestions = predictor.suggestions(before: before, count: count)
+            checkInvariants(
+                before, suggestions.map(\.text), count: count,
+                corrections: Set(suggestions.filter(\.isCorrection).map(\.text)))
         }
     }
 

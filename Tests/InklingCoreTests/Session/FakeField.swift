@@ -14,39 +14,62 @@ enum RealPack {
 /// A fake application text field that applies session effects the way an IBus client does.
 ///
 /// Commits insert at the cursor; the preedit is shown but not part of the text; keys the engine
-/// does not handle reach the field (printable ones insert, BackSpace deletes, Return adds a
-/// newline); focus-out commits the preedit, as clients do in commit-on-focus-out mode.
+/// does not handle reach the field (printable ones insert, BackSpace deletes a character, Return
+/// adds a newline, Left moves the cursor); focus-out commits the preedit, as clients do in
+/// commit-on-focus-out mode. Optionally it reports its text after every change, like GTK
+/// (code points) or like Qt (UTF-16 offsets, wrong for IBus).
 final class FakeField {
+    enum Reporting { case none, codePoints, utf16 }
+
     let session: InputSession
-    private(set) var text = ""
+    private(set) var scalars: [Unicode.Scalar] = []
+    private(set) var cursor = 0
     private(set) var preedit: Preedit? = nil
     private(set) var table: CandidateTable? = nil
+    private(set) var auxiliary: String? = nil
     private(set) var log: [SessionEffect] = []
     private(set) var predictions = 0
+    var reporting: Reporting
 
-    init(settings: SessionSettings = SessionSettings(), contentType: ContentType = ContentType()) {
+    var text: String { String(String.UnicodeScalarView(scalars)) }
+
+    init(settings: SessionSettings = SessionSettings(), contentType: ContentType = ContentType(), reporting: Reporting = .none, text: String = "") {
         session = InputSession(predictor: Predictor(pack: RealPack.pack), settings: settings)
+        self.reporting = reporting
+        if reporting != .none {
+            session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        }
         _ = session.setContentType(contentType)
         apply(session.focusIn())
+        scalars = Array(text.unicodeScalars)
+        cursor = scalars.count
+        report()
     }
 
     func apply(_ effects: [SessionEffect]) {
         log += effects
         for effect in effects {
             switch effect {
-            case .commitText(let committed): text += committed
+            case .commitText(let committed): insert(committed)
             case .updatePreedit(let value): preedit = value
             case .hidePreedit: preedit = nil
             case .updateLookupTable(let value): table = value
             case .hideLookupTable: table = nil
+            case .updateAuxiliaryText(let value): auxiliary = value
+            case .hideAuxiliaryText: auxiliary = nil
             case .deleteSurroundingText(let offset, let count):
-                var scalars = Array(text.unicodeScalars)
-                let start = scalars.count + offset
+                let start = cursor + offset
+                #expect(start >= 0 && start + count <= scalars.count, "deletion inside the text")
                 scalars.removeSubrange(start..<(start + count))
-                text = String(String.UnicodeScalarView(scalars))
-            case .updateAuxiliaryText, .hideAuxiliaryText: break
+                if cursor > start { cursor = max(start, cursor - count) }
             }
         }
+    }
+
+    private func insert(_ string: String) {
+        let new = Array(string.unicodeScalars)
+        scalars.insert(contentsOf: new, at: cursor)
+        cursor += new.count
     }
 
     /// Sends one key press (and its release) and, like the glue, refreshes suggestions after.
@@ -54,14 +77,25 @@ final class FakeField {
     func press(_ event: KeyEvent) -> Bool {
         let result = session.processKey(event)
         apply(result.effects)
-        if !result.handled {
+        if !result.handled && event.modifiers.intersection(.shortcut).isEmpty {
             switch event.keyval {
-            case Keysym.backSpace: if !text.isEmpty { text.removeLast() }
-            case Keysym.returnKey: text += "\n"
-            default: if let character = event.character, event.modifiers.intersection(.shortcut).isEmpty { text.unicodeScalars.append(character) }
+            case Keysym.backSpace:
+                // Applications delete one user-perceived character.
+                let before = String(String.UnicodeScalarView(scalars[..<cursor]))
+                if let last = before.last {
+                    let count = String(last).unicodeScalars.count
+                    scalars.removeSubrange((cursor - count)..<cursor)
+                    cursor -= count
+                }
+            case Keysym.returnKey: insert("\n")
+            case Keysym.left: if cursor > 0 { cursor -= 1 }
+            case Keysym.home: cursor = 0
+            default:
+                if let character = event.character { insert(String(character)) }
             }
         }
         if result.needsSuggestions { refresh() }
+        report()
         var release = event
         release.modifiers.insert(.release)
         #expect(session.processKey(release).handled == false, "releases always reach the application")
@@ -76,6 +110,28 @@ final class FakeField {
         apply(effects)
     }
 
+    /// Reports the text around the cursor, as the client does after changes.
+    func report() {
+        switch reporting {
+        case .none: return
+        case .codePoints:
+            let result = session.setSurroundingText(SurroundingText(text: text, cursor: cursor, anchor: cursor))
+            apply(result.effects)
+            if result.needsSuggestions { refresh() }
+        case .utf16:
+            let utf16Cursor = String(String.UnicodeScalarView(scalars[..<cursor])).utf16.count
+            let result = session.setSurroundingText(SurroundingText(text: text, cursor: utf16Cursor, anchor: utf16Cursor))
+            apply(result.effects)
+        }
+    }
+
+    /// The user edits the text directly (mouse, another input path): the client reports it.
+    func edit(_ newText: String, cursorAt newCursor: Int? = nil) {
+        scalars = Array(newText.unicodeScalars)
+        cursor = newCursor ?? scalars.count
+        report()
+    }
+
     /// Types each character of a string as its own key press (space as the Space key).
     func type(_ string: String) {
         for scalar in string.unicodeScalars {
@@ -85,8 +141,12 @@ final class FakeField {
 
     func key(_ keyval: UInt32, _ modifiers: KeyModifiers = []) { press(.key(keyval, modifiers: modifiers)) }
 
-    /// What the user sees in the field: text plus preedit.
-    var visible: String { text + (preedit?.text ?? "") }
+    /// What the user sees in the field: text with the preedit at the cursor.
+    var visible: String {
+        var shown = scalars
+        shown.insert(contentsOf: Array((preedit?.text ?? "").unicodeScalars), at: cursor)
+        return String(String.UnicodeScalarView(shown))
+    }
 
     /// Candidates on the current page.
     var pageCandidates: [String] {
@@ -97,14 +157,14 @@ final class FakeField {
 
     /// Focus leaves: the client commits the preedit itself, then the engine hears of it.
     func focusOut() {
-        if let preedit { text += preedit.text }
+        if let preedit { insert(preedit.text) }
         preedit = nil
         apply(session.focusOut())
     }
 
     /// The client reports its text (what a real client echoes after a commit).
     func echoSurroundingText() -> (effects: [SessionEffect], needsSuggestions: Bool) {
-        session.setSurroundingText(SurroundingText(text: text, cursor: text.unicodeScalars.count, anchor: text.unicodeScalars.count))
+        session.setSurroundingText(SurroundingText(text: text, cursor: cursor, anchor: cursor))
     }
 }
 

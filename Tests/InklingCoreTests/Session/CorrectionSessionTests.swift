@@ -1,0 +1,230 @@
+import InklingCore
+import Testing
+
+private let applyFix = KeyEvent.key(Keysym.returnKey, modifiers: [.control, .alt])
+private let openPanel = KeyEvent.key(Keysym.space, modifiers: [.control, .alt])
+private let keepWord = KeyEvent.typing("k", modifiers: [.control, .alt])
+
+@Suite("Corrections: chips and verified fixes")
+struct CorrectionSessionTests {
+    @Test func aTypoShowsAChipAtOnceAndTheFixReplacesExactlyIt() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat. ")
+        #expect(field.auxiliary == "teh → the")
+        #expect(field.text == "I saw teh cat. ", "flagging never edits")
+        field.press(applyFix)
+        #expect(field.text == "I saw the cat. ")
+        #expect(field.auxiliary == nil)
+        #expect(field.log.contains(.deleteSurroundingText(offset: -9, count: 9)), "delete backward from the cursor to the word's start")
+    }
+
+    @Test(arguments: [
+        "😀 I saw ", "👍🏽 I saw ", "👨‍👩‍👧 I saw ", "🇩🇪 I saw ", "Cafe\u{301} I saw ", "中文 I saw ", "Привет, I saw ",
+    ])
+    func fixesCountCodePointsWithWideTextBefore(prefix: String) {
+        let field = FakeField(reporting: .codePoints, text: prefix)
+        field.type("teh cat 👨‍👩‍👧 x\u{301} 🇫🇷 ")
+        field.press(applyFix)
+        #expect(field.text == prefix + "the cat 👨‍👩‍👧 x\u{301} 🇫🇷 ")
+    }
+
+    @Test func textAfterTheCursorIsNeverTouched() {
+        let (text, cursor) = marked("I saw |😀 tail")
+        let field = FakeField(reporting: .codePoints)
+        field.edit(text, cursorAt: cursor)
+        field.type("teh ")
+        field.press(applyFix)
+        #expect(field.text == "I saw the 😀 tail")
+    }
+
+    @Test func theSameTypoTwiceInASentenceIsFlaggedTwiceAndFixedOneByOne() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("teh cat and teh dog ")
+        #expect(field.session.corrections.flags.count == 2)
+        #expect(field.auxiliary == "teh → the   teh → the")
+        field.press(applyFix)
+        #expect(field.text == "teh cat and the dog ")
+        field.press(applyFix)
+        #expect(field.text == "the cat and the dog ")
+    }
+
+    @Test func movingTheCursorAwayDropsTheFix() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat")
+        field.key(Keysym.left)
+        #expect(field.session.corrections.flags.isEmpty, "the chip expires")
+        #expect(field.press(applyFix) == false, "with no flag the key is the application's")
+        #expect(field.text == "I saw teh cat")
+    }
+
+    @Test func textChangedElsewhereDropsTheFix() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat ")
+        field.edit("I saw tehx cat ")
+        #expect(field.session.corrections.flags.isEmpty)
+        field.press(applyFix)
+        #expect(field.text == "I saw tehx cat ")
+    }
+
+    @Test func deletingIntoTheWordExpiresTheChip() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh ")
+        #expect(field.auxiliary != nil)
+        field.key(Keysym.backSpace)
+        #expect(field.session.corrections.flags.count == 1, "the space went, the word is still there")
+        field.key(Keysym.backSpace)
+        #expect(field.session.corrections.flags.isEmpty)
+        #expect(field.auxiliary == nil)
+    }
+
+    @Test func withoutSurroundingTextTheFixIsRefusedAndSaidSo() {
+        let field = FakeField(reporting: .none)
+        field.type("I saw teh cat. ")
+        #expect(field.auxiliary == "teh → the")
+        field.press(applyFix)
+        #expect(field.text == "I saw teh cat. ")
+        #expect(field.auxiliary == FixRefusal.noSurroundingText.description)
+        #expect(!field.log.contains { if case .deleteSurroundingText = $0 { return true } else { return false } })
+    }
+
+    @Test func qtStyleOffsetsWithEmojiAreRefused() {
+        let field = FakeField(reporting: .utf16, text: "😀 ")
+        field.type("I saw teh cat ")
+        field.press(applyFix)
+        #expect(field.text == "😀 I saw teh cat ")
+        #expect(field.auxiliary == FixRefusal.unreliableOffsets.description)
+    }
+
+    @Test func applyingWhileTypingTheNextWordCommitsItFirst() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh ca")
+        field.press(applyFix)
+        #expect(field.text == "I saw the ca")
+        #expect(field.preedit == nil)
+    }
+
+    @Test func keepDismissesTheFlagForTheRestOfTheDocument() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("Meet Kaine teh ")
+        field.press(keepWord)
+        #expect(field.session.corrections.flags.isEmpty)
+        field.type("and teh ")
+        #expect(field.session.corrections.flags.isEmpty, "a kept word is not flagged again")
+        #expect(field.text == "Meet Kaine teh and teh ")
+    }
+
+    @Test func namesNumbersAndIdentifiersAreNotFlagged() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("NASA and foo_bar and example.com and 3rd and iPhone and teh. ")
+        #expect(field.session.corrections.flags.map(\.flag.word) == ["teh"])
+    }
+
+    @Test func thePanelListsFlagsWithExplanationsAndAppliesTheChosenOne() throws {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat adn dog ")
+        #expect(field.session.corrections.flags.count == 2)
+        field.press(openPanel)
+        let table = try #require(field.table)
+        #expect(table.candidates.first?.hasPrefix("adn → and") == true, "newest first")
+        #expect(field.auxiliary?.contains("adn → and:") == true)
+        field.key(Keysym.down)
+        #expect(field.auxiliary?.contains("teh → the: swapped letters") == true)
+        field.key(Keysym.f1 + 1)
+        #expect(field.text == "I saw the cat adn dog ")
+        #expect(field.table?.candidates.contains { $0.contains("→") } != true, "the panel is closed")
+        #expect(field.auxiliary == "adn → and")
+    }
+
+    @Test func escapeClosesThePanelAndKeepsTheFlags() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat ")
+        field.press(openPanel)
+        #expect(field.table != nil)
+        #expect(field.press(.key(Keysym.escape)))
+        #expect(field.table == nil)
+        #expect(field.session.corrections.flags.count == 1)
+        #expect(field.text == "I saw teh cat ")
+    }
+
+    @Test func chipsStayWhileTypingContinues() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat and then a dog ")
+        #expect(field.auxiliary == "teh → the")
+    }
+
+    @Test func farAwayFlagsExpire() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat ")
+        field.type(String(repeating: "and a dog ", count: 30))
+        #expect(field.session.corrections.flags.isEmpty)
+    }
+
+    @Test func secretFieldsAreNeverChecked() {
+        let field = FakeField(contentType: ContentType(purpose: ContentType.purposePassword), reporting: .codePoints)
+        field.type("teh cat ")
+        #expect(field.auxiliary == nil)
+        #expect(field.session.corrections.flags.isEmpty)
+    }
+}
+
+@Suite("Corrections: autocorrect on Space")
+struct AutocorrectTests {
+    @Test func offByDefault() {
+        let field = FakeField()
+        field.type("teh cat")
+        #expect(field.visible == "teh cat")
+    }
+
+    @Test func alwaysReplacesAndBackspaceRestoresExactlyWhatWasTyped() {
+        var settings = SessionSettings()
+        settings.autocorrect = .always
+        let field = FakeField(settings: settings)
+        field.type("I saw teh ")
+        #expect(field.visible == "I saw the ")
+        field.key(Keysym.backSpace)
+        #expect(field.visible == "I saw teh ")
+        field.type("cat")
+        #expect(field.visible == "I saw teh cat")
+        #expect(field.session.corrections.flags.isEmpty, "an undone autocorrection keeps the word")
+    }
+
+    @Test func anAutocorrectionIsCommittedByTheNextWordAndDropsItsSpaceBeforePunctuation() {
+        var settings = SessionSettings()
+        settings.autocorrect = .always
+        let field = FakeField(settings: settings)
+        field.type("teh cat")
+        #expect(field.text == "the ")
+        field.type(" teh")
+        field.press(.key(Keysym.space))
+        field.press(.typing(","))
+        #expect(field.text == "the cat the,")
+    }
+
+    @Test func veryLikelyModeLeavesDoubtfulWordsAlone() {
+        var settings = SessionSettings()
+        settings.autocorrect = .veryLikely
+        let field = FakeField(settings: settings)
+        field.type("I saw teh cat ")
+        #expect(field.visible == "I saw the cat ")
+        field.type("xhost ")
+        #expect(field.visible.hasSuffix("xhost "))
+    }
+}
+
+@Suite("Typo-tolerant completions")
+struct TypoTolerantCompletionTests {
+    @Test func aNeighbouringKeyGivesTheLikelyWordMarkedAsACorrection() throws {
+        let field = FakeField()
+        field.type("tge")
+        let table = try #require(field.table)
+        #expect(table.candidates.first == "the" + InputSession.correctionMark)
+        field.key(Keysym.f1)
+        #expect(field.text == "the", "the mark is never committed")
+    }
+
+    @Test func likelyPrefixesGetNoCorrections() throws {
+        let field = FakeField()
+        field.type("thi")
+        #expect(try #require(field.table).candidates.allSatisfy { !$0.hasSuffix(InputSession.correctionMark) })
+    }
+}
