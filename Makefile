@@ -26,10 +26,16 @@ unit-test: deps
 integration-test: build
 	@if [ -x Tests/Integration/run.sh ]; then Tests/Integration/run.sh; else echo "no integration tests yet"; fi
 
+# Unit tests, then the real processes: engine under a private ibus-daemon, GTK apps under Xvfb,
+# the cloud helper against a loopback server, the .deb (contents, lintian, settings), and the
+# .deb installed into a clean Debian 12 root.
 test: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(SWIFT) test
 	@if [ -x Tests/Integration/run.sh ]; then Tests/Integration/run.sh; fi
+	@if [ -f Tests/Cloud/run.sh ]; then bash Tests/Cloud/run.sh; fi
+	bash Tests/Packaging/test_packaging.sh
+	$(MAKE) cleanroom-test
 
 # Rebuild the English pack from the whitelisted sources (see data/ATTRIBUTION.md).
 pack: build
@@ -43,3 +49,24 @@ bench: build
 
 clean:
 	rm -rf .build build
+
+# --- Packaging (packaging/README.md) ---------------------------------------------------------
+.PHONY: deb install uninstall cleanroom-test
+
+# build/ibus-inkling_<version>_amd64.deb from the release build (static Swift stdlib, stripped).
+deb: build
+	bash scripts/deb-build.sh
+
+# Install the .deb with apt, restart IBus and add Inkling to the desktop user's input sources
+# (skipped with a message when there is no desktop session, e.g. headless or in a container).
+install: deps deb
+	bash scripts/enable-inkling.sh install
+
+# Remove the input source and the package (user data in the home folder is kept).
+uninstall:
+	bash scripts/enable-inkling.sh uninstall
+
+# Install the .deb into a minimal Debian 12 (debootstrap, cached in .cache/cleanroom) and type
+# through a real IBus there. Needs root.
+cleanroom-test: deb
+	bash scripts/cleanroom-test.sh

@@ -12,7 +12,10 @@
 # 4. installs python3-gi + gir1.2-ibus-1.0 (test only), starts a private headless ibus-daemon in the
 #    root, checks `ibus list-engine` lists inkling, and types a word through a real IBus client
 #    (packaging/tests/ibus_client.py): it must get a lookup table and a commit;
-# 5. purges the package and checks nothing of it is left.
+# 5. runs the desktop steps of `make install` (scripts/enable-inkling.sh) headless, then against a
+#    simulated desktop user (session bus, dconf, the user's ibus-daemon: packaging/tests/
+#    desktop_session_test.sh);
+# 6. uninstalls as `make uninstall` does and checks nothing of the package is left.
 #
 # Needs root (chroot, mounts). Environment: CLEANROOM_CACHE (cache folder), CLEANROOM_MIRROR
 # (Debian mirror; default: the first bookworm one in /etc/apt/sources.list{,.d}),
@@ -134,7 +137,7 @@ mount_add --bind "$LISTS" "$ROOT/var/lib/apt/lists"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 mkdir -p "$ROOT/tmp/inkling"
 cp "$DEB" "$ROOT/tmp/inkling/"
-cp packaging/tests/ibus_client.py "$ROOT/tmp/inkling/"
+cp packaging/tests/ibus_client.py packaging/tests/desktop_session_test.sh scripts/enable-inkling.sh "$ROOT/tmp/inkling/"
 DEBNAME=$(basename "$DEB")
 
 in_root() {
@@ -203,10 +206,20 @@ log "client packages installed in $(($(date +%s) - T0))s"
 check "ibus list-engine shows inkling and a real client types through it (prediction + commit)" \
     in_root /usr/bin/python3 /tmp/inkling/ibus_client.py --daemon --list-engine
 
-# --- 5. removal leaves nothing ----------------------------------------------------------------
-check "apt-get purge ibus-inkling" \
-    sh -c "chroot '$ROOT' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-        apt-get purge -y -q ibus-inkling >'$WORK/apt-purge.log' 2>&1"
+# --- 5. the desktop steps of make install / make uninstall -----------------------------------
+log "installing a simulated desktop session's packages (procps, dbus, dconf, gsettings-desktop-schemas)"
+T0=$(date +%s)
+in_root apt-get install "${APT_OPTS[@]}" procps dbus dconf-gsettings-backend gsettings-desktop-schemas \
+    libglib2.0-bin >"$WORK/apt-desktop.log" 2>&1 ||
+    { tail -20 "$WORK/apt-desktop.log"; die "could not install the desktop session packages"; }
+log "desktop session packages installed in $(($(date +%s) - T0))s"
+check "enable-inkling.sh: skipped headless; with a desktop user restarts IBus and edits the input sources" \
+    in_root bash /tmp/inkling/desktop_session_test.sh /tmp/inkling/enable-inkling.sh
+
+# --- 6. removal (as make uninstall does it) leaves nothing -------------------------------------
+check "enable-inkling.sh uninstall (apt-get purge ibus-inkling)" \
+    sh -c "chroot '$ROOT' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive \
+        bash /tmp/inkling/enable-inkling.sh uninstall >'$WORK/uninstall.log' 2>&1"
 nothing_left() {
     local f left=0
     for f in /usr/libexec/ibus-engine-inkling /usr/bin/inkling /usr/share/ibus/component/inkling.xml \

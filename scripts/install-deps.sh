@@ -20,6 +20,11 @@ libsqlite3-dev
 libcurl4-openssl-dev
 dpkg-dev
 fakeroot
+ibus-gtk3
+ibus-gtk4
+python3-pytest
+debootstrap
+lintian
 "
 
 missing=""

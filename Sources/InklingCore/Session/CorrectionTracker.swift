@@ -79,6 +79,13 @@ public struct CorrectionTracker: Sendable {
         return id
     }
 
+    /// Replaces what a flag proposes (the cloud agreed and knows better).
+    public mutating func update(id: Int, replacements: [String]?, explanation: String?) {
+        guard let index = flags.firstIndex(where: { $0.id == id }) else { return }
+        if let replacements, !replacements.isEmpty { flags[index].flag.replacements = replacements }
+        if let explanation, !explanation.isEmpty { flags[index].flag.explanation = explanation }
+    }
+
     /// Removes one flag.
     public mutating func remove(id: Int) { flags.removeAll { $0.id == id } }
 

@@ -56,6 +56,13 @@ public final class InputSession {
     private var surroundingState = SurroundingState.unknown
     private var hasSelection = false
 
+    /// Milliseconds on a monotonic clock; tests inject their own.
+    public var clock: () -> Int64 = InputSession.monotonicMilliseconds
+    /// When to ask the cloud and which answer is still wanted.
+    public private(set) var cloud = CloudScheduler()
+    /// Recent cloud answers by sentence and flags, so an unchanged sentence is not sent twice.
+    private var cloudCache: [String: CloudReply] = [:]
+
     private var panelOpen = false
     private var panelCursor = 0
     private var shownAuxiliary: String? = nil
@@ -88,6 +95,7 @@ public final class InputSession {
         surroundingState = .unknown
         hasSelection = false
         corrections.clear()
+        _ = cloud.cancelAll()
         predictor.reset()
         shownAuxiliary = nil
         notice = nil
@@ -123,6 +131,7 @@ public final class InputSession {
             clearComposition()
             contextBefore = ""
             corrections.clear()
+            _ = cloud.cancelAll()
             predictor.reset()
             shownAuxiliary = nil
             return hadSomething ? [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] : []
@@ -155,6 +164,14 @@ public final class InputSession {
 
     /// Handles a key event and answers at once; suggestions follow via `refreshSuggestions()`.
     public func processKey(_ event: KeyEvent) -> KeyResult {
+        let result = applyKeyRules(event)
+        if cloudEnabled, !event.isRelease, !Keysym.isModifierOnly(event.keyval) {
+            cloud.noteChange(now: clock(), endsSentence: typed.isEmpty && Self.endsSentence(contextBefore))
+        }
+        return result
+    }
+
+    private func applyKeyRules(_ event: KeyEvent) -> KeyResult {
         if isInert || event.isRelease || Keysym.isModifierOnly(event.keyval) {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
         }
@@ -586,14 +603,166 @@ public final class InputSession {
         } else if !corrections.flags.isEmpty {
             let chips = corrections.flags.prefix(3).map(\.chip).joined(separator: "   ")
             let more = corrections.flags.count > 3 ? "   +\(corrections.flags.count - 3)" : ""
-            text = chips + more
+            text = chips + more + (cloud.inFlight != nil ? Self.cloudHint : "")
         } else {
-            text = nil
+            text = cloud.inFlight != nil ? Self.cloudHint.trimmingCharacters(in: " ").description : nil
         }
         guard text != shownAuxiliary else { return [] }
         shownAuxiliary = text
         return [text.map { .updateAuxiliaryText($0) } ?? .hideAuxiliaryText]
     }
+
+    // MARK: Cloud check
+
+    /// Whether the cloud check may run here: opted in, not a password, PIN or private field,
+    /// not off the record.
+    public var cloudEnabled: Bool {
+        settings.cloudCheck && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate && !isInert
+    }
+
+    /// When the glue should call `cloudTimerFired()` (milliseconds on `clock`).
+    public var cloudDeadline: Int64? { cloudEnabled ? cloud.deadline : nil }
+
+    /// The cloud timer ran out: the request to send for the current sentence, if any.
+    public func cloudTimerFired() -> CloudAction {
+        let now = clock()
+        guard cloudEnabled, cloud.isDue(now: now), contextKnown else { return CloudAction() }
+        guard let (sentence, start) = currentSentence() else {
+            _ = cloud.cancelAll()
+            return CloudAction()
+        }
+        let scalars = Array(contextBefore.unicodeScalars)
+        let sentenceEnd = start + sentence.unicodeScalars.count
+        var flags: [CloudFlag] = []
+        for tracked in corrections.flags {
+            let end = scalars.count - tracked.tail.unicodeScalars.count
+            let begin = end - tracked.flag.word.unicodeScalars.count
+            if begin >= start && end <= sentenceEnd {
+                flags.append(CloudFlag(start: begin - start, end: end - start, word: tracked.flag.word, replacements: tracked.flag.replacements))
+            }
+        }
+        flags.sort { $0.start < $1.start }
+        let (request, superseded) = cloud.start(
+            sentence: sentence, language: settings.language, flags: flags, before: contextBefore, sentenceStart: start, now: now)
+        var lines: [String] = []
+        if let superseded { lines.append(CloudLine.cancel(id: superseded)) }
+        if let cached = cloudCache[Self.cacheKey(request)] {
+            // Answered before: no need to ask again.
+            var reply = cached
+            reply.id = request.id
+            let effects = applyCloudReply(reply)
+            return CloudAction(lines: lines, effects: effects)
+        }
+        lines.append(CloudLine.encode(request))
+        return CloudAction(lines: lines, effects: auxiliaryEffects())
+    }
+
+    /// A line from the helper. Stale, malformed and out-of-date answers change nothing.
+    public func cloudReplyReceived(_ line: String) -> [SessionEffect] {
+        guard let reply = CloudReply.parse(line), reply.type != "hello" else { return [] }
+        guard cloudEnabled else {
+            _ = cloud.finish(id: reply.id)
+            return auxiliaryEffects()
+        }
+        return applyCloudReply(reply)
+    }
+
+    /// The helper died or hung: forget what was asked; local flags stay as they are.
+    public func cloudHelperGone() -> [SessionEffect] {
+        _ = cloud.finish(id: cloud.inFlight?.request.id)
+        return auxiliaryEffects()
+    }
+
+    /// Whether the request in flight has waited longer than any answer is worth.
+    public var cloudRequestTimedOut: Bool { cloud.hasTimedOut(now: clock()) }
+
+    private func applyCloudReply(_ reply: CloudReply) -> [SessionEffect] {
+        guard let (request, before, start) = cloud.finish(id: reply.id) else { return [] }
+        guard reply.type == "result" else { return auxiliaryEffects() }
+        let valid = reply.validated(against: request)
+        if cloudCache.count > 64 { cloudCache.removeAll() }
+        cloudCache[Self.cacheKey(request)] = valid
+        // Only text appended since the request keeps its positions; anything else drops the answer.
+        guard contextBefore.unicodeScalars.starts(with: before.unicodeScalars) else { return auxiliaryEffects() }
+        let scalars = Array(contextBefore.unicodeScalars)
+        func trackedFlag(at begin: Int, _ end: Int) -> TrackedFlag? {
+            corrections.flags.first { tracked in
+                let flagEnd = scalars.count - tracked.tail.unicodeScalars.count
+                return flagEnd == end && flagEnd - tracked.flag.word.unicodeScalars.count == begin
+            }
+        }
+        for verdict in valid.verdicts ?? [] {
+            guard let tracked = trackedFlag(at: start + verdict.start, start + verdict.end) else { continue }
+            if verdict.verdict == "disagree" {
+                corrections.remove(id: tracked.id)
+            } else {
+                corrections.update(id: tracked.id, replacements: nil, explanation: verdict.explanation)
+            }
+        }
+        for fix in valid.fixes ?? [] {
+            let begin = start + fix.start
+            let end = start + fix.end
+            guard end <= scalars.count else { continue }
+            if let tracked = trackedFlag(at: begin, end) {
+                corrections.update(id: tracked.id, replacements: [fix.replacement], explanation: fix.explanation)
+                continue
+            }
+            let flag = TypoFlag(
+                word: fix.original, replacements: [fix.replacement],
+                explanation: fix.explanation ?? "suggested by the cloud check", margin: 0)
+            corrections.add(
+                flag, before: Substring(String(String.UnicodeScalarView(scalars[..<begin]))),
+                tail: String(String.UnicodeScalarView(scalars[end...])), origin: .cloud)
+        }
+        return auxiliaryEffects()
+    }
+
+    private static func cacheKey(_ request: CloudCheckRequest) -> String {
+        request.language + "\u{0}" + request.sentence + "\u{0}" + request.flags.map { "\($0.start)-\($0.end)" }.joined(separator: ",")
+    }
+
+    /// The sentence before the cursor (without trailing whitespace) and where it starts, in code points.
+    private func currentSentence() -> (String, Int)? {
+        let scalars = Array(contextBefore.unicodeScalars)
+        var end = scalars.count
+        while end > 0 && scalars[end - 1].properties.isWhitespace { end -= 1 }
+        // Sentence-final punctuation at the end belongs to this sentence.
+        var index = end
+        while index > 0 && ".!?".unicodeScalars.contains(scalars[index - 1]) { index -= 1 }
+        var start = 0
+        while index > 0 {
+            let scalar = scalars[index - 1]
+            if scalar == "\n" || (".!?".unicodeScalars.contains(scalar) && index < scalars.count && scalars[index].properties.isWhitespace) {
+                start = index
+                break
+            }
+            index -= 1
+        }
+        while start < end && scalars[start].properties.isWhitespace { start += 1 }
+        guard end > start, end - start <= CloudProtocol.maximumSentenceScalars,
+            scalars[start..<end].contains(where: { $0.properties.isAlphabetic })
+        else { return nil }
+        return (String(String.UnicodeScalarView(scalars[start..<end])), start)
+    }
+
+    static func endsSentence(_ text: String) -> Bool {
+        for scalar in text.unicodeScalars.reversed() {
+            if scalar.properties.isWhitespace { continue }
+            return ".!?".unicodeScalars.contains(scalar)
+        }
+        return false
+    }
+
+    /// Milliseconds since an arbitrary, fixed point of a monotonic clock.
+    public static func monotonicMilliseconds() -> Int64 {
+        let elapsed = ContinuousClock.now - processStart
+        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    private static let processStart = ContinuousClock.now
+
+    /// Shown in the auxiliary text while a cloud check is in flight.
+    public static let cloudHint = "   \u{2601} checking\u{2026}"
 
     // MARK: Helpers
 

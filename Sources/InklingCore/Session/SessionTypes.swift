@@ -149,6 +149,18 @@ public enum SessionEffect: Equatable, Sendable {
     case deleteSurroundingText(offset: Int, count: Int)
 }
 
+/// Lines for the cloud helper and effects for the client, from a cloud timer or reply.
+public struct CloudAction: Equatable, Sendable {
+    /// Protocol lines to write to the helper, in order.
+    public var lines: [String]
+    /// Effects to render.
+    public var effects: [SessionEffect]
+    public init(lines: [String] = [], effects: [SessionEffect] = []) {
+        self.lines = lines
+        self.effects = effects
+    }
+}
+
 /// The answer to a key event.
 public struct KeyResult: Equatable, Sendable {
     /// Whether the engine consumed the key (false: the application gets it unchanged).
@@ -184,6 +196,12 @@ public struct SessionSettings: Equatable, Sendable {
     public var keyboardLayout = KeyboardLayout.qwerty.name
     /// Whether the local checker flags typos.
     public var checkSpelling = true
+    /// Whether finished sentences are sent to the cloud check (opt-in).
+    public var cloudCheck = false
+    /// Nothing is learned and nothing is sent while this is on.
+    public var offTheRecord = false
+    /// The language of the active pack.
+    public var language = "en"
     public init() {}
 }
 
