@@ -16,11 +16,14 @@ enum Component {
           <exec>@EXEC@ --ibus</exec>
           <version>0.1.0</version>
           <author>The Inkling authors</author>
+          <license>see /usr/share/doc/inkling/copyright</license>
+          <homepage>file:///usr/share/doc/inkling/</homepage>
           <textdomain>inkling</textdomain>
           <engines>
             <engine>
               <name>inkling</name>
               <language>en</language>
+              <license>see /usr/share/doc/inkling/copyright</license>
               <author>The Inkling authors</author>
               <icon>accessories-text-editor</icon>
               <layout>default</layout>

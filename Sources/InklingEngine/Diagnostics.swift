@@ -9,13 +9,26 @@ func log(_ message: String) {
     bytes.withUnsafeMutableBytes { buffer in _ = write(2, buffer.baseAddress, buffer.count) }
 }
 
-/// `INKLING_DEBUG_MEMORY=N`: every N key presses, logs VmRSS and VmHWM (from /proc/self/status)
-/// and the mapped size of the pack. Numbers only.
+/// `INKLING_DEBUG_MEMORY=N`: every N key presses, logs VmRSS and VmHWM (from /proc/self/status),
+/// the mapped size of the pack, live engine objects, and how long the engine itself spent
+/// answering keys and computing suggestions since the last line (microseconds). Numbers only.
 @MainActor
 final class MemoryDiagnostics {
     private let interval: Int
     private let packBytes: Int
     private var presses = 0
+    private var keyMicros: [Int] = []
+    private var suggestMicros: [Int] = []
+
+    /// A monotonic clock in microseconds.
+    static func now() -> Int {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return spec.tv_sec * 1_000_000 + spec.tv_nsec / 1000
+    }
+
+    func recordKey(since start: Int) { keyMicros.append(Self.now() - start) }
+    func recordSuggestions(since start: Int) { suggestMicros.append(Self.now() - start) }
 
     /// Nil unless the variable holds a positive whole number.
     init?(environment value: String?, packBytes: Int) {
@@ -31,7 +44,21 @@ final class MemoryDiagnostics {
 
     func report() {
         let status = Self.status()
-        log("memory keys=\(presses) rss_kb=\(status["VmRSS"] ?? -1) hwm_kb=\(status["VmHWM"] ?? -1) pack_mapped_bytes=\(packBytes)")
+        log(
+            "memory keys=\(presses) rss_kb=\(status["VmRSS"] ?? -1) hwm_kb=\(status["VmHWM"] ?? -1)"
+                + " pack_mapped_bytes=\(packBytes) engines_live=\(EngineInstance.live)"
+                + " engines_created=\(EngineProcess.engineCount)"
+                + " key_us_p50=\(Self.percentile(keyMicros, 50)) key_us_max=\(keyMicros.max() ?? 0)"
+                + " suggest_us_p50=\(Self.percentile(suggestMicros, 50)) suggest_us_p99=\(Self.percentile(suggestMicros, 99))"
+                + " suggest_us_max=\(suggestMicros.max() ?? 0) suggest_count=\(suggestMicros.count)")
+        keyMicros.removeAll(keepingCapacity: true)
+        suggestMicros.removeAll(keepingCapacity: true)
+    }
+
+    private static func percentile(_ values: [Int], _ p: Int) -> Int {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, (sorted.count - 1) * p / 100)]
     }
 
     /// The kB figures of /proc/self/status.

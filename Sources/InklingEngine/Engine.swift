@@ -19,10 +19,18 @@ final class EngineInstance {
     private var idleQueued = false
     private let diagnostics: MemoryDiagnostics?
 
+    /// Engine objects alive in this process (memory diagnostics; only touched on the main thread).
+    nonisolated(unsafe) static var live = 0
+
     init(engine: UnsafeMutablePointer<IBusEngine>, session: InputSession?, diagnostics: MemoryDiagnostics?) {
         self.engine = engine
         self.session = session
         self.diagnostics = diagnostics
+        Self.live += 1
+    }
+
+    deinit {
+        Self.live -= 1
     }
 
     // MARK: Signals in
@@ -31,6 +39,8 @@ final class EngineInstance {
         let modifiers = KeyModifiers(rawValue: state)
         if !modifiers.contains(.release) { diagnostics?.keyPressed() }
         guard let session else { return false }
+        let start = diagnostics != nil ? MemoryDiagnostics.now() : 0
+        defer { if start != 0 { diagnostics?.recordKey(since: start) } }
         let scalar = ibus_keyval_to_unicode(keyval)
         let event = KeyEvent(
             keyval: keyval, keycode: keycode, modifiers: modifiers,
@@ -127,7 +137,9 @@ final class EngineInstance {
     private func runSuggestions() {
         idleQueued = false
         guard engine != nil, let session else { return }
+        let start = diagnostics != nil ? MemoryDiagnostics.now() : 0
         render(session.refreshSuggestions())
+        if start != 0 { diagnostics?.recordSuggestions(since: start) }
     }
 
     private func requestSurroundingText() {

@@ -1,6 +1,6 @@
 """Runs a copy of the engine in its own daemon and reports, as one JSON line, what a client saw.
 
-    check_engine.py --pack missing|corrupt|bundled --workdir DIR [--debug-memory N]
+    check_engine.py --pack missing|corrupt|bundled --workdir DIR [--debug-memory N] [--switch N]
 
 The copy lives in DIR/bin so that the pack it finds (DIR/data/packs/en.inkpack) is controlled:
 none, a corrupt one (one byte changed), or the real one.
@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from ibus_harness import REPO, Client, Daemon, IBus, drain, engine_path  # noqa: E402
+from ibus_harness import REPO, Client, Daemon, IBus, drain, engine_path, pump_until, rss_kb  # noqa: E402
 
 
 def main():
@@ -22,6 +22,7 @@ def main():
     parser.add_argument("--pack", choices=["missing", "corrupt", "bundled"], required=True)
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--debug-memory", type=int, default=0)
+    parser.add_argument("--switch", type=int, default=0, help="then ask for the engine again N times")
     args = parser.parse_args()
 
     bindir = os.path.join(args.workdir, "bin")
@@ -41,7 +42,7 @@ def main():
             open(target, "wb").write(bytes(data))
 
     env = {"INKLING_DEBUG_MEMORY": str(args.debug_memory)} if args.debug_memory else {}
-    daemon = Daemon(engine=engine, env=env).start()
+    daemon = Daemon(engine=engine, env=env, verbose=True).start()
     try:
         client = Client(daemon)
         client.focus_in()
@@ -66,6 +67,17 @@ def main():
             "commits": client.commits if args.pack != "bundled" else len(client.commits),
             "engine_alive": pid is not None,
         }
+        if args.switch:
+            # Each request makes the daemon create a new engine object and destroy the old one.
+            report["rss_kb_before_switches"] = rss_kb(pid)
+            for _ in range(args.switch):
+                client.ic.set_engine("inkling")
+                client.key(IBus.KEY_Shift_L)
+            count = len(daemon.log())
+            client.type("ab")
+            pump_until(lambda: "memory keys=" in daemon.log()[count:], what="a diagnostics line")
+            report["rss_kb_after_switches"] = rss_kb(pid)
+            report["engine_pid_unchanged"] = daemon.engine_pid() == pid
         client.focus_out()
         client.destroy()
     finally:

@@ -84,7 +84,7 @@ def component_xml(engine):
 class Daemon:
     """A private ibus-daemon; `components` maps file names to component XML."""
 
-    def __init__(self, components=None, engine=None, env=None):
+    def __init__(self, components=None, engine=None, env=None, global_engine="inkling", verbose=False):
         self.engine = engine or engine_path()
         if components is None:
             components = {"inkling.xml": component_xml(self.engine)}
@@ -110,6 +110,9 @@ class Daemon:
         )
         if env:
             self.env.update(env)
+        self.global_engine = global_engine
+        # Without --verbose the daemon sends its engines' stderr to /dev/null.
+        self.verbose = verbose
         self.stderr_path = os.path.join(self.root, "daemon.log")
         self.process = None
         self.bus = None
@@ -126,7 +129,8 @@ class Daemon:
                 "--config=disable",
                 "--cache=none",
                 "--address=" + self.address,
-            ],
+            ]
+            + (["--verbose"] if self.verbose else []),
             env=self.env,
             stdout=self.stderr,
             stderr=subprocess.STDOUT,
@@ -142,6 +146,10 @@ class Daemon:
         IBus.init()
         self.bus = IBus.Bus.new()
         pump_until(self.bus.is_connected, what="a connection to ibus-daemon")
+        if self.global_engine:
+            # New input contexts get this engine on focus-in, as on a desktop.
+            if not self.bus.set_global_engine(self.global_engine):
+                raise RuntimeError("cannot set the global engine %s: %s" % (self.global_engine, self.log()))
         return self
 
     def log(self):
@@ -358,7 +366,10 @@ class Client:
         self.preedit = ("", 0, False)
 
     def set_engine(self, name="inkling"):
-        self.ic.set_engine(name)
+        """Makes sure the context runs engine `name` (the daemon's global engine needs no request:
+        asking again would replace the engine while keys are already on their way)."""
+        if self.daemon.global_engine != name:
+            self.ic.set_engine(name)
 
         def ready():
             desc = self.ic.get_engine()

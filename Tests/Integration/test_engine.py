@@ -71,7 +71,6 @@ def test_letters_build_an_underlined_preedit(client):
     for ch in "hel":
         assert client.key(ord(ch))
     assert client.preedit == ("hel", 3, True)
-    assert client.preedit_mode == IBus.PreeditFocusMode.COMMIT
     assert (int(IBus.AttrType.UNDERLINE), int(IBus.AttrUnderline.SINGLE), 0, 3) in client.preedit_attrs
     assert client.commits == []
     wait_for_completions(client, "hel", "hello")
@@ -212,6 +211,9 @@ def test_focus_out_delivers_the_preedit_exactly_once(daemon, client_commits):
         client.set_engine("inkling")
         client.type("hel")
         wait_for_completions(client, "hel")
+        if client_commits:
+            # The daemon passes the mode on only to clients that commit the preedit themselves.
+            assert client.preedit_mode == IBus.PreeditFocusMode.COMMIT
         client.focus_out()
         pump_until(lambda: "hel" in client.text, what="the preedit to be committed on focus-out")
         client.focus_in()
@@ -327,7 +329,21 @@ def test_debug_memory_logs_numbers_and_never_text(tmp_path):
     report = run_check("--pack", "bundled", "--workdir", str(tmp_path), "--debug-memory", "5")
     lines = [line for line in report["log"].splitlines() if "memory keys=" in line]
     assert len(lines) >= 2, report["log"]
-    assert "rss_kb=" in lines[0] and "hwm_kb=" in lines[0] and "pack_mapped_bytes=" in lines[0]
-    assert int(lines[0].split("pack_mapped_bytes=")[1]) > 1_000_000
+    fields = dict(f.split("=", 1) for f in lines[0].split() if "=" in f)
+    for name in ("keys", "rss_kb", "hwm_kb", "pack_mapped_bytes", "engines_live", "suggest_us_p50"):
+        assert fields[name].isdigit(), (name, lines[0])
+    assert int(fields["pack_mapped_bytes"]) > 1_000_000
+    assert int(fields["rss_kb"]) > 0
     for word in ("zebra", "quokka", "zebr"):
         assert word not in report["log"]
+
+
+def test_engine_objects_replaced_by_the_daemon_are_freed(tmp_path):
+    report = run_check("--pack", "bundled", "--workdir", str(tmp_path), "--debug-memory", "1", "--switch", "300")
+    last = [line for line in report["log"].splitlines() if "memory keys=" in line][-1]
+    fields = dict(f.split("=", 1) for f in last.split() if "=" in f)
+    assert report["engine_pid_unchanged"]
+    assert int(fields["engines_created"]) >= 300
+    assert int(fields["engines_live"]) <= 2, last
+    growth = report["rss_kb_after_switches"] - report["rss_kb_before_switches"]
+    assert growth < 2048, "engine RSS grew by %d kB over 300 engine objects" % growth

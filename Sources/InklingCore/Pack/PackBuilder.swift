@@ -202,7 +202,8 @@ public struct PackBuilder {
     private func chooseDisplay(
         key: String, forms: [(form: String, count: Double)], spelled: Set<String>, spelledLower: Set<String>
     ) -> String {
-        if key == "i" || key.hasPrefix("i'") { return "I" + key.dropFirst() }
+        // English capitalises its first-person pronoun everywhere (`I`, `I'm`); no other pack does.
+        if parameters.language == "en", key == "i" || key.hasPrefix("i'") { return "I" + key.dropFirst() }
         var lowerCount = 0.0
         var best: (form: String, count: Double)? = nil
         for entry in forms {
