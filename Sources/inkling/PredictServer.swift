@@ -13,6 +13,7 @@ struct PredictServer {
         var n: Int?
         var reset: Bool?
         var commit: String?
+        var context: String?
     }
 
     struct Reply: Encodable {
@@ -21,6 +22,8 @@ struct PredictServer {
     }
 
     let predictor: Predictor
+    /// Whether commit events are learned from (`--learn`).
+    var learns = false
 
     func run() {
         let decoder = JSONDecoder()
@@ -39,6 +42,13 @@ struct PredictServer {
                 reply.words = predictor.suggest(before: before, count: request.n ?? 3)
             } else if request.reset == true {
                 predictor.reset()
+            } else if let commit = request.commit, learns {
+                // A phrase is learned word by word, each after the words before it.
+                var before = request.context ?? ""
+                for word in WordText.words(in: commit) {
+                    predictor.learn(word: String(word), before: before, now: 0)
+                    before += (before.isEmpty ? "" : " ") + word
+                }
             }
             guard let data = try? encoder.encode(reply) else { continue }
             var text = String(decoding: data, as: UTF8.self)

@@ -25,6 +25,8 @@ let usage = """
           --pack PATH                       language pack (default: the bundled English pack)
           --no-rerank                       dictionary and word n-grams only (ablation)
           --no-typo-completions             no completions of nearby prefixes (tge → the)
+          --learn [--user-file FILE]        learn from commit events (typesim --commit-events);
+                                            FILE keeps what was learned between runs (TSV)
           --char-weight X --next-char-weight X --char-prior-share X
           --cache-weight X --cache-bigram-weight X --window N --savings X
       pack build --prepared DIR -o FILE [--language L] [--name NAME] [--vocabulary N]
@@ -41,7 +43,7 @@ struct Arguments {
     var positional: [String] = []
     var options: [String: String] = [:]
     var flags: Set<String> = []
-    static let flagNames: Set<String> = ["--stdio", "--no-rerank", "--no-typo-completions", "-h", "--help"]
+    static let flagNames: Set<String> = ["--stdio", "--no-rerank", "--no-typo-completions", "--learn", "-h", "--help"]
 
     init(_ arguments: ArraySlice<String>) {
         var iterator = arguments.makeIterator()
@@ -96,6 +98,7 @@ func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
     if let value = arguments.double("--cache-weight") { options.cacheWeight = value }
     if let value = arguments.double("--cache-bigram-weight") { options.cacheBigramWeight = value }
     if let value = arguments.int("--window") { options.windowSize = value }
+    if let value = arguments.double("--user-weight") { options.userWeight = value }
     if let value = arguments.double("--savings") { options.savingsExponent = Float(value) }
     return options
 }
@@ -120,7 +123,21 @@ case "suggest":
 case "predict":
     guard arguments.flags.contains("--stdio") else { fail("predict needs --stdio") }
     let predictor = Predictor(pack: openPack(arguments), options: predictorOptions(arguments))
-    PredictServer(predictor: predictor).run()
+    let userFile = arguments.options["--user-file"]
+    if let userFile, FileManager.default.fileExists(atPath: userFile) {
+        let entries = UserModelFile.read(PackCommand.read(userFile))
+        predictor.updateUserModel { $0.load(entries) }
+    }
+    var server = PredictServer(predictor: predictor)
+    server.learns = arguments.flags.contains("--learn")
+    server.run()
+    if let userFile, server.learns {
+        do {
+            try Data(UserModelFile.write(predictor.userModel.allEntries).utf8).write(to: URL(filePath: userFile), options: .atomic)
+        } catch {
+            fail("cannot write \(userFile): \(error)")
+        }
+    }
 case "pack":
     PackCommand.run(arguments)
 case "check":

@@ -26,6 +26,8 @@ struct DocumentCache {
     }
 
     private var lastWordKey: String? = nil
+    /// Keys of up to two words before the cursor in the current sentence (oldest first).
+    private(set) var lastKeys: [String] = []
 
     mutating func update(context: Substring, pack: LanguagePack) {
         if let lastContext, lastContext.unicodeScalars.elementsEqual(context.unicodeScalars) { return }
@@ -39,16 +41,19 @@ struct DocumentCache {
         var beforePreviousID: Int? = nil
         var previousEnd = context.startIndex
         var lastKey: String? = nil
+        var recentKeys: [String] = []
         for word in WordText.words(in: context) {
             let gap = context[previousEnd..<word.startIndex]
             let sentenceStart = previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
             if sentenceStart {
+                recentKeys.removeAll()
                 previousKey = nil
                 previousID = pack.sentenceStartID
                 beforePreviousID = nil
             }
             previousEnd = word.endIndex
             if WordText.containsDigit(word) {
+                recentKeys.removeAll()
                 lastWordCapitalizedMidSentence = false
                 previousKey = nil
                 beforePreviousID = previousID
@@ -67,6 +72,8 @@ struct DocumentCache {
             words[key] = entry
             totalWords += 1
             if let previousKey { pairs[previousKey, default: [:]][key, default: 0] += 1 }
+            recentKeys.append(key)
+            if recentKeys.count > 2 { recentKeys.removeFirst() }
             previousKey = key
             lastWordCapitalizedMidSentence = !sentenceStart && WordText.startsUppercase(word) && key != "i" && !key.hasPrefix("i'")
             beforePreviousID = previousID
@@ -78,10 +85,12 @@ struct DocumentCache {
         if previousEnd == context.startIndex || gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) {
             lastWords = (nil, nil)
             lastWordKey = nil
+            lastKeys = []
             lastWordCapitalizedMidSentence = false
         } else {
             lastWords = (previousID, beforePreviousID)
             lastWordKey = lastKey
+            lastKeys = recentKeys
         }
     }
 }

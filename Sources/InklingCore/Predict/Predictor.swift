@@ -22,6 +22,8 @@ public struct PredictorOptions: Sendable, Equatable {
     public var correctionPenalty: Float = 4
     /// Keyboard layout for neighbouring keys.
     public var keyboardLayout = KeyboardLayout.qwerty.name
+    /// Largest weight of the user's learned words and phrases.
+    public var userWeight: Double = 0.3
     /// Prefer longer words by this exponent of the characters a selection saves.
     public var savingsExponent: Float = 0.0
     public init() {}
@@ -56,6 +58,14 @@ public final class Predictor {
         didSet { resultCache.removeAll() }
     }
     private var document = DocumentCache()
+    /// What this user has typed before (learned words and contexts); empty when learning is off.
+    public private(set) var userModel = UserModel()
+
+    /// Changes the learned model (load, forget, wipe) and drops answers that depended on it.
+    public func updateUserModel(_ change: (inout UserModel) -> Void) {
+        change(&userModel)
+        resultCache.removeAll()
+    }
     private var layout: KeyboardLayout { KeyboardLayout.named(options.keyboardLayout) }
     /// Keyed by scalars: canonically equivalent strings (`é` and `e` + U+0301) are different input.
     private var resultCache: [[Unicode.Scalar]: [Suggestion]] = [:]
@@ -69,6 +79,23 @@ public final class Predictor {
     /// Forgets the current document (a new message, another text field).
     public func reset() {
         document = DocumentCache()
+        resultCache.removeAll()
+    }
+
+    /// Records a committed word with the text before it (call only where learning is allowed).
+    public func learn(word: String, before: String, now: Int64) {
+        guard LearningPolicy.mayRecord(word) else { return }
+        let (context, _) = WordText.splitPartialWord(String(before.unicodeScalars.suffix(200)))
+        var recent: [String] = []
+        var previousEnd = context.startIndex
+        for candidate in WordText.words(in: context) {
+            let gap = context[previousEnd..<candidate.startIndex]
+            if gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) || WordText.containsDigit(candidate) { recent.removeAll() }
+            if !WordText.containsDigit(candidate) { recent.append(String(candidate)) }
+            previousEnd = candidate.endIndex
+        }
+        if context[previousEnd...].contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
+        userModel.record(word: word, after: Array(recent.suffix(2)), now: now)
         resultCache.removeAll()
     }
 
@@ -160,8 +187,25 @@ public final class Predictor {
         for id in trigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id) }
         for id in bigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id) }
         var documentOnly: [(key: String, display: String)] = []
+        var documentOnlyKeys = Set<String>()
         for (key, entry) in document.words where key.hasPrefix(prefixKey) {
-            if let id = entry.id { add(id) } else { documentOnly.append((key, entry.display)) }
+            if let id = entry.id { add(id) } else if documentOnlyKeys.insert(key).inserted { documentOnly.append((key, entry.display)) }
+        }
+        // The user's own words and phrases.
+        let userContexts = [document.lastKeys.joined(separator: " "), document.lastKeys.last ?? ""]
+        let userTrigram = document.lastKeys.count == 2 ? userModel.successors(of: userContexts[0]) : [:]
+        let userBigram = document.lastKeys.isEmpty ? [:] : userModel.successors(of: userContexts[1])
+        let userTotals = (
+            one: Float(userModel.total(of: "")), two: Float(userModel.total(of: userContexts[1])),
+            three: document.lastKeys.count == 2 ? Float(userModel.total(of: userContexts[0])) : 0)
+        var learnedCandidates = userModel.words(withPrefix: prefixKey, limit: 12)
+        learnedCandidates += (userBigram.values.filter { $0.key.hasPrefix(prefixKey) } + userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
+        for entry in learnedCandidates {
+            if let id = pack.id(ofKey: entry.key) {
+                add(id)
+            } else if documentOnlyKeys.insert(entry.key).inserted {
+                documentOnly.append((entry.key, entry.display))
+            }
         }
 
         // Word model: interpolated trigram/bigram/unigram, mixed with the document cache.
@@ -183,6 +227,17 @@ public final class Predictor {
             p = (1 - cacheWeight) * p + cacheWeight * cached
             if followerWeight > 0 {
                 p = (1 - followerWeight) * p + followerWeight * Float(followers[key] ?? 0) / followerMass
+            }
+            if userTotals.one > 0 {
+                // Back-off over the user's own counts: two words of context, one, none.
+                let one = Float(userModel.word(key)?.count ?? 0) / userTotals.one
+                let two = userTotals.two > 0 ? Float(userBigram[key]?.count ?? 0) / userTotals.two : 0
+                let three = userTotals.three > 0 ? Float(userTrigram[key]?.count ?? 0) / userTotals.three : 0
+                let w3 = userTotals.three / (userTotals.three + 2)
+                let w2 = (1 - w3) * userTotals.two / (userTotals.two + 2)
+                let personal = w3 * three + w2 * two + (1 - w3 - w2) * one
+                let weight = Float(options.userWeight) * userTotals.one / (userTotals.one + 100)
+                p = (1 - weight) * p + weight * personal
             }
             return Math.log(max(p, 1e-12))
         }
