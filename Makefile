@@ -34,6 +34,7 @@ test: deps
 	$(SWIFT) test
 	@if [ -x Tests/Integration/run.sh ]; then Tests/Integration/run.sh; fi
 	@if [ -f Tests/Cloud/run.sh ]; then bash Tests/Cloud/run.sh; fi
+	bash Tests/Packs/run.sh
 	bash Tests/Packaging/test_packaging.sh
 	$(MAKE) cleanroom-test
 
@@ -70,3 +71,11 @@ uninstall:
 # through a real IBus there. Needs root.
 cleanroom-test: deb
 	bash scripts/cleanroom-test.sh
+
+# --- Downloadable language packs (data/languages.json; see data/ATTRIBUTION.md) ---------------
+# build/packs/{de,fr,es,ru,uk,pl}.inkpack and build/packs/manifest.json (urls: PACK_URL_BASE/<file>).
+# scripts/bench-languages.sh then measures them on each language's held-out dev.txt.
+PACK_URL_BASE ?=
+.PHONY: packs
+packs: build
+	DATA_CACHE=$(DATA_CACHE) INKLING=.build/release/inkling bash scripts/build-packs.sh --url-base "$(PACK_URL_BASE)"

@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "inkling", targets: ["inkling"]),
         .library(name: "InklingCore", targets: ["InklingCore"]),
         .executable(name: "ibus-engine-inkling", targets: ["InklingEngine"]),
+        .executable(name: "inkling-cloud", targets: ["InklingCloud"]),
     ],
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
@@ -16,7 +17,7 @@ let package = Package(
         /// Fixtures and helpers shared by the test targets (tiny packs, marked text).
         .target(name: "InklingTestSupport", dependencies: ["InklingCore"]),
         /// The `inkling` command-line tool: a thin shell over InklingCore.
-        .executableTarget(name: "inkling", dependencies: ["InklingCore", "CGio"]),
+        .executableTarget(name: "inkling", dependencies: ["InklingCore", "CGio", "CCurl"]),
         /// GIO (pkg-config `gio-2.0`) for `inkling config`: GSettings. Only the CLI imports it.
         .systemLibrary(
             name: "CGio",
@@ -36,6 +37,31 @@ let package = Package(
             name: "InklingEngine",
             dependencies: ["InklingCore", "CIBus"],
             path: "Sources/InklingEngine"
+        ),
+        /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.
+        .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        /// libsecret (pkg-config `libsecret-1`) for the cloud helper's API key in the user's keyring.
+        .systemLibrary(
+            name: "CSecret",
+            path: "Sources/CSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        /// `inkling-cloud`: the opt-in cloud-check helper process (JSON lines on stdin/stdout ⇄ HTTPS).
+        .executableTarget(
+            name: "InklingCloud",
+            dependencies: ["InklingCore", "CCurl", "CSecret"],
+            path: "Sources/InklingCloud"
+        ),
+        .testTarget(
+            name: "InklingCloudTests",
+            dependencies: ["InklingCloud"],
+            path: "Tests/Cloud/Unit"
         ),
         .testTarget(
             name: "InklingCoreTests",

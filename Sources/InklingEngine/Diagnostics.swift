@@ -76,3 +76,13 @@ final class MemoryDiagnostics {
         return result
     }
 }
+
+/// `INKLING_DEBUG_EVENTS=1`: logs the IBus notifications the engine receives (focus, reset,
+/// capabilities, content type, surrounding-text lengths and offsets, tables shown). Never keys,
+/// never text: only names and numbers.
+enum EngineTrace {
+    static let enabled: Bool = {
+        guard let value = getenv("INKLING_DEBUG_EVENTS") else { return false }
+        return String(cString: value) == "1"
+    }()
+}

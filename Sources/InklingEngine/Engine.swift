@@ -21,12 +21,17 @@ final class EngineInstance {
 
     /// Engine objects alive in this process (memory diagnostics; only touched on the main thread).
     nonisolated(unsafe) static var live = 0
+    private static var nextID = 0
+    /// A number for traces (the order of creation in this process).
+    let id: Int
 
     init(engine: UnsafeMutablePointer<IBusEngine>, session: InputSession?, diagnostics: MemoryDiagnostics?) {
         self.engine = engine
         self.session = session
         self.diagnostics = diagnostics
         Self.live += 1
+        Self.nextID += 1
+        id = Self.nextID
     }
 
     deinit {
@@ -52,26 +57,31 @@ final class EngineInstance {
     }
 
     func focusIn() {
+        trace("focus-in")
         requestSurroundingText()
         guard let session else { return }
         render(session.focusIn())
     }
 
     func focusOut() {
+        trace("focus-out")
         guard let session else { return }
         render(session.focusOut())
     }
 
     func reset() {
+        trace("reset")
         guard let session else { return }
         render(session.reset())
     }
 
     func enable() {
+        trace("enable")
         requestSurroundingText()
     }
 
     func disable() {
+        trace("disable")
         // The daemon has already settled the preedit (commit-on-focus-out mode); clear our state.
         guard let session else { return }
         render(session.reset())
@@ -84,16 +94,24 @@ final class EngineInstance {
             surrounding = SurroundingText(text: string, cursor: Int(cursor), anchor: Int(anchor))
         }
         let result = session.setSurroundingText(surrounding)
+        if EngineTrace.enabled {
+            let length = inkling_text_string(text).flatMap { String(validatingCString: $0) }?.unicodeScalars.count ?? -1
+            trace(
+                "set-surrounding-text scalars=\(length) cursor=\(cursor) anchor=\(anchor)"
+                    + " valid=\(surrounding != nil) suggest=\(result.needsSuggestions)")
+        }
         render(result.effects)
         if result.needsSuggestions { scheduleSuggestions() }
     }
 
     func setContentType(purpose: UInt32, hints: UInt32) {
+        trace("set-content-type purpose=\(purpose) hints=\(hints)")
         guard let session else { return }
         render(session.setContentType(ContentType(purpose: purpose, hints: hints)))
     }
 
     func setCapabilities(_ capabilities: UInt32) {
+        trace("set-capabilities caps=\(capabilities)")
         session?.setCapabilities(ClientCapabilities(rawValue: capabilities))
     }
 
@@ -113,6 +131,7 @@ final class EngineInstance {
     }
 
     func destroyed() {
+        trace("destroyed")
         engine = nil
     }
 
@@ -138,7 +157,12 @@ final class EngineInstance {
         idleQueued = false
         guard engine != nil, let session else { return }
         let start = diagnostics != nil ? MemoryDiagnostics.now() : 0
-        render(session.refreshSuggestions())
+        let effects = session.refreshSuggestions()
+        if EngineTrace.enabled {
+            for case .updateLookupTable(let table) in effects { trace("table candidates=\(table.candidates.count)") }
+            if effects.contains(.hideLookupTable) { trace("table hidden") }
+        }
+        render(effects)
         if start != 0 { diagnostics?.recordSuggestions(since: start) }
     }
 
@@ -146,6 +170,10 @@ final class EngineInstance {
         guard let engine else { return }
         // Signal-only form: asks the client to send surrounding text (no reference handed out).
         ibus_engine_get_surrounding_text(engine, nil, nil, nil)
+    }
+
+    private func trace(_ event: @autoclosure () -> String) {
+        if EngineTrace.enabled { log("event engine=\(id) " + event()) }
     }
 
     // MARK: Effects out

@@ -34,6 +34,8 @@ let usage = """
       pack info FILE                        header, sections and metadata of a pack
       config list|get KEY|set KEY VALUE|reset KEY|describe KEY
                                             the input method's settings (GSettings)
+      packs list|install LANG|remove LANG|verify [LANG]|update [--manifest-url URL]
+                                            downloadable language packs (SHA-256 verified)
       check TEXT [--layout qwerty|qwertz|azerty|jcuken]   likely typos in a text
       check-bench --text FILE [--seed N] [--rate R]       checker benchmark: false flags, recall
     """
@@ -140,6 +142,8 @@ case "predict":
     }
 case "pack":
     PackCommand.run(arguments)
+case "packs":
+    PacksCommand.run(arguments)
 case "check":
     CheckCommand.check(arguments)
 case "check-bench":

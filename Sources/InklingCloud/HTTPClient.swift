@@ -1,0 +1,131 @@
+import CCurl
+import Synchronization
+
+/// Set from another thread to abort a transfer (checked by libcurl's progress callback, which
+/// runs at least about once a second even when no data moves).
+final class CancelFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .relaxed) }
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// What one POST came to.
+enum HTTPOutcome: Equatable {
+    case response(status: Int, body: [UInt8])
+    case cancelled
+    case timeout
+    case tooLarge
+    /// Connection, TLS or protocol failure (libcurl's code, for the log only).
+    case network(code: Int)
+}
+
+/// State shared with libcurl's callbacks for one transfer; used only on the worker thread.
+private final class Transfer {
+    var body: [UInt8] = []
+    let limit: Int
+    var tooLarge = false
+    let cancel: CancelFlag
+
+    init(limit: Int, cancel: CancelFlag) {
+        self.limit = limit
+        self.cancel = cancel
+    }
+}
+
+/// A blocking HTTPS POST client on one libcurl easy handle (kept between requests so the
+/// connection is reused). Owned by a single thread.
+final class HTTPClient {
+    /// Response bodies larger than this are aborted.
+    static let maximumBodyBytes = 256 * 1024
+
+    private let handle: UnsafeMutableRawPointer
+    private let url: String
+    /// For a loopback endpoint: never through a proxy from the environment.
+    private let direct: Bool
+
+    /// Call once per process, before any thread starts.
+    static func globalInit() {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    }
+
+    init?(url: String, direct: Bool) {
+        guard let handle = curl_easy_init() else { return nil }
+        self.handle = handle
+        self.url = url
+        self.direct = direct
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+    }
+
+    func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag) -> HTTPOutcome {
+        curl_easy_reset(handle)
+        var headers: UnsafeMutablePointer<curl_slist>? = nil
+        headers = curl_slist_append(headers, "Content-Type: application/json")
+        headers = curl_slist_append(headers, "Accept: application/json")
+        // No "Expect: 100-continue" round trip before the body.
+        headers = curl_slist_append(headers, "Expect:")
+        if let bearer {
+            headers = curl_slist_append(headers, "Authorization: Bearer " + bearer)
+        }
+        defer { curl_slist_free_all(headers) }
+
+        let transfer = Transfer(limit: Self.maximumBodyBytes, cancel: cancel)
+        let context = Unmanaged.passRetained(transfer)
+        defer { context.release() }
+
+        let timeout = max(1, timeoutMilliseconds)
+        _ = inkling_curl_set_string(handle, CURLOPT_URL, url)
+        _ = inkling_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = inkling_curl_set_long(handle, CURLOPT_TIMEOUT_MS, timeout)
+        _ = inkling_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeout)
+        // Redirects could carry the key elsewhere.
+        _ = inkling_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        if direct { _ = inkling_curl_set_string(handle, CURLOPT_NOPROXY, "*") }
+        _ = inkling_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = inkling_curl_set_string(handle, CURLOPT_USERAGENT, "inkling-cloud/1")
+        _ = inkling_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        _ = inkling_curl_set_long(handle, CURLOPT_MAXFILESIZE, Self.maximumBodyBytes)
+        _ = inkling_curl_set_headers(handle, headers)
+        _ = inkling_curl_set_long(handle, CURLOPT_POST, 1)
+        let bodyCode = body.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                inkling_curl_set_post_body(handle, chars.baseAddress, buffer.count)
+            }
+        }
+        guard bodyCode == CURLE_OK else { return .network(code: Int(bodyCode.rawValue)) }
+        _ = inkling_curl_set_write(handle, { data, size, count, user in
+            guard let user else { return 0 }
+            let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+            let length = size * count
+            if transfer.cancel.isSet { return 0 }
+            if transfer.body.count + length > transfer.limit {
+                transfer.tooLarge = true
+                return 0
+            }
+            if length > 0, let data {
+                transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+            }
+            return length
+        }, context.toOpaque())
+        _ = inkling_curl_set_xferinfo(handle, { user, _, _, _, _ in
+            guard let user else { return 1 }
+            return Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().cancel.isSet ? 1 : 0
+        }, context.toOpaque())
+
+        let code = curl_easy_perform(handle)
+        if cancel.isSet { return .cancelled }
+        if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .tooLarge }
+        switch code {
+        case CURLE_OK:
+            return .response(status: inkling_curl_response_code(handle), body: transfer.body)
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timeout
+        case CURLE_ABORTED_BY_CALLBACK:
+            return .cancelled
+        default:
+            return .network(code: Int(code.rawValue))
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// Splits a byte stream into lines with a hard length limit. A line longer than the limit is
+/// not kept: its bytes are counted and dropped as they arrive, so memory stays bounded.
+struct LineSplitter {
+    enum Item: Equatable {
+        case line([UInt8])
+        /// A line that exceeded the limit, with its length in bytes (without the newline).
+        case oversized(Int)
+    }
+
+    let limit: Int
+    private var buffer: [UInt8] = []
+    private var discarded: Int?
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    mutating func feed<Bytes: Collection>(_ bytes: Bytes) -> [Item] where Bytes.Element == UInt8 {
+        var items: [Item] = []
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                if let count = discarded {
+                    items.append(.oversized(count))
+                } else {
+                    if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
+                    items.append(.line(buffer))
+                }
+                buffer.removeAll(keepingCapacity: true)
+                discarded = nil
+            } else if let count = discarded {
+                discarded = count + 1
+            } else if buffer.count >= limit {
+                discarded = buffer.count + 1
+                buffer.removeAll(keepingCapacity: false)
+            } else {
+                buffer.append(byte)
+            }
+        }
+        return items
+    }
+}

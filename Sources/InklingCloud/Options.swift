@@ -1,0 +1,123 @@
+import Glibc
+
+/// The helper's command line:
+/// `inkling-cloud --endpoint URL --model NAME [--key-file PATH] [--timeout-ms N]`
+/// plus, for tests and diagnosis, `--no-keyring`, `--breaker-ms N` (the first open period of
+/// the circuit breaker) and `--verbose` (one content-free line per request).
+/// The API key is never taken from the command line or the environment.
+struct Options: Equatable, Sendable {
+    /// The endpoint without trailing slashes; requests go to `<endpoint>/chat/completions`.
+    var endpoint: String
+    var model: String
+    /// An explicit key file; nil means the default path (see `defaultKeyFile`).
+    var keyFile: String?
+    var timeoutMilliseconds = 8000
+    var useKeyring = true
+    var breakerMilliseconds: UInt64 = 30_000
+    var verbose = false
+
+    static let usage = "usage: inkling-cloud --endpoint URL --model NAME [--key-file PATH] [--timeout-ms N]"
+
+    enum ParseError: Error, Equatable {
+        case usage(String)
+    }
+
+    static func parse(_ arguments: [String]) throws(ParseError) -> Options {
+        var endpoint: String?
+        var model: String?
+        var options = Options(endpoint: "", model: "")
+        var index = 0
+        func value(_ name: String) throws(ParseError) -> String {
+            index += 1
+            guard index < arguments.count else { throw .usage("\(name) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--endpoint": endpoint = try value(argument)
+            case "--model": model = try value(argument)
+            case "--key-file": options.keyFile = try value(argument)
+            case "--timeout-ms":
+                guard let ms = Int(try value(argument)), (100...120_000).contains(ms) else {
+                    throw .usage("--timeout-ms must be a number of milliseconds from 100 to 120000")
+                }
+                options.timeoutMilliseconds = ms
+            case "--breaker-ms":
+                guard let ms = UInt64(try value(argument)), (10...300_000).contains(ms) else {
+                    throw .usage("--breaker-ms must be a number of milliseconds from 10 to 300000")
+                }
+                options.breakerMilliseconds = ms
+            case "--no-keyring": options.useKeyring = false
+            case "--verbose": options.verbose = true
+            default: throw .usage("unknown argument (keys are never taken from the command line)")
+            }
+            index += 1
+        }
+        guard let endpoint, !endpoint.isEmpty else { throw .usage("--endpoint is required") }
+        guard let model, !model.isEmpty, model.utf8.count <= 256,
+            !model.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { throw .usage("--model is required (a name of at most 256 bytes)") }
+        options.model = model
+        options.endpoint = try checkedEndpoint(endpoint)
+        return options
+    }
+
+    /// The endpoint, normalized, if it is acceptable: `https://…`, or `http://…` only to a
+    /// loopback host (a local server), since sentences and the key must not cross a network in
+    /// clear text. No credentials in the URL, no query or fragment, no spaces or control characters.
+    static func checkedEndpoint(_ raw: String) throws(ParseError) -> String {
+        var url = raw
+        while url.hasSuffix("/") { url.removeLast() }
+        guard url.utf8.count <= 2048,
+            !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F || $0 == "?" || $0 == "#" })
+        else { throw .usage("--endpoint must be a plain http(s) URL without query or fragment") }
+        let lower = url.lowercased()
+        let isHTTPS = lower.hasPrefix("https://")
+        guard isHTTPS || lower.hasPrefix("http://") else { throw .usage("--endpoint must start with https:// (or http:// for a local server)") }
+        let rest = lower.dropFirst(isHTTPS ? 8 : 7)
+        let authority = rest.prefix { $0 != "/" }
+        guard !authority.isEmpty else { throw .usage("--endpoint has no host") }
+        guard !authority.contains("@") else { throw .usage("--endpoint must not contain credentials; use the keyring or the key file") }
+        if !isHTTPS, !isLoopback(authority: String(authority)) {
+            throw .usage("--endpoint uses http:// to a host that is not this machine; use https://")
+        }
+        return url
+    }
+
+    /// Whether the endpoint is on this machine (a local server).
+    var isLoopback: Bool {
+        let lower = endpoint.lowercased()
+        let rest = lower.drop { $0 != ":" }.dropFirst(3)
+        return Options.isLoopback(authority: String(rest.prefix { $0 != "/" }))
+    }
+
+    static func isLoopback(authority: String) -> Bool {
+        var host = authority
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            host = String(host[host.index(after: host.startIndex)..<close])
+            return host == "::1"
+        }
+        if let colon = host.firstIndex(of: ":") { host = String(host[..<colon]) }
+        if host == "localhost" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// `$XDG_CONFIG_HOME/inkling/cloud-key`, or `~/.config/inkling/cloud-key`.
+    static func defaultKeyFile(environment: (String) -> String?) -> String? {
+        if let config = environment("XDG_CONFIG_HOME"), config.hasPrefix("/") {
+            return config + "/inkling/cloud-key"
+        }
+        if let home = environment("HOME"), home.hasPrefix("/") {
+            return home + "/.config/inkling/cloud-key"
+        }
+        return nil
+    }
+
+    static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+}

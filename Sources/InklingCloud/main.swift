@@ -1,0 +1,53 @@
+import CCurl
+import Dispatch
+import Glibc
+import InklingCore
+
+// inkling-cloud: the cloud-check helper. Speaks the JSON-lines protocol of `CloudProtocol` on
+// stdin/stdout and asks an OpenAI-compatible chat-completions endpoint. See Service.swift.
+
+signal(SIGPIPE, SIG_IGN)
+if inkling_harden_process() != 0 { Log.note("could not disable core dumps") }
+
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    switch error {
+    case let .usage(problem):
+        Log.usage(problem)
+    }
+    exit(2)
+}
+
+HTTPClient.globalInit()
+
+let environment: @Sendable (String) -> String? = { name in
+    if let value = Options.environment(name) { return value }
+    if name == "HOME", let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
+    return nil
+}
+
+let output = Output()
+let service = Service(options: options, clock: SystemClock(), output: output)
+output.send(CloudReply(type: "hello", id: nil))
+
+DispatchQueue(label: "inkling-cloud.worker").async {
+    service.runWorker(environment: environment)
+}
+
+var splitter = LineSplitter(limit: CloudProtocol.maximumLineBytes)
+var buffer = [UInt8](repeating: 0, count: 65536)
+while true {
+    let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+    if count < 0, errno == EINTR { continue }
+    if count <= 0 { output.exit() }
+    for item in splitter.feed(buffer[0..<count]) {
+        switch item {
+        case let .line(line):
+            if service.handle(line: line) == .shutdown { output.exit() }
+        case let .oversized(length):
+            service.ignore(bytes: length, reason: "too long")
+        }
+    }
+}

@@ -1,0 +1,5 @@
+#!/bin/bash
+# Language-pack download tests against a loopback server (needs the release build).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+exec /usr/bin/python3 Tests/Packs/test_packs.py
