@@ -18,11 +18,13 @@ gir1.2-gtk-3.0
 gir1.2-gtk-4.0
 libsqlite3-dev
 libcurl4-openssl-dev
+libsecret-1-dev
 dpkg-dev
 fakeroot
 ibus-gtk3
 ibus-gtk4
 python3-pytest
+python3-pyqt5
 debootstrap
 lintian
 "

@@ -51,6 +51,9 @@ final class EngineInstance {
             keyval: keyval, keycode: keycode, modifiers: modifiers,
             character: scalar == 0 ? nil : Unicode.Scalar(scalar))
         let result = session.processKey(event)
+        if EngineTrace.enabled && !modifiers.contains(.release) {
+            trace("key handled=\(result.handled) suggest=\(result.needsSuggestions)")
+        }
         render(result.effects)
         if result.needsSuggestions { scheduleSuggestions() }
         return result.handled
