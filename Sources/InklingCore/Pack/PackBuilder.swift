@@ -185,7 +185,9 @@ public struct PackBuilder {
             let display = chooseDisplay(key: key, forms: forms[key] ?? [], spelled: spelled, spelledLower: spelledLower)
             vocabulary.displays.append(display)
             var flags = WordFlags()
-            if spelled.contains(key) || spelled.contains(display) || Self.isInflection(key, of: spelledLower) {
+            if spelled.contains(key) || spelled.contains(display)
+                || (parameters.language == "en" && Self.isInflection(key, of: spelledLower))
+            {
                 flags.insert(.spelled)
             }
             if display != key { flags.insert(.capitalized) }
