@@ -93,10 +93,14 @@ final class EngineInstance {
     func setSurroundingText(text: UnsafeMutablePointer<IBusText>?, cursor: UInt32, anchor: UInt32) {
         guard let session else { return }
         var surrounding: SurroundingText? = nil
+        var result: (effects: [SessionEffect], needsSuggestions: Bool) = ([], false)
         if let raw = inkling_text_string(text), let string = String(validatingCString: raw) {
+            // The session normalises the offsets (code points, or Qt's UTF-16 for context only).
             surrounding = SurroundingText(text: string, cursor: Int(cursor), anchor: Int(anchor))
+            result = session.setSurroundingText(text: string, cursor: Int(cursor), anchor: Int(anchor))
+        } else {
+            result = session.setSurroundingText(nil)
         }
-        let result = session.setSurroundingText(surrounding)
         if EngineTrace.enabled {
             let length = inkling_text_string(text).flatMap { String(validatingCString: $0) }?.unicodeScalars.count ?? -1
             trace(

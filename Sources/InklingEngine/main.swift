@@ -21,7 +21,11 @@ let usage = """
       (no option) register the component with the running IBus daemon and serve it
 
     environment:
-      INKLING_DEBUG_MEMORY=N   log RSS, peak RSS and the pack's mapped size every N key presses
+      INKLING_DEBUG_MEMORY=N   every N key presses, log RSS, peak RSS, the pack's mapped size,
+                               live engine objects and the engine's own key/suggestion times
+      INKLING_DEBUG_EVENTS=1   log the IBus notifications received (names and numbers only)
+    Logs go to stderr (ibus-daemon discards its engines' stderr unless run with --verbose) and
+    never contain typed text.
 
     """
 

@@ -1,6 +1,10 @@
 """Runs a copy of the engine in its own daemon and reports, as one JSON line, what a client saw.
 
     check_engine.py --pack missing|corrupt|bundled --workdir DIR [--debug-memory N] [--switch N]
+                    [--register]
+
+--register: the daemon knows no component; the engine is started without options and registers
+its component itself (the development mode of ibus-engine-inkling).
 
 The copy lives in DIR/bin so that the pack it finds (DIR/data/packs/en.inkpack) is controlled:
 none, a corrupt one (one byte changed), or the real one.
@@ -10,6 +14,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -23,6 +28,8 @@ def main():
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--debug-memory", type=int, default=0)
     parser.add_argument("--switch", type=int, default=0, help="then ask for the engine again N times")
+    parser.add_argument("--register", action="store_true", help="start the engine without options")
+    parser.add_argument("--debug-events", action="store_true", help="INKLING_DEBUG_EVENTS=1")
     args = parser.parse_args()
 
     bindir = os.path.join(args.workdir, "bin")
@@ -42,13 +49,33 @@ def main():
             open(target, "wb").write(bytes(data))
 
     env = {"INKLING_DEBUG_MEMORY": str(args.debug_memory)} if args.debug_memory else {}
-    daemon = Daemon(engine=engine, env=env, verbose=True).start()
+    if args.debug_events:
+        env["INKLING_DEBUG_EVENTS"] = "1"
+    if args.register:
+        daemon = Daemon(components={}, engine=engine, env=env, verbose=True, global_engine=None).start()
+    else:
+        daemon = Daemon(engine=engine, env=env, verbose=True).start()
+    registered = None
     try:
+        if args.register:
+            registered = subprocess.Popen([engine], env=daemon.env)
         client = Client(daemon)
         client.focus_in()
-        client.set_engine("inkling")
+        if args.register:
+            # The engine is known once it has registered; until then set_engine fails quietly.
+            def attached():
+                if client.ic.get_engine() is None or client.ic.get_engine().get_name() != "inkling":
+                    client.ic.set_engine("inkling")
+                    return False
+                return True
+
+            pump_until(attached, what="the self-registered engine")
+        else:
+            client.set_engine("inkling")
         client.preedit_updates.clear()
         client.tables.clear()
+        client.wait_for_surrounding_request()
+        client.set_surrounding("Dear quokka, ")
         handled = []
         for ch in "zebra quokka":
             keyval = IBus.KEY_space if ch == " " else IBus.unicode_to_keyval(ch)
@@ -59,7 +86,7 @@ def main():
                 handled.append(keyval)
         client.key(IBus.KEY_Shift_L)  # a round trip: whatever the engine sent has arrived
         drain()
-        pid = daemon.engine_pid()
+        pid = registered.pid if registered and registered.poll() is None else daemon.engine_pid()
         report = {
             "handled": handled,
             "preedit": [p for p in client.preedit_updates if p[0]],
@@ -83,6 +110,12 @@ def main():
     finally:
         log = daemon.log()
         daemon.stop()
+        if registered is not None:
+            try:
+                registered.wait(timeout=10)  # it exits when the daemon goes away
+            except subprocess.TimeoutExpired:
+                registered.kill()
+                registered.wait()
     report["log"] = log
     print(json.dumps(report))
 

@@ -325,8 +325,15 @@ def test_without_a_usable_pack_every_key_passes_through(pack, tmp_path):
     assert "keys will pass through unchanged" in report["log"]
 
 
+def test_without_options_the_engine_registers_its_component_itself(tmp_path):
+    report = run_check("--pack", "bundled", "--workdir", str(tmp_path), "--register")
+    assert report["engine_alive"]
+    assert report["handled"], report  # letters composed: the engine, not the daemon, had them
+    assert report["preedit"] and report["tables"]
+
+
 def test_debug_memory_logs_numbers_and_never_text(tmp_path):
-    report = run_check("--pack", "bundled", "--workdir", str(tmp_path), "--debug-memory", "5")
+    report = run_check("--pack", "bundled", "--workdir", str(tmp_path), "--debug-memory", "5", "--debug-events")
     lines = [line for line in report["log"].splitlines() if "memory keys=" in line]
     assert len(lines) >= 2, report["log"]
     fields = dict(f.split("=", 1) for f in lines[0].split() if "=" in f)
@@ -334,7 +341,11 @@ def test_debug_memory_logs_numbers_and_never_text(tmp_path):
         assert fields[name].isdigit(), (name, lines[0])
     assert int(fields["pack_mapped_bytes"]) > 1_000_000
     assert int(fields["rss_kb"]) > 0
-    for word in ("zebra", "quokka", "zebr"):
+    events = [line for line in report["log"].splitlines() if " event engine=" in line]
+    assert any("focus-in" in line for line in events), report["log"]
+    assert any("set-surrounding-text scalars=13 cursor=13" in line for line in events), events
+    assert any("key handled=true" in line for line in events), events
+    for word in ("zebra", "quokka", "zebr", "Dear"):
         assert word not in report["log"]
 
 

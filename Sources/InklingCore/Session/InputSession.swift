@@ -91,7 +91,9 @@ public final class InputSession {
     public func focusIn() -> [SessionEffect] {
         clearComposition()
         contextBefore = ""
-        contextKnown = true
+        // Unknown until the client reports its text (clients and the daemon skip re-sending
+        // unchanged text, so returning to a field must not look like a new, empty document).
+        contextKnown = false
         surroundingState = .unknown
         hasSelection = false
         corrections.clear()
@@ -111,10 +113,16 @@ public final class InputSession {
     }
 
     /// The client reset the context (it commits the preedit itself, so the engine must not).
+    ///
+    /// A reset can mean another widget (Qt sends only a reset when focus moves between widgets
+    /// of one window) or a cursor moved by the application: the position is unknown until the
+    /// client reports its text again.
     public func reset() -> [SessionEffect] {
-        absorbPreeditIntoContext()
         clearComposition()
-        return [.hidePreedit, .hideLookupTable]
+        contextBefore = ""
+        contextKnown = false
+        corrections.expireAll()
+        return [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
     }
 
     /// The client's capabilities changed.
@@ -137,6 +145,26 @@ public final class InputSession {
             return hadSomething ? [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] : []
         }
         return []
+    }
+
+    /// The client reported its text and offsets as IBus delivers them.
+    ///
+    /// Offsets that cannot be code points (Qt's UTF-16 with emoji before the cursor) still give
+    /// prediction context when they fit as UTF-16, but no fix is ever applied on them.
+    public func setSurroundingText(text: String, cursor: Int, anchor: Int) -> (effects: [SessionEffect], needsSuggestions: Bool) {
+        if let surrounding = SurroundingText(text: text, cursor: cursor, anchor: anchor) {
+            return setSurroundingText(surrounding)
+        }
+        let result = setSurroundingText(nil)
+        guard !contentType.isSecret, let guess = SurroundingText.interpretingUTF16(text: text, cursor: cursor, anchor: anchor) else {
+            return result
+        }
+        let before = String(guess.before.unicodeScalars.suffix(1000))
+        contextKnown = true
+        if before == contextBefore { return result }
+        contextBefore = before
+        corrections.expireAll()
+        return (result.effects + auxiliaryEffects(), typed.isEmpty && !pendingSpace)
     }
 
     /// The client reported its text around the cursor (nil: offsets that cannot be code points).

@@ -20,6 +20,21 @@ public struct SurroundingText: Equatable, Sendable {
         self.anchor = anchor
     }
 
+    /// Reads offsets as UTF-16 code units (what Qt sends), if they fall on scalar boundaries.
+    ///
+    /// Only good enough for prediction context: positions proven this way are never used to
+    /// edit, because a cursor that fits as code points may still have been meant as UTF-16.
+    public static func interpretingUTF16(text: String, cursor: Int, anchor: Int) -> SurroundingText? {
+        func scalarOffset(_ units: Int) -> Int? {
+            guard units >= 0, units <= text.utf16.count else { return nil }
+            let index = text.utf16.index(text.utf16.startIndex, offsetBy: units)
+            guard let scalarIndex = index.samePosition(in: text.unicodeScalars) else { return nil }
+            return text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: scalarIndex)
+        }
+        guard let cursor = scalarOffset(cursor), let anchor = scalarOffset(anchor) else { return nil }
+        return SurroundingText(text: text, cursor: cursor, anchor: anchor)
+    }
+
     /// Whether part of the text is selected.
     public var hasSelection: Bool { cursor != anchor }
 

@@ -251,6 +251,26 @@ struct FocusTests {
         #expect(field.session.composingText.isEmpty)
     }
 
+    @Test func afterFocusInTheContextIsUnknownUntilTheClientReportsIt() throws {
+        let field = FakeField()
+        field.apply(field.session.focusIn())
+        field.type(" ")
+        #expect(field.table == nil, "no guess at the start of a document that may not be empty")
+        let result = field.session.setSurroundingText(text: "I would like to ", cursor: 16, anchor: 16)
+        #expect(result.needsSuggestions)
+        field.refresh()
+        #expect(try #require(field.table).candidates.contains("be"))
+    }
+
+    @Test func resetForgetsTheContextSoAnotherWidgetDoesNotInheritIt() {
+        let field = FakeField()
+        field.type("I would like to ")
+        _ = field.session.reset()
+        #expect(field.session.knownContext.isEmpty)
+        field.refresh()
+        #expect(field.session.currentCandidates.isEmpty)
+    }
+
     @Test func focusInStartsAFreshContext() {
         let field = FakeField()
         field.type("Clinton said ")
@@ -332,6 +352,16 @@ struct SurroundingTests {
         let surrounding = SurroundingText(text: text, cursor: cursor, anchor: cursor)
         #expect(surrounding?.before == "I would like to ")
         #expect(surrounding?.after == "😀 see")
+    }
+
+    @Test func qtUTF16OffsetsStillGivePredictionContext() throws {
+        let field = FakeField()
+        let text = "😀 I would like to "
+        let utf16Cursor = text.utf16.count
+        let result = field.session.setSurroundingText(text: text, cursor: utf16Cursor, anchor: utf16Cursor)
+        #expect(result.needsSuggestions)
+        field.refresh()
+        #expect(try #require(field.table).candidates.contains("be"))
     }
 
     @Test func offsetsInAnotherUnitAreRejected() {

@@ -1,0 +1,303 @@
+"""End-to-end: a real GTK or Qt application, typed into with xdotool under Xvfb, through the engine.
+
+    dbus-run-session -- /usr/bin/python3 e2e_driver.py --toolkit gtk3|gtk4|qt5 [--case NAME ...]
+
+Starts Xvfb (-displayfd: no guessing of a free display), a private ibus-daemon with Inkling as
+its global engine, a panel recorder (IBus.PanelService: GTK clients leave the lookup table to the
+panel) and text_app.py with GTK_IM_MODULE=ibus / QT_IM_MODULE=ibus. Waits only on conditions (the panel's table,
+the application's buffer), never for a fixed time. The last line of stdout is a JSON report:
+{"case": {"ok": bool, "expected": ..., "got": ..., "detail": ...}, ...}.
+"""
+
+import argparse
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from ibus_harness import Daemon, IBus, Timeout, cli_path, pump_until  # noqa: E402
+
+
+class Xvfb:
+    def __init__(self):
+        read_fd, write_fd = os.pipe()
+        self.process = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-noreset"],
+            pass_fds=(write_fd,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(write_fd)
+        number = b""
+        with os.fdopen(read_fd, "rb") as pipe:
+            while not number.endswith(b"\n"):
+                chunk = pipe.read(1)
+                if not chunk:
+                    raise RuntimeError("Xvfb did not report a display")
+                number += chunk
+        self.display = ":" + number.decode().strip()
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+class PanelRecorder:
+    """Acts as the IBus panel and records the lookup tables it is asked to show."""
+
+    def __init__(self, bus):
+        self.tables = []
+        self.visible = False
+        self.service = IBus.PanelService.new(bus.get_connection())
+        self.service.connect("update-lookup-table", self.on_table)
+        self.service.connect("hide-lookup-table", lambda *a: self.set_visible(False))
+        self.service.connect("show-lookup-table", lambda *a: self.set_visible(True))
+        bus.request_name(IBus.SERVICE_PANEL, 0)
+
+    def on_table(self, service, table, visible):
+        self.tables.append([table.get_candidate(i).get_text() for i in range(table.get_number_of_candidates())])
+        self.page_size = table.get_page_size()
+        self.visible = bool(visible)
+
+    def set_visible(self, visible):
+        self.visible = visible
+
+    def wait_for(self, predicate, what):
+        pump_until(lambda: self.visible and self.tables and predicate(self.tables[-1]), what=what)
+        return self.tables[-1]
+
+
+class App:
+    def __init__(self, toolkit, env, log_path):
+        self.log = open(log_path, "w")
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "text_app.py"), "--toolkit", toolkit],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            bufsize=1,
+        )
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.ready = self.next_line("the application window")
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.put(json.loads(line))
+
+    def next_line(self, what):
+        box = []
+
+        def got():
+            if not box:
+                try:
+                    box.append(self.lines.get_nowait())
+                except queue.Empty:
+                    if self.process.poll() is not None:
+                        raise RuntimeError("the application exited")
+            return bool(box)
+
+        pump_until(got, what=what)
+        return box[0]
+
+    def request(self, command):
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return self.next_line("the application's answer to %r" % command)
+
+    def wait_for_text(self, view, expected, what):
+        """Polls the buffer until it equals `expected` (or times out) and returns what it holds."""
+        state = {}
+
+        def matches():
+            state["dump"] = self.request("dump")
+            return state["dump"][view] == expected
+
+        try:
+            pump_until(matches, what=what)
+        except Timeout:
+            pass
+        return state["dump"][view]
+
+    def stop(self):
+        try:
+            self.process.stdin.write("quit\n")
+            self.process.stdin.flush()
+            self.process.wait(timeout=10)
+        except (BrokenPipeError, subprocess.TimeoutExpired, ValueError):
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+def xdotool(env, *args):
+    subprocess.run(["xdotool"] + list(args), env=env, check=True, timeout=30)
+
+
+def type_text(env, text):
+    xdotool(env, "type", "--delay", "30", text)
+
+
+def press(env, *keys):
+    xdotool(env, "key", "--delay", "30", *keys)
+
+
+def select(env, panel, word):
+    """Presses Page_Down and the F-key that select `word` from the panel's current table."""
+    candidates = panel.tables[-1]
+    index = candidates.index(word)
+    keys = ["Next"] * (index // panel.page_size) + ["F%d" % (index % panel.page_size + 1)]
+    press(env, *keys)
+
+
+def case_select(app, env, panel):
+    """`hel`, the F-key for `hello`, then ` world.` gives exactly `hello world.`."""
+    type_text(env, "hel")
+    panel.wait_for(lambda c: "hello" in c and all(w.lower().startswith("hel") for w in c), "completions of hel")
+    select(env, panel, "hello")
+    type_text(env, " world.")
+    expected = "hello world."
+    return expected, app.wait_for_text("main", expected, "the typed sentence")
+
+
+def case_punctuation(app, env, panel):
+    """A comma right after a selected candidate drops the pending space."""
+    type_text(env, "hel")
+    panel.wait_for(lambda c: "hello" in c and all(w.lower().startswith("hel") for w in c), "completions of hel")
+    select(env, panel, "hello")
+    type_text(env, ", world")
+    press(env, "Return")
+    expected = "hello, world\n"
+    return expected, app.wait_for_text("main", expected, "the typed sentence")
+
+
+def case_panel_click(app, env, panel):
+    """The panel pages down and clicks `hello` (candidate-clicked, page-down signals)."""
+    type_text(env, "hel")
+    panel.wait_for(lambda c: "hello" in c and all(w.lower().startswith("hel") for w in c), "completions of hel")
+    index = panel.tables[-1].index("hello")
+    for _ in range(index // panel.page_size):
+        count = len(panel.tables)
+        panel.service.page_down()
+        panel.wait_for(lambda c: len(panel.tables) > count, "the next page")
+    panel.service.candidate_clicked(index % panel.page_size, 1, 0)
+    type_text(env, " world.")
+    expected = "hello world."
+    return expected, app.wait_for_text("main", expected, "the typed sentence")
+
+
+def case_focus_out(app, env, panel):
+    """A word still composing when focus moves away reaches the field exactly once."""
+    type_text(env, "hel")
+    panel.wait_for(lambda c: all(w.lower().startswith("hel") for w in c), "completions of hel")
+    app.request("focus other")
+    # A barrier: once text typed into the other view arrives, anything for the first has too.
+    type_text(env, "x ")
+    app.wait_for_text("other", "x ", "text in the other view")
+    expected = "hel"
+    return expected, app.request("dump")["main"]
+
+
+def case_surrounding(app, env, panel, context="\U0001F600 I would like to "):
+    """Text before the cursor (with an emoji) reaches the engine: next-word predictions follow."""
+    app.request("set main " + json.dumps(context))
+    if TOOLKIT.startswith("gtk"):
+        # GTK sends surrounding text when its input context gains focus, not when the buffer
+        # changes. Qt pushes it on every change (and a widget switch is only a reset there).
+        app.request("focus other")
+        app.request("focus main")
+    got = panel.wait_for(lambda c: bool(c), "next-word predictions from the surrounding text")
+    expected = got
+    cli = cli_path()
+    if os.access(cli, os.X_OK):
+        out = subprocess.run([cli, "suggest", context, "-n", str(len(got))], capture_output=True, text=True)
+        if out.returncode == 0:
+            expected = out.stdout.split("\n")[: len(got)]
+    return expected, got
+
+
+def case_surrounding_ascii(app, env, panel):
+    """The same with ASCII text only (where UTF-16 and code-point offsets agree)."""
+    return case_surrounding(app, env, panel, "Today I would like to ")
+
+
+TOOLKIT = None
+
+CASES = {
+    "select": case_select,
+    "surrounding-ascii": case_surrounding_ascii,
+    "punctuation": case_punctuation,
+    "focus-out": case_focus_out,
+    "panel-click": case_panel_click,
+    "surrounding": case_surrounding,
+}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--toolkit", choices=["gtk3", "gtk4", "qt5"], required=True)
+    parser.add_argument("--case", action="append", choices=sorted(CASES))
+    args = parser.parse_args()
+    cases = args.case or list(CASES)
+    global TOOLKIT
+    TOOLKIT = args.toolkit
+
+    xvfb = Xvfb()
+    # INKLING_DEBUG_EVENTS=1 in the environment: the engine's event trace lands in the daemon log.
+    daemon = Daemon(env={"DISPLAY": xvfb.display}, verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS"))).start()
+    panel = PanelRecorder(daemon.bus)
+    env = dict(daemon.env)
+    env.update(
+        {
+            "DISPLAY": xvfb.display,
+            "GDK_BACKEND": "x11",
+            "GTK_IM_MODULE": "ibus",
+            "QT_IM_MODULE": "ibus",
+            "QT_QPA_PLATFORM": "xcb",
+            "GSK_RENDERER": "cairo",
+            "NO_AT_BRIDGE": "1",
+            "GTK_A11Y": "none",
+        }
+    )
+    env.pop("WAYLAND_DISPLAY", None)
+    report = {}
+    app = None
+    try:
+        app = App(args.toolkit, env, os.path.join(daemon.root, "app.log"))
+        title = app.ready["title"]
+        window = subprocess.run(
+            ["xdotool", "search", "--sync", "--name", "^%s$" % title],
+            env=env, check=True, capture_output=True, text=True, timeout=30,
+        ).stdout.split()[0]
+        xdotool(env, "windowfocus", "--sync", window)
+        for name in cases:
+            app.request("clear")
+            app.request("focus main")
+            panel.tables.clear()
+            try:
+                expected, got = CASES[name](app, env, panel)
+                report[name] = {"ok": expected == got, "expected": expected, "got": got}
+            except Exception as error:  # report and go on with the next case
+                report[name] = {"ok": False, "detail": "%s: %s" % (type(error).__name__, error)}
+            if not report[name]["ok"]:
+                report[name]["daemon_log"] = daemon.log()[-6000:]
+                report[name]["app_log"] = open(os.path.join(daemon.root, "app.log")).read()[-2000:]
+            # Leave the field: the next case starts from an empty one.
+            app.request("focus other")
+    finally:
+        if app is not None:
+            app.stop()
+        daemon.stop()
+        xvfb.stop()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
