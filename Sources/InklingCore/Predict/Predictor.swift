@@ -95,7 +95,14 @@ public final class Predictor {
             previousEnd = candidate.endIndex
         }
         if context[previousEnd...].contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
-        userModel.record(word: word, after: Array(recent.suffix(2)), now: now)
+        // A capital that only marks a sentence start is not how the user writes the word.
+        var display = word
+        if recent.isEmpty, WordText.startsUppercase(word), !WordText.isAllCaps(word), let id = pack.id(ofKey: WordText.key(word)),
+            !WordText.startsUppercase(pack.display(id))
+        {
+            display = pack.display(id)
+        }
+        userModel.record(word: display, after: Array(recent.suffix(2)), now: now)
         resultCache.removeAll()
     }
 
@@ -236,7 +243,10 @@ public final class Predictor {
                 let w3 = userTotals.three / (userTotals.three + 2)
                 let w2 = (1 - w3) * userTotals.two / (userTotals.two + 2)
                 let personal = w3 * three + w2 * two + (1 - w3 - w2) * one
-                let weight = Float(options.userWeight) * userTotals.one / (userTotals.one + 100)
+                // Trust grows with everything the user typed, and faster with this very context.
+                let overall = userTotals.one / (userTotals.one + 100)
+                let contextual = max(userTotals.two / (userTotals.two + 2), userTotals.three / (userTotals.three + 1))
+                let weight = Float(options.userWeight) * max(overall, contextual)
                 p = (1 - weight) * p + weight * personal
             }
             return Math.log(max(p, 1e-12))
@@ -254,6 +264,9 @@ public final class Predictor {
                 !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty
             {
                 display = written
+            } else if let learned = userModel.word(key)?.display, !WordText.isAllCaps(learned) {
+                // How this user writes the word (`Inkling`, a product, not `inkling`).
+                display = learned
             }
             if continuesName, pack.wordFlags(id).contains(.sometimesCapitalized) {
                 display = WordText.capitalizingFirst(display)

@@ -15,7 +15,7 @@
 /// backward from the cursor to the word's start, then insert the fix and what followed it.
 public final class InputSession {
     /// The predictor behind the candidates.
-    public let predictor: Predictor
+    public private(set) var predictor: Predictor
     /// Settings, followed live.
     public var settings: SessionSettings {
         didSet {
@@ -49,6 +49,9 @@ public final class InputSession {
     private var cursorVisible = false
     private var tableVisible = false
     private var lastSuggestionKey: String? = nil
+    /// Committed words not learned yet: learning waits for the end of the whitespace-delimited
+    /// chunk, so that `john@example.com` or a pasted token is recognised and never learned.
+    private var unlearned: [(word: String, before: String)] = []
     /// A word the user finished typing, to check once the key is answered.
     private var pendingCheck: (word: String, before: String)? = nil
 
@@ -85,6 +88,21 @@ public final class InputSession {
 
     private var isInert: Bool { contentType.isSecret || !capabilities.contains(.preedit) }
 
+    /// Whether committed words are learned: not in password, PIN or PRIVATE fields, not off the record.
+    public var learningAllowed: Bool {
+        settings.learning && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate
+    }
+
+    /// Uses another predictor (a language switch); the composition is dropped, the text stays.
+    public func switchPredictor(to predictor: Predictor) -> [SessionEffect] {
+        self.predictor = predictor
+        checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        clearComposition()
+        corrections.expireAll()
+        unlearned.removeAll()
+        return [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
+    }
+
     // MARK: Client notifications
 
     /// The client gained focus: a new field, so nothing from the previous one carries over.
@@ -108,6 +126,8 @@ public final class InputSession {
     public func focusOut() -> [SessionEffect] {
         let effects = tableVisible || !typed.isEmpty || pendingSpace ? [SessionEffect.hideLookupTable] : []
         absorbPreeditIntoContext()
+        inserted(" ")  // The chunk ends here as far as learning is concerned.
+        contextBefore.removeLast()
         clearComposition()
         return effects
     }
@@ -118,6 +138,7 @@ public final class InputSession {
     /// of one window) or a cursor moved by the application: the position is unknown until the
     /// client reports its text again.
     public func reset() -> [SessionEffect] {
+        unlearned.removeAll()
         clearComposition()
         contextBefore = ""
         contextKnown = false
@@ -223,6 +244,24 @@ public final class InputSession {
             if let newest = corrections.flags.first {
                 corrections.keep(id: newest.id)
                 return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
+            }
+        }
+        if let binding = settings.offTheRecordKey, binding.matches(event) {
+            settings.offTheRecord.toggle()
+            unlearned.removeAll()
+            notice = settings.offTheRecord ? "off the record: nothing is learned or sent" : "back on the record"
+            return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
+        }
+        // Ctrl with a selection key forgets that learned word (the peer's convention).
+        if tableVisible, event.modifiers.intersection(.shortcut) == .control, (Keysym.f1...Keysym.f9).contains(event.keyval) {
+            let index = pageStart + Int(event.keyval - Keysym.f1)
+            if index < candidates.count {
+                let word = candidates[index]
+                let known = predictor.userModel.knows(WordText.key(word))
+                predictor.updateUserModel { $0.forget(word) }
+                notice = known ? "forgot \u{201C}\(word)\u{201D}" : "\u{201C}\(word)\u{201D} was not learned"
+                lastSuggestionKey = nil
+                return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: true)
             }
         }
         if !event.modifiers.intersection(.shortcut).isEmpty {
@@ -551,6 +590,9 @@ public final class InputSession {
                 case .commitText(let text):
                     contextBefore.append(text)
                     effects.append(edit)
+                    if learningAllowed, LearningPolicy.mayRecord(chosen) {
+                        predictor.learn(word: chosen, before: "", now: Int64(UInt64(clock()) / 1000))
+                    }
                 default:
                     effects.append(edit)
                 }
@@ -810,14 +852,39 @@ public final class InputSession {
         return []
     }
 
-    private func commit(_ text: String) -> SessionEffect {
+    private func commit(_ text: String, learn: Bool = true) -> SessionEffect {
+        if learn && learningAllowed {
+            for word in WordText.words(in: text) {
+                unlearned.append((String(word), contextBefore + text[..<word.startIndex]))
+            }
+        }
         inserted(text)
         contextKnown = true
         return .commitText(text)
     }
 
+    /// Learns the words of a finished chunk, unless the chunk is an address or looks like a secret.
+    private func learnFinishedChunk(_ chunk: Substring) {
+        defer { unlearned.removeAll() }
+        guard !unlearned.isEmpty, learningAllowed else { return }
+        let text = String(chunk)
+        if text.contains("@") || text.contains("://") || text.lowercased().hasPrefix("www.") || LearningPolicy.looksLikeSecret(text) {
+            return
+        }
+        let now = Int64(UInt64(clock()) / 1000)
+        for (word, before) in unlearned where LearningPolicy.mayRecord(word) {
+            predictor.learn(word: word, before: before, now: now)
+        }
+    }
+
     /// Text that reached the application at the cursor (committed or passed through).
     private func inserted(_ text: String) {
+        if !unlearned.isEmpty, let space = text.unicodeScalars.firstIndex(where: { $0.properties.isWhitespace }) {
+            let head = contextBefore + String(text.unicodeScalars[..<space])
+            let chunkStart = head.unicodeScalars.lastIndex(where: { $0.properties.isWhitespace }).map { head.unicodeScalars.index(after: $0) }
+                ?? head.unicodeScalars.startIndex
+            learnFinishedChunk(Substring(head.unicodeScalars[chunkStart...]))
+        }
         contextBefore.append(text)
         if contextBefore.unicodeScalars.count > 2000 {
             contextBefore = String(contextBefore.unicodeScalars.suffix(1000))

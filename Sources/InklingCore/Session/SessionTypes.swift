@@ -200,6 +200,10 @@ public struct SessionSettings: Equatable, Sendable {
     public var cloudCheck = false
     /// Nothing is learned and nothing is sent while this is on.
     public var offTheRecord = false
+    /// Toggles `offTheRecord`.
+    public var offTheRecordKey = KeyBinding(accelerator: "<Control><Alt>o")
+    /// Whether committed words are learned at all.
+    public var learning = true
     /// The language of the active pack.
     public var language = "en"
     public init() {}
