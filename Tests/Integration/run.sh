@@ -26,7 +26,7 @@ unset IBUS_ADDRESS DISPLAY WAYLAND_DISPLAY GTK_IM_MODULE QT_IM_MODULE XMODIFIERS
 REPORT=$(mktemp --suffix=.xml)
 trap 'rm -f "$REPORT"' EXIT
 cd "$HERE"
-/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$REPORT" "$@" test_engine.py test_e2e.py
+/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$REPORT" "$@" test_*.py
 status=$?
 /usr/bin/python3 - "$REPORT" "$status" <<'PY'
 import sys

@@ -42,6 +42,9 @@ public final class InputSession {
     /// Text before the cursor as far as the engine knows it (surrounding text, else its own record).
     private var contextBefore = ""
     private var contextKnown = true
+    /// Scalars the engine put at the end of `contextBefore` that no surrounding text has echoed
+    /// yet: an echo that lacks only some of them is late, not a change.
+    private var unconfirmedCount = 0
     private var candidates: [String] = []
     /// Which candidates correct a likely typo in the typed prefix (shown marked).
     private var candidateIsCorrection: [Bool] = []
@@ -201,8 +204,20 @@ public final class InputSession {
         surroundingState = .reliable
         hasSelection = surrounding.hasSelection
         let before = String(surrounding.before.unicodeScalars.suffix(1000))
+        let theirs = Array(before.unicodeScalars)
+        let ours = Array(contextBefore.unicodeScalars)
+        if contextKnown && theirs == ours {
+            unconfirmedCount = 0
+            return ([], false)
+        }
+        // The echo of an earlier state (a commit echoed before the key that followed it).
+        if contextKnown, !theirs.isEmpty, unconfirmedCount > 0 {
+            for missing in 1...min(unconfirmedCount, ours.count) where ours.dropLast(missing).suffix(theirs.count).elementsEqual(theirs) {
+                return ([], false)
+            }
+        }
         contextKnown = true
-        if before == contextBefore { return ([], false) }
+        unconfirmedCount = 0
         contextBefore = before
         corrections.verify(before: Substring(before))
         // A change the engine did not cause: suggestions for the new position, unless composing.
@@ -886,6 +901,7 @@ public final class InputSession {
             learnFinishedChunk(Substring(head.unicodeScalars[chunkStart...]))
         }
         contextBefore.append(text)
+        unconfirmedCount += text.unicodeScalars.count
         if contextBefore.unicodeScalars.count > 2000 {
             contextBefore = String(contextBefore.unicodeScalars.suffix(1000))
         }

@@ -228,3 +228,28 @@ struct TypoTolerantCompletionTests {
         #expect(try #require(field.table).candidates.allSatisfy { !$0.hasSuffix(InputSession.correctionMark) })
     }
 }
+
+@Suite("Surrounding-text echoes")
+struct EchoTests {
+    @Test func aLateEchoOfOurOwnCommitKeepsTheFlag() {
+        let field = FakeField(reporting: .none)
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        _ = field.session.setSurroundingText(text: "", cursor: 0, anchor: 0)
+        field.type("I saw teh cat")
+        field.press(.typing("."))
+        // The client echoes the commit of `cat` only after the engine already knows the period.
+        let late = field.session.setSurroundingText(text: "I saw teh cat", cursor: 13, anchor: 13)
+        #expect(late.effects.isEmpty && late.needsSuggestions == false)
+        _ = field.session.setSurroundingText(text: "I saw teh cat.", cursor: 14, anchor: 14)
+        #expect(field.session.corrections.flags.count == 1)
+        #expect(field.session.knownContext == "I saw teh cat.")
+    }
+
+    @Test func aRealEditIsNotMistakenForALateEcho() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat ")
+        field.edit("I saw teh")
+        #expect(field.session.knownContext == "I saw teh")
+        #expect(field.session.corrections.flags.isEmpty)
+    }
+}

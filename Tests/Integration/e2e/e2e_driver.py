@@ -228,6 +228,15 @@ def case_surrounding_ascii(app, env, panel):
     return case_surrounding(app, env, panel, "Today I would like to ")
 
 
+def case_fix(app, env, panel):
+    """A typo is flagged when its word ends and Ctrl+Alt+Return fixes it in the app's own buffer."""
+    type_text(env, "I saw teh cat. ")
+    app.wait_for_text("main", "I saw teh cat. ", "the sentence with its typo")
+    press(env, "ctrl+alt+Return")
+    expected = "I saw the cat. "
+    return expected, app.wait_for_text("main", expected, "the fixed sentence")
+
+
 TOOLKIT = None
 
 CASES = {
@@ -237,6 +246,7 @@ CASES = {
     "focus-out": case_focus_out,
     "panel-click": case_panel_click,
     "surrounding": case_surrounding,
+    "fix": case_fix,
 }
 
 
