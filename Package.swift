@@ -17,7 +17,7 @@ let package = Package(
         /// Fixtures and helpers shared by the test targets (tiny packs, marked text).
         .target(name: "InklingTestSupport", dependencies: ["InklingCore"]),
         /// The `inkling` command-line tool: a thin shell over InklingCore.
-        .executableTarget(name: "inkling", dependencies: ["InklingCore", "CGio", "CCurl"]),
+        .executableTarget(name: "inkling", dependencies: ["InklingCore", "CGio", "CCurl", "InklingStore"]),
         /// GIO (pkg-config `gio-2.0`) for `inkling config`: GSettings. Only the CLI imports it.
         .systemLibrary(
             name: "CGio",
@@ -35,7 +35,7 @@ let package = Package(
         /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
         .executableTarget(
             name: "InklingEngine",
-            dependencies: ["InklingCore", "CIBus"],
+            dependencies: ["InklingCore", "CIBus", "InklingStore"],
             path: "Sources/InklingEngine"
         ),
         /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.
@@ -62,6 +62,19 @@ let package = Package(
             name: "InklingCloudTests",
             dependencies: ["InklingCloud"],
             path: "Tests/Cloud/Unit"
+        ),
+        /// SQLite (pkg-config `sqlite3`) for the user store. Only InklingStore imports it.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        /// The user's learned words on disk (SQLite, WAL) and the engine's background writer.
+        .target(name: "InklingStore", dependencies: ["InklingCore", "CSQLite"]),
+        .testTarget(
+            name: "InklingStoreTests",
+            dependencies: ["InklingStore", "InklingCore"]
         ),
         .testTarget(
             name: "InklingCoreTests",

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import InklingCore
+import InklingStore
 
 #if canImport(Glibc)
     import Glibc
@@ -27,6 +28,8 @@ let usage = """
           --no-typo-completions             no completions of nearby prefixes (tge → the)
           --learn [--user-file FILE]        learn from commit events (typesim --commit-events);
                                             FILE keeps what was learned between runs (TSV)
+          --user-db PATH                    load learned words from a user store (SQLite);
+                                            with --learn, save what was learned there at exit
           --char-weight X --next-char-weight X --char-prior-share X
           --cache-weight X --cache-bigram-weight X --window N --savings X
       pack build --prepared DIR -o FILE [--language L] [--name NAME] [--vocabulary N]
@@ -36,6 +39,9 @@ let usage = """
                                             the input method's settings (GSettings)
       packs list|install LANG|remove LANG|verify [LANG]|update [--manifest-url URL]
                                             downloadable language packs (SHA-256 verified)
+      learned list|forget WORD|wipe|export [FILE|-]|import FILE [--db PATH]
+                                            the learned words in the user store (see learned -h)
+      learn FILE|- [--db PATH] [--pack PATH] learn from your own texts (one document a line)
       check TEXT [--layout qwerty|qwertz|azerty|jcuken]   likely typos in a text
       check-bench --text FILE [--seed N] [--rate R]       checker benchmark: false flags, recall
     """
@@ -130,6 +136,15 @@ case "predict":
         let entries = UserModelFile.read(PackCommand.read(userFile))
         predictor.updateUserModel { $0.load(entries) }
     }
+    let userStore = arguments.options["--user-db"].map(LearnedCommand.openStore)
+    if let userStore {
+        do {
+            let entries = try userStore.loadAll()
+            predictor.updateUserModel { $0.load(entries) }
+        } catch {
+            fail("\(error)")
+        }
+    }
     var server = PredictServer(predictor: predictor)
     server.learns = arguments.flags.contains("--learn")
     server.run()
@@ -140,6 +155,19 @@ case "predict":
             fail("cannot write \(userFile): \(error)")
         }
     }
+    if let userStore, server.learns {
+        var changes: [(context: String, key: String, entry: LearnedEntry?)] = []
+        predictor.updateUserModel { changes = $0.takeChanges() }
+        do {
+            try userStore.apply(changes)
+        } catch {
+            fail("\(error)")
+        }
+    }
+case "learned":
+    LearnedCommand.run(arguments)
+case "learn":
+    LearnedCommand.learn(arguments)
 case "pack":
     PackCommand.run(arguments)
 case "packs":

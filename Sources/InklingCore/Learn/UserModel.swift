@@ -59,6 +59,7 @@ public struct UserModel: Sendable {
     /// Adds entries read from a store (or an import).
     public mutating func load(_ entries: [LearnedEntry]) {
         for entry in entries {
+            if let old = table[entry.context]?[entry.key] { totals[entry.context, default: 0] -= old.count }
             table[entry.context, default: [:]][entry.key] = entry
             totals[entry.context, default: 0] += entry.count
             if entry.context.isEmpty { prefixIndex[Self.bucket(entry.key), default: []].insert(entry.key) }
@@ -99,7 +100,8 @@ public struct UserModel: Sendable {
                 entry.count *= factor
                 table[context]![key] = entry
                 all.append((EntryID(context: context, key: key), entry.count))
-                changed.insert(EntryID(context: context, key: key))
+                // Not marked changed: the store keeps undecayed counts until the entry is next
+                // used, which only matters for ranking and saves rewriting every entry.
             }
             totals[context] = (totals[context] ?? 0) * factor
         }
@@ -187,9 +189,16 @@ public enum LearningPolicy {
         return WordText.words(in: word).count == 1
     }
 
+    /// Whether a whitespace-delimited chunk may be learned from at all (not an address, URL or secret).
+    public static func mayLearnChunk<S: StringProtocol>(_ chunk: S) -> Bool {
+        let text = String(chunk)
+        return !(text.contains("@") || text.contains("://") || text.lowercased().hasPrefix("www.") || looksLikeSecret(text))
+    }
+
     /// Long random-looking tokens: API keys, passwords typed in the open, hashes.
     public static func looksLikeSecret(_ token: String) -> Bool {
-        let scalars = Array(token.unicodeScalars)
+        // Hyphens, apostrophes and closing punctuation belong to words (`Clinton-Kaine's,`).
+        let scalars = Array(token.unicodeScalars).filter { !"-'\u{2019}.,;:!?\")".unicodeScalars.contains($0) }
         guard scalars.count >= 12 else { return false }
         let digits = scalars.filter { $0.properties.generalCategory == .decimalNumber }.count
         let uppers = scalars.filter { $0.properties.isUppercase }.count

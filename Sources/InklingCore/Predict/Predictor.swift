@@ -83,18 +83,28 @@ public final class Predictor {
     }
 
     /// Records a committed word with the text before it (call only where learning is allowed).
+    ///
+    /// The context is the previous one or two words of the same sentence; a chunk that must not
+    /// be learned (an address, a number, a secret-looking token) breaks the context too, so no
+    /// learned pair ever includes it.
     public func learn(word: String, before: String, now: Int64) {
         guard LearningPolicy.mayRecord(word) else { return }
         let (context, _) = WordText.splitPartialWord(String(before.unicodeScalars.suffix(200)))
         var recent: [String] = []
-        var previousEnd = context.startIndex
-        for candidate in WordText.words(in: context) {
-            let gap = context[previousEnd..<candidate.startIndex]
-            if gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) || WordText.containsDigit(candidate) { recent.removeAll() }
-            if !WordText.containsDigit(candidate) { recent.append(String(candidate)) }
-            previousEnd = candidate.endIndex
+        for chunk in context.split(whereSeparator: { $0.isWhitespace }) {
+            if !LearningPolicy.mayLearnChunk(chunk) {
+                recent.removeAll()
+                continue
+            }
+            var previousEnd = chunk.startIndex
+            for candidate in WordText.words(in: chunk) {
+                let gap = chunk[previousEnd..<candidate.startIndex]
+                if gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
+                if LearningPolicy.mayRecord(String(candidate)) { recent.append(String(candidate)) } else { recent.removeAll() }
+                previousEnd = candidate.endIndex
+            }
+            if chunk[previousEnd...].contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
         }
-        if context[previousEnd...].contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
         // A capital that only marks a sentence start is not how the user writes the word.
         var display = word
         if recent.isEmpty, WordText.startsUppercase(word), !WordText.isAllCaps(word), let id = pack.id(ofKey: WordText.key(word)),
@@ -103,6 +113,22 @@ public final class Predictor {
             display = pack.display(id)
         }
         userModel.record(word: display, after: Array(recent.suffix(2)), now: now)
+        resultCache.removeAll()
+    }
+
+    /// The learned entries changed since the last call, for the store (does not touch the cache).
+    public func takeLearnedChanges() -> [(context: String, key: String, entry: LearnedEntry?)] {
+        userModel.takeChanges()
+    }
+
+    /// Replaces everything learned (the store changed under the engine), keeping the model's limits.
+    public func replaceUserModel(with entries: [LearnedEntry]) {
+        var model = UserModel()
+        model.capacity = userModel.capacity
+        model.halfLife = userModel.halfLife
+        model.load(entries)
+        _ = model.takeChanges()
+        userModel = model
         resultCache.removeAll()
     }
 
@@ -206,7 +232,10 @@ public final class Predictor {
             one: Float(userModel.total(of: "")), two: Float(userModel.total(of: userContexts[1])),
             three: document.lastKeys.count == 2 ? Float(userModel.total(of: userContexts[0])) : 0)
         var learnedCandidates = userModel.words(withPrefix: prefixKey, limit: 12)
-        learnedCandidates += (userBigram.values.filter { $0.key.hasPrefix(prefixKey) } + userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
+        // The most used learned successors only: a bounded window, like the pack's successor lists.
+        let learnedSuccessors = (userBigram.values.filter { $0.key.hasPrefix(prefixKey) } + userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
+            .sorted { ($0.count, $1.key) > ($1.count, $0.key) }
+        learnedCandidates += learnedSuccessors.prefix(12)
         for entry in learnedCandidates {
             if let id = pack.id(ofKey: entry.key) {
                 add(id)

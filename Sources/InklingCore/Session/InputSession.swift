@@ -882,10 +882,7 @@ public final class InputSession {
     private func learnFinishedChunk(_ chunk: Substring) {
         defer { unlearned.removeAll() }
         guard !unlearned.isEmpty, learningAllowed else { return }
-        let text = String(chunk)
-        if text.contains("@") || text.contains("://") || text.lowercased().hasPrefix("www.") || LearningPolicy.looksLikeSecret(text) {
-            return
-        }
+        guard LearningPolicy.mayLearnChunk(chunk) else { return }
         let now = Int64(UInt64(clock()) / 1000)
         for (word, before) in unlearned where LearningPolicy.mayRecord(word) {
             predictor.learn(word: word, before: before, now: now)

@@ -1,0 +1,291 @@
+import FoundationEssentials
+import InklingCore
+import InklingStore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `inkling learned …` and `inkling learn FILE`: the user's learned words, in the same SQLite
+/// store the engine uses (`--db PATH` to use another). Output goes to the terminal only when the
+/// user asks for it (list, export); nothing typed is ever logged.
+enum LearnedCommand {
+    static let usage = """
+        usage: inkling learned list [--limit N] [--db PATH]     learned words: count, last used
+               inkling learned forget WORD [--db PATH]          forget a word everywhere
+               inkling learned wipe [--db PATH]                 forget everything
+               inkling learned export [FILE|-] [--db PATH]      TSV (context, key, display, count, last used)
+               inkling learned import FILE [--db PATH]          merge a TSV export (larger count wins)
+               inkling learn FILE|- [--db PATH] [--pack PATH]   learn from your own texts, one document a line
+        the store: $XDG_DATA_HOME/inkling/user.sqlite3 (default ~/.local/share/inkling/user.sqlite3)
+        """
+
+    /// Opens the store (`--db` or the default), saying so when a damaged one was moved aside.
+    static func openStore(_ path: String) -> UserStore {
+        do {
+            let store = try UserStore.open(path: path)
+            if let aside = store.movedAsideCorruptFile {
+                warn("inkling: the user store was damaged (\(store.corruptionDetail ?? "")); moved it to \(aside) and started a new one")
+            }
+            return store
+        } catch {
+            fail("\(error)")
+        }
+    }
+
+    static func storePath(_ arguments: Arguments) -> String { arguments.options["--db"] ?? UserStore.defaultPath() }
+
+    static func run(_ arguments: Arguments) {
+        if arguments.flags.contains("-h") || arguments.flags.contains("--help") {
+            print(usage)
+            return
+        }
+        guard let subcommand = arguments.positional.first else { fail(usage, status: 2) }
+        let rest = Array(arguments.positional.dropFirst())
+        let path = storePath(arguments)
+        do {
+            switch subcommand {
+            case "list":
+                let store = openStore(path)
+                let limit = arguments.int("--limit") ?? 50
+                let words = try store.words(limit: max(0, limit))
+                let width = max(4, words.map { $0.display.count }.max() ?? 0)
+                print(pad("word", width) + "  " + pad("count", 8, right: true) + "  last used")
+                for entry in words {
+                    print(pad(entry.display, width) + "  " + pad(format(entry.count), 8, right: true) + "  " + date(entry.lastUsed))
+                }
+                warn("\(words.count) of \(store.wordCount) words (\(store.count) entries with contexts, \(kib(store.fileSize))) in \(path)")
+            case "forget":
+                guard let word = rest.first, rest.count == 1 else { fail("learned forget takes one WORD", status: 2) }
+                let store = openStore(path)
+                let removed = try store.forget(word)
+                print(removed == 0 ? "'\(word)' was not learned; nothing removed" : "forgot '\(word)': removed \(removed) entries")
+            case "wipe":
+                let store = openStore(path)
+                let removed = try store.wipe()
+                print("wiped \(removed) entries from \(path)")
+            case "export":
+                let target = rest.first ?? "-"
+                let store = openStore(path)
+                let entries = try store.loadAll()
+                let text = UserModelFile.write(entries)
+                if target == "-" {
+                    writeAll(1, text)
+                } else {
+                    writePrivateFile(target, text)
+                }
+                warn("exported \(entries.count) entries to \(target == "-" ? "standard output" : target)")
+            case "import":
+                guard let file = rest.first, rest.count == 1 else { fail("learned import takes one FILE", status: 2) }
+                let text = readInput(file)
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: true).count
+                let entries = UserModelFile.read(text)
+                let store = openStore(path)
+                let merged = try store.merge(entries)
+                print("imported \(merged) entries from \(file)" + (lines > merged ? " (\(lines - merged) lines skipped: malformed or refused by the learning policy)" : ""))
+            case "_stress":
+                stress(path: path, start: arguments.int("--start") ?? 0, seconds: arguments.double("--seconds") ?? 30)
+            default:
+                fail("unknown learned command '\(subcommand)'\n\(usage)", status: 2)
+            }
+        } catch {
+            fail("\(error)")
+        }
+    }
+
+    /// `inkling learn FILE`: every line a document; its words recorded as the engine records
+    /// committed words (`Predictor.learn`, with the language pack's capitalisation), all in one
+    /// transaction that holds the store's write lock (a running engine's writer retries).
+    static func learn(_ arguments: Arguments) {
+        guard let file = arguments.positional.first, arguments.positional.count == 1 else { fail("learn takes one FILE (or - for standard input)\n\(usage)", status: 2) }
+        let text = readInput(file)
+        let predictor = Predictor(pack: openPack(arguments))
+        let path = storePath(arguments)
+        let store = openStore(path)
+        let now = Int64(time(nil))
+        do {
+            let (documents, recorded, skipped) = try store.writeTransaction {
+                let entries = try store.loadAll()
+                predictor.updateUserModel { $0.load(entries) }
+                var documents = 0, recorded = 0, skipped = 0
+                for line in text.split(separator: "\n", omittingEmptySubsequences: true) where line.contains(where: { !$0.isWhitespace }) {
+                    documents += 1
+                    predictor.reset()
+                    let counts = LearnFromText.learn(document: line, with: predictor, now: now)
+                    recorded += counts.recorded
+                    skipped += counts.skipped
+                }
+                var changes: [(context: String, key: String, entry: LearnedEntry?)] = []
+                predictor.updateUserModel { changes = $0.takeChanges() }
+                try store.apply(changes)
+                return (documents, recorded, skipped)
+            }
+            store.checkpoint()
+            print("learned \(recorded) words from \(documents) documents (\(skipped) refused by the learning policy); the store has \(store.count) entries, \(kib(store.fileSize))")
+        } catch {
+            fail("\(error)")
+        }
+    }
+
+    /// Hidden crash-test writer: records made-up words (`LearnFromText.stressWord`) from `start`
+    /// on, hands batches to a `UserStoreWriter` every 10 ms, which commits every 100 ms; after
+    /// each COMMIT prints `committed N`: the first N words are on disk. Takes reloads like the
+    /// engine when another process writes the store.
+    static func stress(path: String, start: Int, seconds: Double) {
+        let store = openStore(path)
+        let snapshot: (entries: [LearnedEntry], generation: Int64)
+        do { snapshot = try store.snapshot() } catch { fail("\(error)") }
+        let recordedAt = Mutex<[Int: Int]>([:])
+        let writer = UserStoreWriter(store: store, generation: snapshot.generation, interval: .milliseconds(100)) { commit in
+            guard let words = recordedAt.withLock({ $0[commit.through] }) else { return }
+            writeAll(1, "committed \(words)\n")
+        }
+        var model = UserModel()
+        model.capacity = Int.max
+        var index = start
+        let clock = ContinuousClock()
+        let end = clock.now + .milliseconds(Int(seconds * 1000))
+        var recent: [String] = []
+        while clock.now < end {
+            // As the engine does: another process wrote (forget, wipe…): continue from the store.
+            if let fresh = writer.takeReload() {
+                model = UserModel()
+                model.capacity = Int.max
+                model.load(fresh)
+            }
+            for _ in 0..<50 {
+                let word = LearnFromText.stressWord(index)
+                model.record(word: word, after: recent, now: Int64(index))
+                recent = Array((recent + [word]).suffix(2))
+                index += 1
+            }
+            let words = index - start
+            recordedAt.withLock { map in
+                let number = writer.submit(model.takeChanges())
+                map[number] = words
+            }
+            usleep(10_000)
+        }
+        do { try writer.flushAndWait() } catch { fail("\(error)") }
+    }
+
+    // MARK: Helpers
+
+    static func readInput(_ file: String) -> String {
+        if file != "-" { return PackCommand.read(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = read(0, &buffer, buffer.count)
+            if got <= 0 { break }
+            bytes += buffer.prefix(got)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func writeAll(_ fd: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let wrote = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if wrote <= 0 { break }
+                offset += wrote
+            }
+        }
+    }
+
+    /// An export holds what the user typed: the file is created 0600, written whole, then renamed.
+    static func writePrivateFile(_ path: String, _ text: String) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { fail("cannot write \(path): \(String(cString: strerror(errno)))") }
+        writeAll(fd, text)
+        guard fsync(fd) == 0, close(fd) == 0, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            fail("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - text.count))
+        return right ? fill + text : text + fill
+    }
+
+    static func format(_ count: Double) -> String {
+        let tenths = (count * 10).rounded()
+        return "\(Int(tenths) / 10).\(Int(tenths) % 10)"
+    }
+
+    static func date(_ seconds: Int64) -> String {
+        guard seconds > 0 else { return "-" }
+        var time = time_t(seconds)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let length = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M", &parts)
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func kib(_ bytes: Int64) -> String { "\((bytes + 1023) / 1024) KiB" }
+}
+
+/// Learning from the user's own texts with the engine's rules.
+enum LearnFromText {
+    /// Records the words of one document as if each had been committed in turn, through
+    /// `Predictor.learn` (its context, sentence and capitalisation rules). What `LearningPolicy`
+    /// refuses — numbers, e-mail addresses and URLs (the whole whitespace-delimited chunk),
+    /// secret-looking tokens — is not recorded and is replaced by a sentence break in the text
+    /// the predictor sees, so it never becomes the context of a later word either.
+    static func learn(document: Substring, with predictor: Predictor, now: Int64) -> (recorded: Int, skipped: Int) {
+        var before = ""
+        var recorded = 0
+        var skipped = 0
+        var position = document.startIndex
+        for chunk in document.split(whereSeparator: { $0.isWhitespace }) {
+            before += document[position..<chunk.startIndex]
+            position = chunk.endIndex
+            let scalars = chunk.unicodeScalars
+            let first = scalars.firstIndex(where: WordText.isWordScalar) ?? scalars.endIndex
+            let last = scalars.lastIndex(where: WordText.isWordScalar).map { scalars.index(after: $0) } ?? first
+            let trimmed = String(String.UnicodeScalarView(scalars[first..<max(first, last)]))
+            let words = WordText.words(in: chunk)
+            if !trimmed.isEmpty, !words.isEmpty, words.allSatisfy({ !LearningPolicy.mayRecord(String($0), surroundingChunk: trimmed) }) {
+                skipped += words.count
+                before += "."
+                continue
+            }
+            var cursor = chunk.startIndex
+            for word in words {
+                before += chunk[cursor..<word.startIndex]
+                cursor = word.endIndex
+                let text = String(word)
+                if LearningPolicy.mayRecord(text, surroundingChunk: trimmed) {
+                    predictor.learn(word: text, before: String(before.unicodeScalars.suffix(200)), now: now)
+                    recorded += 1
+                    before += text
+                } else {
+                    skipped += 1
+                    before += "."
+                }
+            }
+            before += chunk[cursor...]
+            if before.unicodeScalars.count > 4000 { before = String(before.unicodeScalars.suffix(1000)) }
+        }
+        return (recorded, skipped)
+    }
+
+    /// The made-up word number `index` of the crash test (letters only, so the policy allows it);
+    /// `Tests/Learning/crash_test.py` computes the same.
+    static func stressWord(_ index: Int) -> String {
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        var value = index
+        var word = "zq"
+        repeat {
+            word.append(letters[value % 26])
+            value /= 26
+        } while value > 0
+        return word
+    }
+}
