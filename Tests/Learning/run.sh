@@ -9,8 +9,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/Tests/Learning"
 if [ -z "${INKLING:-}" ]; then
     SCRATCH=${SCRATCH:-$ROOT/.build}
-    (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product inkling >"${TMPDIR:-/tmp}/inkling-learning-build.log" 2>&1) || { tail -n 30 "${TMPDIR:-/tmp}/inkling-learning-build.log"; echo "0 passed, 1 failed"; exit 1; }
-    INKLING="$(cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --show-bin-path 2>/dev/null)/inkling"
+    # The same flags as `make build`: a build without them would relink the packaged binaries.
+    (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product inkling >"${TMPDIR:-/tmp}/inkling-learning-build.log" 2>&1) || { tail -n 30 "${TMPDIR:-/tmp}/inkling-learning-build.log"; echo "0 passed, 1 failed"; exit 1; }
+    INKLING="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path 2>/dev/null)/inkling"
 fi
 PACK=${PACK:-$ROOT/data/packs/en.inkpack}
 WORK=$(mktemp -d /tmp/inkling-learning-XXXXXX)

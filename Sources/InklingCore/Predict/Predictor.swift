@@ -22,6 +22,8 @@ public struct PredictorOptions: Sendable, Equatable {
     public var correctionPenalty: Float = 4
     /// Keyboard layout for neighbouring keys.
     public var keyboardLayout = KeyboardLayout.qwerty.name
+    /// Learned successors of the previous words considered as candidates (most used first).
+    public var learnedSuccessorWindow = 12
     /// Largest weight of the user's learned words and phrases.
     public var userWeight: Double = 0.3
     /// Prefer longer words by this exponent of the characters a selection saves.
@@ -235,7 +237,7 @@ public final class Predictor {
         // The most used learned successors only: a bounded window, like the pack's successor lists.
         let learnedSuccessors = (userBigram.values.filter { $0.key.hasPrefix(prefixKey) } + userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
             .sorted { ($0.count, $1.key) > ($1.count, $0.key) }
-        learnedCandidates += learnedSuccessors.prefix(12)
+        learnedCandidates += learnedSuccessors.prefix(options.learnedSuccessorWindow)
         for entry in learnedCandidates {
             if let id = pack.id(ofKey: entry.key) {
                 add(id)

@@ -228,7 +228,10 @@ public final class InputSession {
 
     /// Handles a key event and answers at once; suggestions follow via `refreshSuggestions()`.
     public func processKey(_ event: KeyEvent) -> KeyResult {
-        let result = applyKeyRules(event)
+        let hadNotice = notice != nil
+        var result = applyKeyRules(event)
+        // A one-off message goes with the next key, whatever that key does.
+        if hadNotice, !event.isRelease, !Keysym.isModifierOnly(event.keyval) { result.effects += auxiliaryEffects() }
         if cloudEnabled, !event.isRelease, !Keysym.isModifierOnly(event.keyval) {
             cloud.noteChange(now: clock(), endsSentence: typed.isEmpty && Self.endsSentence(contextBefore))
         }
@@ -309,6 +312,10 @@ public final class InputSession {
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
         }
         let isDigit = character.properties.generalCategory == .decimalNumber
+        if isDigit, settings.selectionKeys == .digits, tableVisible, ("1"..."9").contains(character) {
+            let index = pageStart + Int(character.value - 0x31)
+            if index < candidates.count { return select(index) }
+        }
         // Apostrophes and hyphens join a word only inside it (`don't`, `well-known`).
         if !isDigit && (WordText.isWordScalar(character) || (WordText.isJoiner(character) && !typed.isEmpty)) {
             return typeLetter(character)
@@ -695,6 +702,13 @@ public final class InputSession {
         guard text != shownAuxiliary else { return [] }
         shownAuxiliary = text
         return [text.map { .updateAuxiliaryText($0) } ?? .hideAuxiliaryText]
+    }
+
+    /// Shows a short message from the glue (a refused pack, a switched language) in the
+    /// auxiliary text, where the session keeps track of it until the next key.
+    public func showNotice(_ text: String) -> [SessionEffect] {
+        notice = text
+        return auxiliaryEffects()
     }
 
     // MARK: Cloud check

@@ -182,6 +182,8 @@ public struct SessionSettings: Equatable, Sendable {
     public var pageSize = 5
     /// Candidates computed (several pages).
     public var candidateCount = 10
+    /// Which keys select a candidate of the page: F1…F9, or also the digits 1…9 while a table shows.
+    public var selectionKeys = SelectionKeys.functionKeys
     /// Whether the next word is predicted after a space.
     public var nextWordPredictions = true
     /// Whether Space replaces a flagged word by its fix.
@@ -207,6 +209,14 @@ public struct SessionSettings: Equatable, Sendable {
     /// The language of the active pack.
     public var language = "en"
     public init() {}
+}
+
+/// The keys that select candidates.
+public enum SelectionKeys: String, Sendable, CaseIterable {
+    /// F1…F9 (digits always reach the application).
+    case functionKeys = "f-keys"
+    /// F1…F9 and, while the candidate table shows, 1…9.
+    case digits
 }
 
 /// When Space replaces a flagged word by its fix.

@@ -387,3 +387,28 @@ struct SurroundingTests {
         #expect(field.table == nil, "no next-word guess from an unknown position")
     }
 }
+
+@Suite("Input session: settings")
+struct SessionSettingsTests {
+    @Test func digitsSelectWhenThatSettingIsOnAndOtherwiseReachTheApplication() throws {
+        var settings = SessionSettings()
+        settings.selectionKeys = .digits
+        let field = FakeField(settings: settings)
+        field.type("hel")
+        let second = try #require(field.pageCandidates.dropFirst().first)
+        #expect(field.press(.typing("2")))
+        #expect(field.text == second)
+        let plain = FakeField()
+        plain.type("hel")
+        #expect(plain.press(.typing("2")) == false)
+        #expect(plain.text == "hel2")
+    }
+
+    @Test func aNoticeFromTheGlueShowsUntilTheNextKey() {
+        let field = FakeField()
+        field.apply(field.session.showNotice("the German pack was refused: SHA-256 mismatch"))
+        #expect(field.auxiliary == "the German pack was refused: SHA-256 mismatch")
+        field.type("a")
+        #expect(field.auxiliary == nil)
+    }
+}
