@@ -56,6 +56,8 @@ final class EngineInstance {
         }
         render(result.effects)
         if result.needsSuggestions { scheduleSuggestions() }
+        EngineHooks.keyHandled(self)
+        CloudBridge.shared.afterInput(self)
         return result.handled
     }
 
@@ -64,12 +66,15 @@ final class EngineInstance {
         requestSurroundingText()
         guard let session else { return }
         render(session.focusIn())
+        EngineHooks.focusedIn(self)
+        CloudBridge.shared.afterInput(self)
     }
 
     func focusOut() {
         trace("focus-out")
         guard let session else { return }
         render(session.focusOut())
+        CloudBridge.shared.afterInput(self)
     }
 
     func reset() {
@@ -109,12 +114,14 @@ final class EngineInstance {
         }
         render(result.effects)
         if result.needsSuggestions { scheduleSuggestions() }
+        CloudBridge.shared.afterInput(self)
     }
 
     func setContentType(purpose: UInt32, hints: UInt32) {
         trace("set-content-type purpose=\(purpose) hints=\(hints)")
         guard let session else { return }
         render(session.setContentType(ContentType(purpose: purpose, hints: hints)))
+        CloudBridge.shared.afterInput(self)
     }
 
     func setCapabilities(_ capabilities: UInt32) {
@@ -140,6 +147,7 @@ final class EngineInstance {
     func destroyed() {
         trace("destroyed")
         engine = nil
+        CloudBridge.shared.remove(self)
     }
 
     // MARK: Suggestions after the key
@@ -184,6 +192,9 @@ final class EngineInstance {
     }
 
     // MARK: Effects out
+
+    /// Renders effects decided outside a signal (settings, language switches, notices).
+    func show(_ effects: [SessionEffect]) { render(effects) }
 
     private func render(_ effects: [SessionEffect]) {
         guard let engine else { return }

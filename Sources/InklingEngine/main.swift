@@ -24,6 +24,12 @@ let usage = """
       INKLING_DEBUG_MEMORY=N   every N key presses, log RSS, peak RSS, the pack's mapped size,
                                live engine objects and the engine's own key/suggestion times
       INKLING_DEBUG_EVENTS=1   log the IBus notifications received (names and numbers only)
+    for tests and development (override GSettings; see CloudBridge.swift):
+      INKLING_CLOUD_CHECK=1    turn the cloud check on in every session
+      INKLING_CLOUD_ENDPOINT=URL, INKLING_CLOUD_MODEL=NAME   the helper's --endpoint and --model
+      INKLING_CLOUD_TIMEOUT_MS=N   the helper's --timeout-ms
+      INKLING_CLOUD_NO_KEYRING=1   the helper's --no-keyring
+      INKLING_CLOUD_HELPER=PATH    another helper executable (tests)
     Logs go to stderr (ibus-daemon discards its engines' stderr unless run with --verbose) and
     never contain typed text.
 
@@ -60,9 +66,10 @@ enum EngineProcess {
         engineCount += 1
         let path = "/org/freedesktop/IBus/Engine/Inkling/\(engineCount)"
         guard let engine = ibus_engine_new(name, path, connection) else { return nil }
-        let session = pack.map { InputSession(predictor: Predictor(pack: $0)) }
+        let session = EngineSettings.makeSession()
         let instance = EngineInstance(engine: engine, session: session, diagnostics: diagnostics)
         wire(engine, to: instance)
+        EngineRegistry.add(instance)
         return engine
     }
 }
@@ -70,6 +77,9 @@ enum EngineProcess {
 @MainActor
 func runEngine(ownName: Bool) -> Never {
     EngineProcess.loadPack()
+    PackLoader.start()
+    LearningBridge.start()
+    EngineSettings.start()
     ibus_init()
     guard let bus = ibus_bus_new(), ibus_bus_is_connected(bus) != 0 else {
         log("cannot connect to the IBus daemon")
@@ -106,6 +116,7 @@ func runEngine(ownName: Bool) -> Never {
         }
     }
     ibus_main()
+    LearningBridge.shutdown()
     exit(0)
 }
 

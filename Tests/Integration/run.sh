@@ -24,21 +24,31 @@ fi
 export PYTHONDONTWRITEBYTECODE=1
 unset IBUS_ADDRESS DISPLAY WAYLAND_DISPLAY GTK_IM_MODULE QT_IM_MODULE XMODIFIERS
 REPORT=$(mktemp --suffix=.xml)
-trap 'rm -f "$REPORT"' EXIT
+CLOUD_REPORT=$(mktemp --suffix=.xml)
+trap 'rm -f "$REPORT" "$CLOUD_REPORT"' EXIT
 cd "$HERE"
-/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$REPORT" "$@" test_*.py
+FILES=$(ls test_*.py | grep -vx test_cloud_engine.py)
+# shellcheck disable=SC2086
+/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$REPORT" "$@" $FILES
 status=$?
-/usr/bin/python3 - "$REPORT" "$status" <<'PY'
+# The cloud-check tests need a daemon whose engine has the cloud enabled, and libibus talks to
+# one daemon per process: their own pytest process (exit 5 = nothing selected by the arguments).
+/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$CLOUD_REPORT" "$@" test_cloud_engine.py
+cloud_status=$?
+if [ "$cloud_status" -ne 0 ] && [ "$cloud_status" -ne 5 ]; then status=$cloud_status; fi
+/usr/bin/python3 - "$REPORT" "$status" "$CLOUD_REPORT" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
-try:
-    root = ET.parse(sys.argv[1]).getroot()
-    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
-    tests = sum(int(s.get("tests", 0)) for s in suites)
-    failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
-    skipped = sum(int(s.get("skipped", 0)) for s in suites)
-except Exception:
-    tests, failed, skipped = 0, 1, 0
+tests = failed = skipped = 0
+for path in [sys.argv[1]] + sys.argv[3:]:
+    try:
+        root = ET.parse(path).getroot()
+        suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+        tests += sum(int(s.get("tests", 0)) for s in suites)
+        failed += sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+        skipped += sum(int(s.get("skipped", 0)) for s in suites)
+    except Exception:
+        failed += 1
 if int(sys.argv[2]) != 0 and failed == 0:
     failed = 1
 line = "%d passed, %d failed" % (tests - failed - skipped, failed)

@@ -33,6 +33,9 @@ public struct CloudScheduler: Sendable {
         return id
     }
 
+    /// Stops the timer without touching the request in flight (nothing to ask right now).
+    public mutating func clearDeadline() { deadline = nil }
+
     /// Whether the timer has run out.
     public func isDue(now: Int64) -> Bool { deadline.map { now >= $0 } ?? false }
 

@@ -66,6 +66,8 @@ public final class InputSession {
     public var clock: () -> Int64 = InputSession.monotonicMilliseconds
     /// When to ask the cloud and which answer is still wanted.
     public private(set) var cloud = CloudScheduler()
+    /// Cancel lines for requests dropped outside a timer (focus moved, field became private).
+    private var pendingCloudLines: [String] = []
     /// Recent cloud answers by sentence and flags, so an unchanged sentence is not sent twice.
     private var cloudCache: [String: CloudReply] = [:]
 
@@ -118,7 +120,7 @@ public final class InputSession {
         surroundingState = .unknown
         hasSelection = false
         corrections.clear()
-        _ = cloud.cancelAll()
+        dropCloudRequest()
         predictor.reset()
         shownAuxiliary = nil
         notice = nil
@@ -163,7 +165,7 @@ public final class InputSession {
             clearComposition()
             contextBefore = ""
             corrections.clear()
-            _ = cloud.cancelAll()
+            dropCloudRequest()
             predictor.reset()
             shownAuxiliary = nil
             return hadSomething ? [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] : []
@@ -722,12 +724,29 @@ public final class InputSession {
     /// When the glue should call `cloudTimerFired()` (milliseconds on `clock`).
     public var cloudDeadline: Int64? { cloudEnabled ? cloud.deadline : nil }
 
+    /// Forgets the request in flight and queues its cancellation for the helper.
+    private func dropCloudRequest() {
+        if let id = cloud.cancelAll() { pendingCloudLines.append(CloudLine.cancel(id: id)) }
+    }
+
+    /// Lines the glue should send the helper now (cancellations of abandoned requests).
+    public func takePendingCloudLines() -> [String] {
+        if !cloudEnabled, cloud.inFlight != nil { dropCloudRequest() }
+        defer { pendingCloudLines.removeAll() }
+        return pendingCloudLines
+    }
+
     /// The cloud timer ran out: the request to send for the current sentence, if any.
     public func cloudTimerFired() -> CloudAction {
         let now = clock()
-        guard cloudEnabled, cloud.isDue(now: now), contextKnown else { return CloudAction() }
+        guard cloudEnabled, cloud.isDue(now: now) else { return CloudAction() }
+        guard contextKnown else {
+            // Nothing known to ask about: wait for the next key rather than firing again.
+            cloud.clearDeadline()
+            return CloudAction()
+        }
         guard let (sentence, start) = currentSentence() else {
-            _ = cloud.cancelAll()
+            cloud.clearDeadline()
             return CloudAction()
         }
         let scalars = Array(contextBefore.unicodeScalars)

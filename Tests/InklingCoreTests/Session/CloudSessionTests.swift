@@ -256,3 +256,34 @@ struct CloudProtocolTests {
         #expect(scheduler.hasTimedOut(now: 401 + scheduler.replyTimeout))
     }
 }
+
+@Suite("Cloud check: abandoned requests")
+struct CloudAbandonTests {
+    @Test func movingFocusCancelsTheRequestInFlight() throws {
+        let clock = ManualClock()
+        var settings = SessionSettings()
+        settings.cloudCheck = true
+        let field = FakeField(settings: settings, reporting: .codePoints)
+        field.session.clock = { clock.now }
+        field.type("I saw teh cat.")
+        clock.now += 400
+        let line = try #require(field.session.cloudTimerFired().lines.last)
+        let sent = try JSONDecoder().decode(CloudCheckRequest.self, from: Data(line.utf8))
+        field.apply(field.session.focusIn())
+        #expect(field.session.takePendingCloudLines() == [CloudLine.cancel(id: sent.id)])
+        #expect(field.session.takePendingCloudLines().isEmpty)
+    }
+
+    @Test func anUnknownContextStopsTheTimerInsteadOfSpinning() {
+        let clock = ManualClock()
+        var settings = SessionSettings()
+        settings.cloudCheck = true
+        let field = FakeField(settings: settings)
+        field.session.clock = { clock.now }
+        field.type("I saw teh cat.")
+        field.key(Keysym.left)  // the position is unknown now
+        clock.now += 5000
+        #expect(field.session.cloudTimerFired().lines.isEmpty)
+        #expect(field.session.cloudDeadline == nil)
+    }
+}

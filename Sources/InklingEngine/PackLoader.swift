@@ -1,0 +1,181 @@
+import CIBus
+import Dispatch
+import FoundationEssentials
+import InklingCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The active language: English from the bundled pack at once; another language's downloaded
+/// pack is verified (size and SHA-256 against the manifest, GLib's GChecksum) and opened on a
+/// background queue, then every live session switches to it on the main loop. Until then, and
+/// whenever a pack is refused, English serves. A pack no longer used has no references left
+/// (sessions, checkers and this loader drop it), so it is unmapped.
+///
+/// One predictor per process is shared by every session: one learned model, one stream of
+/// changes for the user store.
+@MainActor
+enum PackLoader {
+    /// English over the bundled pack (nil when none was found: keys pass through).
+    private(set) static var english: Predictor?
+    /// The predictor every session uses.
+    private(set) static var predictor: Predictor?
+    /// The language of `predictor`.
+    private(set) static var activeLanguage = "en"
+    /// The language asked for last (it may still be loading, or have been refused).
+    private static var requested: String?
+    /// Increases with every request; a load finishing for an older one is discarded.
+    private static var generation = 0
+    private static var pendingNotice: String?
+
+    static func start() {
+        english = EngineProcess.pack.map { Predictor(pack: $0) }
+        predictor = english
+    }
+
+    static func takePendingNotice() -> String? {
+        defer { pendingNotice = nil }
+        return pendingNotice
+    }
+
+    /// Makes `language` the active one (asynchronously unless it is English).
+    static func request(language: String) {
+        guard language != requested else { return }
+        requested = language
+        generation += 1
+        pendingNotice = nil
+        guard english != nil else { return }  // no English pack: sessions pass keys through
+        if language == "en" {
+            activate(english!, language: "en")
+            return
+        }
+        let ticket = generation
+        DispatchQueue.global(qos: .userInitiated).async {
+            let outcome = load(language: language)
+            let box = Unmanaged.passRetained(LoadResult(ticket: ticket, language: language, outcome: outcome)).toOpaque()
+            g_idle_add({ data in
+                let result = Unmanaged<LoadResult>.fromOpaque(data!).takeRetainedValue()
+                MainActor.assumeIsolated { PackLoader.finished(result) }
+                return 0  // G_SOURCE_REMOVE
+            }, box)
+        }
+    }
+
+    private static func finished(_ result: LoadResult) {
+        guard result.ticket == generation, let english else { return }  // superseded
+        switch result.outcome {
+        case .success(let pack):
+            activate(Predictor(pack: pack), language: result.language)
+        case .failure(let failure):
+            log("language pack '\(result.language)' refused: \(failure.reason)")
+            activate(english, language: "en")
+            let message = "Inkling: the \(result.language) language pack cannot be used (\(failure.reason)); typing in English"
+            // Shown where the user is typing; before any focus-in, at the next one.
+            if let focused = EngineRegistry.lastFocused {
+                if let session = focused.session { focused.show(session.showNotice(message)) } else { focused.show([.updateAuxiliaryText(message)]) }
+            } else {
+                pendingNotice = message
+            }
+        }
+    }
+
+    private static func activate(_ next: Predictor, language: String) {
+        if let predictor, predictor !== next {
+            LearningBridge.transfer(from: predictor, to: next)
+        }
+        predictor = next
+        activeLanguage = language
+        for instance in EngineRegistry.live {
+            guard let session = instance.session else { continue }
+            if session.predictor !== next { instance.show(session.switchPredictor(to: next)) }
+            if session.settings.language != language { session.settings.language = language }
+        }
+    }
+
+    // MARK: Loading (background queue)
+
+    struct Failure: Error {
+        var reason: String
+    }
+
+    final class LoadResult: @unchecked Sendable {
+        let ticket: Int
+        let language: String
+        let outcome: Result<LanguagePack, Failure>
+        init(ticket: Int, language: String, outcome: Result<LanguagePack, Failure>) {
+            self.ticket = ticket
+            self.language = language
+            self.outcome = outcome
+        }
+    }
+
+    /// The manifest: the downloaded one (`$XDG_DATA_HOME/inkling/manifest.json`), else the one
+    /// shipped next to the bundled packs.
+    nonisolated static func manifest() -> PackManifest? {
+        var candidates = [UserPaths.dataFolder() + "/manifest.json"]
+        for folder in PackLocator.bundledPackFolders(executablePath: PackLocator.currentExecutablePath()) {
+            candidates.append(URL(filePath: folder).deletingLastPathComponent().appending(path: "manifest.json").path)
+        }
+        for path in candidates {
+            guard let data = try? Data(contentsOf: URL(filePath: path)) else { continue }
+            do {
+                return try PackManifest.parse(data)
+            } catch {
+                log("ignoring the pack manifest \(path): \(error)")
+            }
+        }
+        return nil
+    }
+
+    nonisolated static func load(language: String) -> Result<LanguagePack, Failure> {
+        let path = UserPaths.packFolder() + "/\(language).inkpack"
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            return .failure(Failure(reason: "not installed; run 'inkling packs install \(language)'"))
+        }
+        guard let manifest = manifest(), let entry = manifest.entry(for: language) else {
+            return .failure(Failure(reason: "no manifest entry"))
+        }
+        guard entry.isSupported else {
+            return .failure(Failure(reason: "it needs Inkling \(entry.minEngineVersion) or newer"))
+        }
+        guard Int(status.st_size) == entry.size else {
+            return .failure(Failure(reason: "size \(status.st_size) bytes, expected \(entry.size)"))
+        }
+        guard let digest = sha256(path: path) else { return .failure(Failure(reason: "cannot read the file")) }
+        guard digest == entry.sha256 else { return .failure(Failure(reason: "SHA-256 mismatch")) }
+        do {
+            let pack = try LanguagePack(path: path)
+            guard pack.language == language else {
+                return .failure(Failure(reason: "it is a '\(pack.language)' pack"))
+            }
+            return .success(pack)
+        } catch {
+            return .failure(Failure(reason: "\(error)"))
+        }
+    }
+
+    /// SHA-256 of a file as lower-case hex, read in 1 MiB chunks (no mapping: the hash does not
+    /// inflate the engine's resident memory).
+    nonisolated static func sha256(path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard let checksum = g_checksum_new(G_CHECKSUM_SHA256) else { return nil }
+        defer { g_checksum_free(checksum) }
+        let size = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(fd, buffer, size)
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            g_checksum_update(checksum, buffer.assumingMemoryBound(to: UInt8.self), gssize(count))
+        }
+        return String(cString: g_checksum_get_string(checksum))
+    }
+}

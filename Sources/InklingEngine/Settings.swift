@@ -1,0 +1,213 @@
+import CIBus
+import InklingCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Engine objects alive in this process (weakly held), so process-wide changes (settings,
+/// language) reach every session. Main thread only.
+@MainActor
+enum EngineRegistry {
+    private final class WeakInstance {
+        weak var instance: EngineInstance?
+        init(_ instance: EngineInstance) { self.instance = instance }
+    }
+    private static var entries: [WeakInstance] = []
+    private static var focused: WeakInstance?
+
+    /// The instance that last received focus-in (nil before any did, or once it is destroyed).
+    static var lastFocused: EngineInstance? {
+        get { focused?.instance.flatMap { $0.engine == nil ? nil : $0 } }
+        set { focused = newValue.map(WeakInstance.init) }
+    }
+
+    static func add(_ instance: EngineInstance) {
+        entries.removeAll { $0.instance?.engine == nil }
+        entries.append(WeakInstance(instance))
+    }
+
+    /// Instances whose IBus engine object still exists.
+    static var live: [EngineInstance] {
+        entries.removeAll { $0.instance?.engine == nil }
+        return entries.compactMap { $0.instance }
+    }
+}
+
+/// Small hooks the glue calls (kept here so that `Engine.swift` only gains one-line calls).
+@MainActor
+enum EngineHooks {
+    /// After every key: a session that toggled off-the-record by its key writes it back.
+    static func keyHandled(_ instance: EngineInstance) {
+        guard let session = instance.session else { return }
+        if session.settings.offTheRecord != EngineSettings.current.offTheRecord {
+            EngineSettings.offTheRecordToggled(to: session.settings.offTheRecord)
+        }
+    }
+
+    /// After focus-in: a message that found no engine to show it (a refused pack at start-up).
+    static func focusedIn(_ instance: EngineInstance) {
+        EngineRegistry.lastFocused = instance
+        if let notice = PackLoader.takePendingNotice() {
+            if let session = instance.session { instance.show(session.showNotice(notice)) }
+        }
+    }
+}
+
+/// The engine's GSettings (`org.freedesktop.ibus.engine.inkling`), followed live.
+///
+/// The schema is looked up first: `g_settings_new` on a schema that is not installed aborts the
+/// process (GLib), which happens when the engine runs from a checkout. Then the defaults apply.
+@MainActor
+enum EngineSettings {
+    static let schemaID = "org.freedesktop.ibus.engine.inkling"
+    /// The settings every session follows (the fields GSettings does not hold keep their defaults).
+    private(set) static var current = SessionSettings()
+    /// `languages`, best first (only the first is used).
+    private(set) static var languages = ["en"]
+    private static var gsettings: UnsafeMutablePointer<GSettings>?
+    private static var schema: OpaquePointer?
+    /// Notes about rejected values, logged once per distinct message.
+    private static var noted: Set<String> = []
+
+    static func start() {
+        defer { PackLoader.request(language: languages.first ?? "en") }
+        guard let source = g_settings_schema_source_get_default(),
+            let found = g_settings_schema_source_lookup(source, schemaID, 1)
+        else {
+            log("settings: schema \(schemaID) is not installed; using the defaults")
+            return
+        }
+        schema = found
+        guard let settings = g_settings_new(schemaID) else {
+            log("settings: cannot open \(schemaID); using the defaults")
+            return
+        }
+        gsettings = settings
+        typealias ChangedHandler = @convention(c) (gpointer?, UnsafePointer<gchar>?, gpointer?) -> Void
+        let changed: ChangedHandler = { _, key, _ in
+            let name = key.map { String(cString: $0) } ?? ""
+            MainActor.assumeIsolated { EngineSettings.reload(changedKey: name) }
+        }
+        inkling_signal_connect(settings, "changed", unsafeBitCast(changed, to: GCallback.self), nil, nil)
+        read()
+    }
+
+    /// A session for a new engine object, with the current settings and predictor.
+    static func makeSession() -> InputSession? {
+        guard let predictor = PackLoader.predictor else { return nil }
+        var settings = current
+        settings.language = PackLoader.activeLanguage
+        return InputSession(predictor: predictor, settings: settings)
+    }
+
+    private static func reload(changedKey: String) {
+        let previousLanguage = languages.first
+        read()
+        applyToSessions()
+        if languages.first != previousLanguage { PackLoader.request(language: languages.first ?? "en") }
+    }
+
+    /// Applies `current` to every live session (their own fields — language — are kept).
+    static func applyToSessions() {
+        for instance in EngineRegistry.live {
+            guard let session = instance.session else { continue }
+            var settings = current
+            settings.language = session.settings.language
+            if session.settings != settings { session.settings = settings }
+        }
+    }
+
+    /// The session toggled off-the-record with its key: every session and GSettings follow.
+    static func offTheRecordToggled(to value: Bool) {
+        current.offTheRecord = value
+        if let gsettings, has("off-the-record") {
+            // The "changed" signal then applies it to every session.
+            if g_settings_set_boolean(gsettings, "off-the-record", value ? 1 : 0) == 0 {
+                note("settings: off-the-record could not be written back")
+            }
+        }
+        applyToSessions()
+    }
+
+    // MARK: Reading and validating
+
+    private static func has(_ key: String) -> Bool {
+        guard let schema else { return false }
+        return g_settings_schema_has_key(schema, key) != 0
+    }
+
+    private static func note(_ message: String) {
+        if noted.insert(message).inserted { log(message) }
+    }
+
+    private static func string(_ key: String) -> String? {
+        guard let gsettings, has(key), let raw = g_settings_get_string(gsettings, key) else { return nil }
+        defer { g_free(raw) }
+        return String(cString: raw)
+    }
+
+    private static func bool(_ key: String) -> Bool? {
+        guard let gsettings, has(key) else { return nil }
+        return g_settings_get_boolean(gsettings, key) != 0
+    }
+
+    private static func binding(_ key: String, default fallback: KeyBinding?) -> KeyBinding? {
+        guard let accelerator = string(key) else { return fallback }
+        if accelerator.allSatisfy({ $0 == " " }) { return nil }  // empty: the key is off
+        if let parsed = KeyBinding(accelerator: accelerator) { return parsed }
+        note("settings: \(key) '\(accelerator)' is not a key this engine understands; using the default")
+        return fallback
+    }
+
+    private static func read() {
+        guard let gsettings else { return }
+        let defaults = SessionSettings()
+        var settings = current
+        if has("page-size") {
+            let value = Int(g_settings_get_int(gsettings, "page-size"))
+            if (1...9).contains(value) {
+                settings.pageSize = value
+            } else {
+                let clamped = min(9, max(1, value))
+                note("settings: page-size \(value) is out of range 1…9; using \(clamped)")
+                settings.pageSize = clamped
+            }
+            settings.candidateCount = max(defaults.candidateCount, settings.pageSize * 2)
+        }
+        if let value = bool("next-word-predictions") { settings.nextWordPredictions = value }
+        if let value = string("selection-keys") {
+            settings.selectionKeys = SelectionKeys(rawValue: value) ?? .functionKeys
+        }
+        if let value = string("autocorrect") {
+            if let mode = AutocorrectMode(rawValue: value) {
+                settings.autocorrect = mode
+            } else {
+                note("settings: autocorrect '\(value)' is unknown; using 'off'")
+                settings.autocorrect = .off
+            }
+        }
+        settings.applyFixKey = binding("apply-fix-key", default: defaults.applyFixKey)
+        settings.correctionPanelKey = binding("correction-panel-key", default: defaults.correctionPanelKey)
+        settings.keepWordKey = binding("keep-word-key", default: defaults.keepWordKey)
+        if let value = bool("cloud-check") { settings.cloudCheck = value }
+        if let value = bool("off-the-record") { settings.offTheRecord = value }
+        current = settings
+
+        if has("languages"), let list = g_settings_get_strv(gsettings, "languages") {
+            defer { g_strfreev(list) }
+            var codes: [String] = []
+            var index = 0
+            while let item = list[index] {
+                let code = String(cString: item)
+                if !code.isEmpty, code.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || $0 == "-" || $0 == "_" }) {
+                    codes.append(code)
+                } else {
+                    note("settings: ignoring the language code '\(code)'")
+                }
+                index += 1
+            }
+            languages = codes.isEmpty ? ["en"] : codes
+        }
+    }
+}

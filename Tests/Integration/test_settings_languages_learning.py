@@ -1,0 +1,422 @@
+"""Settings followed live, languages loaded lazily and verified, learning persisted: through a real
+ibus-daemon and a real IBus client.
+
+libibus keeps one bus per process, and each scenario needs a daemon with its own environment
+(keyfile GSettings backend with the compiled schema, a private XDG_DATA_HOME holding packs, a
+manifest and the user store), so every scenario runs this file as a helper in a child process:
+
+    test_settings_languages_learning.py SCENARIO   →   one JSON line {"ok": bool, "checks": [...]}
+"""
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+SCHEMA = "org.freedesktop.ibus.engine.inkling"
+
+GERMAN_WORDS = """der 0.03
+die 0.03
+und 0.02
+ich 0.015
+möchte 0.002
+gerne 0.001
+haus 0.001
+häuser 0.0005
+straße 0.0004
+schön 0.0008
+heute 0.0009
+morgen 0.0007
+"""
+GERMAN_TEXT = """Ich möchte gerne ein Haus haben.
+Die Straße ist heute schön.
+Ich möchte morgen die Häuser sehen.
+Der Morgen ist schön und die Straße auch.
+"""
+
+
+def run_scenario(name):
+    result = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), name], capture_output=True, text=True, timeout=180
+    )
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    assert lines, "helper %s printed nothing (rc %d): %s" % (name, result.returncode, result.stderr[-3000:])
+    report = json.loads(lines[-1])
+    failed = [c for c in report["checks"] if not c[1]]
+    assert report["ok"] and not failed, json.dumps(report, indent=1, ensure_ascii=False) + result.stderr[-3000:]
+    return report
+
+
+def test_settings_are_followed_live():
+    run_scenario("settings")
+
+
+def test_languages_load_lazily_and_are_verified():
+    report = run_scenario("languages")
+    print("RSS with English + German: %s kB" % report.get("rss_kb"))
+
+
+def test_learning_is_persisted_and_private_fields_are_not_learned():
+    run_scenario("learning")
+
+
+# -- the helper (runs in its own process) -------------------------------------------------------
+
+
+class Checks:
+    def __init__(self):
+        self.items = []
+        self.extra = {}
+
+    def check(self, name, condition, detail=""):
+        self.items.append([name, bool(condition), str(detail)[:500]])
+        return condition
+
+
+def compile_schema(root):
+    folder = os.path.join(root, "schemas")
+    os.makedirs(folder, exist_ok=True)
+    source = os.path.join(os.path.dirname(os.path.dirname(HERE)), "data", "gschema", SCHEMA + ".gschema.xml")
+    with open(source) as f, open(os.path.join(folder, SCHEMA + ".gschema.xml"), "w") as out:
+        out.write(f.read())
+    subprocess.run(["glib-compile-schemas", folder], check=True)
+    return folder
+
+
+def make_daemon(settings=True):
+    from ibus_harness import Daemon
+
+    schemas = compile_schema(tempfile.mkdtemp(prefix="inkling-schema-"))
+    env = {"GSETTINGS_SCHEMA_DIR": schemas}
+    if settings:
+        env["GSETTINGS_BACKEND"] = "keyfile"
+    return Daemon(env=env, global_engine=None, verbose=True)
+
+
+def gsettings(daemon, *args):
+    return subprocess.run(["gsettings"] + list(args), env=daemon.env, capture_output=True, text=True, timeout=20)
+
+
+def pump_for(seconds):
+    from ibus_harness import GLib
+
+    context = GLib.MainContext.default()
+    deadline = time.monotonic() + seconds
+    ticker = GLib.timeout_add(5, lambda: True)
+    try:
+        while time.monotonic() < deadline:
+            context.iteration(True)
+    finally:
+        GLib.source_remove(ticker)
+
+
+def new_client(daemon):
+    from ibus_harness import Client
+
+    client = Client(daemon)
+    client.focus_in()
+    client.set_engine("inkling")
+    return client
+
+
+def clear(client):
+    client.tables.clear()
+    client.aux.clear()
+    client.table_visible = False
+
+
+def erase_word(client):
+    """Escape drops the composition (the table goes away)."""
+    from ibus_harness import IBus
+
+    client.key(IBus.KEY_Escape)
+    client.reset()
+    clear(client)
+
+
+def table_after(client, text, predicate, timeout=3.0):
+    """Types `text` and waits for a table satisfying `predicate`; returns the last table (or None)."""
+    from ibus_harness import Timeout
+
+    client.type(text)
+    try:
+        return client.wait_for_table(predicate, what="a table after %r" % text) if timeout else None
+    except Timeout:
+        return None
+
+
+def restart_engine(daemon, client):
+    """SIGTERM to the engine process; a new input context then starts a new one."""
+    from ibus_harness import Timeout, pump_until
+
+    pid = daemon.engine_pid()
+    os.kill(pid, signal.SIGTERM)
+    # Reaped by the daemon (not merely a zombie): the daemon then knows the engine is gone.
+    pump_until(lambda: not os.path.exists("/proc/%d" % pid), what="the engine to exit")
+    pump_for(0.5)
+    client.destroy()
+    try:
+        client = new_client(daemon)
+    except Timeout:
+        client = new_client(daemon)  # the daemon may still have been tearing the old one down
+    pump_until(lambda: daemon.engine_pid() not in (None, pid), what="a new engine process")
+    return client, pid
+
+
+def scenario_settings(checks):
+    from ibus_harness import CONTROL, IBus, drain, pump_until
+
+    daemon = make_daemon().start()
+    try:
+        client = new_client(daemon)
+        table = table_after(client, "t", lambda c: bool(c))
+        checks.check("a table after 't'", table is not None)
+        checks.check("default page size 5", table and client.last_table.get_page_size() == 5,
+                     client.last_table.get_page_size() if table else None)
+        erase_word(client)
+        pid = daemon.engine_pid()
+
+        r = gsettings(daemon, "set", SCHEMA, "page-size", "3")
+        checks.check("gsettings set page-size 3", r.returncode == 0, r.stderr)
+        size = None
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            pump_for(0.2)
+            table = table_after(client, "t", lambda c: bool(c))
+            size = client.last_table.get_page_size() if table else None
+            erase_word(client)
+            if size == 3:
+                break
+        checks.check("page size 3 without a restart", size == 3, size)
+        checks.check("same engine process", daemon.engine_pid() == pid, (pid, daemon.engine_pid()))
+
+        # Next-word predictions: on (a table after a space), then off (none).
+        table = table_after(client, "the ", lambda c: bool(c))
+        checks.check("next words after a space by default", table is not None)
+        erase_word(client)
+        r = gsettings(daemon, "set", SCHEMA, "next-word-predictions", "false")
+        checks.check("gsettings set next-word-predictions false", r.returncode == 0, r.stderr)
+        pump_for(0.8)
+        clear(client)
+        client.type("the ")
+        client.key(IBus.KEY_Shift_L)
+        pump_for(0.5)
+        checks.check("no table after a space", not client.table_visible, client.tables[-3:])
+        erase_word(client)
+        # Completions still work.
+        table = table_after(client, "th", lambda c: "the" in c)
+        checks.check("completions still offered", table is not None)
+        erase_word(client)
+
+        # Off the record by its key is written back to GSettings.
+        client.key(IBus.KEY_o, CONTROL | int(IBus.ModifierType.MOD1_MASK))
+        value = None
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            value = gsettings(daemon, "get", SCHEMA, "off-the-record").stdout.strip()
+            if value == "true":
+                break
+            pump_for(0.2)
+        checks.check("off-the-record key writes GSettings", value == "true", value)
+        client.destroy()
+        checks.extra["log"] = [l for l in daemon.log().splitlines() if "settings" in l][:5]
+    finally:
+        daemon.stop()
+
+
+def build_german_pack(work):
+    from ibus_harness import cli_path
+
+    prepared = os.path.join(work, "prepared")
+    os.makedirs(prepared, exist_ok=True)
+    with open(os.path.join(prepared, "wordfreq.tsv"), "w") as f:
+        f.write(GERMAN_WORDS.replace(" ", "\t"))
+    with open(os.path.join(prepared, "corpus.txt"), "w") as f:
+        f.write(GERMAN_TEXT)
+    pack = os.path.join(work, "de.inkpack")
+    built = subprocess.run([cli_path(), "pack", "build", "--prepared", prepared, "-o", pack, "--language", "de",
+                            "--name", "Deutsch", "--char-table-bytes", "65536"], capture_output=True, text=True)
+    if built.returncode != 0:
+        raise RuntimeError("pack build failed: " + built.stderr)
+    with open(pack, "rb") as f:
+        return f.read()
+
+
+def scenario_languages(checks):
+    from ibus_harness import rss_kb
+
+    daemon = make_daemon()
+    data = build_german_pack(daemon.root)
+    inkling = os.path.join(daemon.env["XDG_DATA_HOME"], "inkling")
+    os.makedirs(os.path.join(inkling, "packs"))
+    pack_path = os.path.join(inkling, "packs", "de.inkpack")
+    with open(pack_path, "wb") as f:
+        f.write(data)
+    entry = {"language": "de", "displayName": "Deutsch", "version": "1", "minEngineVersion": "0.1.0",
+             "file": "packs/de.inkpack", "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+             "url": "packs/de.inkpack"}
+    with open(os.path.join(inkling, "manifest.json"), "w") as f:
+        json.dump({"formatVersion": 1, "packs": [entry]}, f)
+    daemon.start()
+    try:
+        client = new_client(daemon)
+        table = table_after(client, "th", lambda c: "the" in c)
+        checks.check("English first", table is not None)
+        erase_word(client)
+        checks.extra["rss_kb_english"] = rss_kb(daemon.engine_pid())
+
+        r = gsettings(daemon, "set", SCHEMA, "languages", "['de']")
+        checks.check("gsettings set languages de", r.returncode == 0, r.stderr)
+        table = None
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and table is None:
+            pump_for(0.3)
+            table = table_after(client, "Ich möchte ge", lambda c: "gerne" in c, timeout=1.0)
+            erase_word(client)
+        checks.check("German offers 'gerne'", table is not None, client.tables[-3:])
+        pid = daemon.engine_pid()
+        rss = rss_kb(pid)
+        checks.extra["rss_kb"] = rss
+        checks.check("RSS with English + German < 40 MB", rss < 40 * 1024, rss)
+
+        # Back to English: the German pack is unmapped (no reference is left).
+        gsettings(daemon, "set", SCHEMA, "languages", "['en']")
+        mapped = True
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and mapped:
+            pump_for(0.2)
+            with open("/proc/%d/maps" % pid) as f:
+                mapped = "de.inkpack" in f.read()
+        checks.check("switching back to English unmaps the German pack", not mapped)
+
+        # Corrupt the pack (one byte), switch to it again: refused, with a message; English works.
+        with open(pack_path, "r+b") as f:
+            f.seek(len(data) // 2)
+            byte = f.read(1)
+            f.seek(len(data) // 2)
+            f.write(bytes([byte[0] ^ 0x10]))
+        clear(client)
+        gsettings(daemon, "set", SCHEMA, "languages", "['de']")
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and not any("cannot be used" in t for t, _ in client.aux):
+            pump_for(0.2)
+        refused = [t for t, _ in client.aux if "cannot be used" in t]
+        checks.check("a corrupt pack is refused with a message", refused, client.aux)
+        checks.check("the message names the checksum", refused and "SHA-256" in refused[-1], refused)
+        erase_word(client)
+        table = table_after(client, "th", lambda c: "the" in c)
+        checks.check("English serves after the refusal", table is not None, client.tables[-3:])
+        erase_word(client)
+
+        # A restarted engine refuses it too (the message waits for focus-in).
+        client, old = restart_engine(daemon, client)
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and not any("cannot be used" in t for t, _ in client.aux):
+            pump_for(0.2)
+            if not any("cannot be used" in t for t, _ in client.aux):
+                client.focus_out()
+                client.focus_in()
+        checks.check("after a restart the pack is refused with a message",
+                     any("cannot be used" in t for t, _ in client.aux), client.aux)
+        table = table_after(client, "th", lambda c: "the" in c)
+        checks.check("English serves after a restart", table is not None, client.tables[-3:])
+        client.destroy()
+        checks.extra["log"] = [l for l in daemon.log().splitlines() if "pack" in l][:5]
+    except Exception:
+        checks.extra["daemon_log"] = daemon.log()[-4000:]
+        raise
+    finally:
+        daemon.stop()
+
+
+def learned_words(daemon):
+    path = os.path.join(daemon.env["XDG_DATA_HOME"], "inkling", "user.sqlite3")
+    if not os.path.exists(path):
+        return None
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        return {row[0] for row in db.execute("SELECT display FROM entries")}
+    finally:
+        db.close()
+
+
+def scenario_learning(checks):
+    from ibus_harness import IBus, pump_until
+
+    daemon = make_daemon(settings=False).start()
+    try:
+        client = new_client(daemon)
+        client.type("Zorblax Zorblax ")
+        erase_word(client)
+        table = table_after(client, "Zorb", lambda c: "Zorblax" in c)
+        checks.check("a word typed twice is offered", table is not None, client.tables[-3:])
+        erase_word(client)
+
+        # A PRIVATE field: suggestions, but nothing is learned.
+        client.set_content_type(IBus.InputPurpose.FREE_FORM, IBus.InputHints.PRIVATE)
+        client.type("Quuxfrob Quuxfrob ")
+        erase_word(client)
+        client.type("Quux")
+        client.key(IBus.KEY_Shift_L)
+        pump_for(0.3)
+        checks.check("PRIVATE: not offered", not any("Quuxfrob" in t for t in client.tables), client.tables[-3:])
+        erase_word(client)
+
+        # A password field: keys pass through, nothing recorded.
+        client.set_content_type(IBus.InputPurpose.PASSWORD, 0)
+        client.type("Pwdsecret Pwdsecret ")
+        erase_word(client)
+        client.set_content_type(IBus.InputPurpose.FREE_FORM, 0)
+        client.type("Pwds")
+        client.key(IBus.KEY_Shift_L)
+        pump_for(0.3)
+        checks.check("password: not offered", not any("Pwdsecret" in t for t in client.tables), client.tables[-3:])
+        erase_word(client)
+
+        # On disk within a couple of seconds (the writer flushes every second).
+        words = None
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            words = learned_words(daemon) or set()
+            if "Zorblax" in words:
+                break
+            pump_for(0.3)
+        checks.check("the store holds the learned word", words and "Zorblax" in words, sorted(words or [])[:20])
+        checks.check("the store has no PRIVATE word", words is not None and "Quuxfrob" not in words)
+        checks.check("the store has no password", words is not None and "Pwdsecret" not in words)
+
+        # Persistence across an engine restart.
+        client, old = restart_engine(daemon, client)
+        table = table_after(client, "Zorb", lambda c: "Zorblax" in c)
+        checks.check("offered after the engine restarted", table is not None, client.tables[-3:])
+        client.destroy()
+    finally:
+        daemon.stop()
+
+
+def helper_main(name):
+    checks = Checks()
+    error = None
+    try:
+        {"settings": scenario_settings, "languages": scenario_languages, "learning": scenario_learning}[name](checks)
+    except Exception as exc:  # reported, not raised: the parent prints the checks
+        import traceback
+
+        error = traceback.format_exc()
+    report = {"ok": error is None, "checks": checks.items, "error": error}
+    report.update(checks.extra)
+    if "rss_kb" in checks.extra:
+        report["rss_kb"] = checks.extra["rss_kb"]
+    print(json.dumps(report, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    helper_main(sys.argv[1])
