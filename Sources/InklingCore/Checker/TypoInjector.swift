@@ -9,22 +9,16 @@ public struct TypoInjector {
         case neighbouringKey, transposition, omission, doubling
     }
 
-    private var state: UInt64
+    private var random: SplitMix64
     public let layout: KeyboardLayout
 
     public init(seed: UInt64, layout: KeyboardLayout = .qwerty) {
-        state = seed
+        random = SplitMix64(seed: seed)
         self.layout = layout
     }
 
-    /// SplitMix64.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    /// The next raw random number.
+    public mutating func next() -> UInt64 { random.next() }
 
     /// A uniform number in `0..<bound`.
     public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
@@ -52,5 +46,21 @@ public struct TypoInjector {
         }
         let typo = String(String.UnicodeScalarView(scalars))
         return typo == word ? nil : (typo, kind)
+    }
+}
+
+/// A small, seeded random number generator (SplitMix64): the same seed gives the same sequence
+/// on every platform and run, for reproducible typo injection and property tests.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -15,6 +15,17 @@ private func cloudField(_ clock: ManualClock, contentType: ContentType = Content
     return field
 }
 
+/// Types `text` into a cloud-enabled field, lets the sentence-end timer run out and returns the
+/// request the session sends.
+private func typeAndAsk(_ text: String, clock: ManualClock) throws -> (FakeField, CloudCheckRequest) {
+    let field = cloudField(clock)
+    field.type(text)
+    clock.now += 400
+    let action = field.session.cloudTimerFired()
+    field.apply(action.effects)
+    return (field, try request(from: action))
+}
+
 private func request(from action: CloudAction) throws -> CloudCheckRequest {
     let line = try #require(action.lines.last)
     return try JSONDecoder().decode(CloudCheckRequest.self, from: Data(line.utf8))
@@ -62,10 +73,7 @@ struct CloudSessionTests {
 
     @Test func aDisagreeingVerdictRetractsTheFlagQuietly() throws {
         let clock = ManualClock()
-        let field = cloudField(clock)
-        field.type("I saw teh cat.")
-        clock.now += 400
-        let sent = try request(from: field.session.cloudTimerFired())
+        let (field, sent) = try typeAndAsk("I saw teh cat.", clock: clock)
         let reply = CloudLine.encode(CloudReply(type: "result", id: sent.id, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")]))
         field.apply(field.session.cloudReplyReceived(reply))
         #expect(field.session.corrections.flags.isEmpty)
@@ -74,10 +82,7 @@ struct CloudSessionTests {
 
     @Test func anAgreeingVerdictKeepsTheFlagWithItsExplanation() throws {
         let clock = ManualClock()
-        let field = cloudField(clock)
-        field.type("I saw teh cat.")
-        clock.now += 400
-        let sent = try request(from: field.session.cloudTimerFired())
+        let (field, sent) = try typeAndAsk("I saw teh cat.", clock: clock)
         let reply = CloudLine.encode(CloudReply(
             type: "result", id: sent.id, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "agree", explanation: "letters swapped")]))
         field.apply(field.session.cloudReplyReceived(reply))
@@ -87,10 +92,7 @@ struct CloudSessionTests {
 
     @Test func anExtraFixBecomesAChipAndAppliesThroughTheVerifiedPath() throws {
         let clock = ManualClock()
-        let field = cloudField(clock)
-        field.type("😀 Their going home.")
-        clock.now += 400
-        let sent = try request(from: field.session.cloudTimerFired())
+        let (field, sent) = try typeAndAsk("😀 Their going home.", clock: clock)
         #expect(sent.sentence == "😀 Their going home.")
         let reply = CloudLine.encode(CloudReply(
             type: "result", id: sent.id,
@@ -104,10 +106,7 @@ struct CloudSessionTests {
 
     @Test func aFixWhoseSpanDoesNotMatchTheTextIsDiscarded() throws {
         let clock = ManualClock()
-        let field = cloudField(clock)
-        field.type("Their going home.")
-        clock.now += 400
-        let sent = try request(from: field.session.cloudTimerFired())
+        let (field, sent) = try typeAndAsk("Their going home.", clock: clock)
         let reply = CloudLine.encode(CloudReply(
             type: "result", id: sent.id, fixes: [CloudFix(start: 1, end: 6, original: "Their", replacement: "They're")]))
         field.apply(field.session.cloudReplyReceived(reply))
@@ -116,10 +115,7 @@ struct CloudSessionTests {
 
     @Test func aReplyForTextThatChangedIsDropped() throws {
         let clock = ManualClock()
-        let field = cloudField(clock)
-        field.type("Their going home.")
-        clock.now += 400
-        let sent = try request(from: field.session.cloudTimerFired())
+        let (field, sent) = try typeAndAsk("Their going home.", clock: clock)
         field.edit("There going home.")
         let reply = CloudLine.encode(CloudReply(
             type: "result", id: sent.id, fixes: [CloudFix(start: 0, end: 5, original: "Their", replacement: "They're")]))
@@ -167,10 +163,7 @@ struct CloudSessionTests {
 
     @Test func theSameSentenceIsNotSentTwice() throws {
         let clock = ManualClock()
-        let field = cloudField(clock)
-        field.type("I saw teh cat.")
-        clock.now += 400
-        let sent = try request(from: field.session.cloudTimerFired())
+        let (field, sent) = try typeAndAsk("I saw teh cat.", clock: clock)
         field.apply(field.session.cloudReplyReceived(CloudLine.encode(CloudReply(type: "result", id: sent.id, verdicts: []))))
         field.type(" ")
         field.key(Keysym.backSpace)
