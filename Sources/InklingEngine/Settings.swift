@@ -98,6 +98,7 @@ enum EngineSettings {
         guard let predictor = PackLoader.predictor else { return nil }
         var settings = current
         settings.language = PackLoader.activeLanguage
+        settings.keyboardLayout = KeyboardLayout.forLanguage(PackLoader.activeLanguage).name
         return InputSession(predictor: predictor, settings: settings)
     }
 
@@ -114,6 +115,7 @@ enum EngineSettings {
             guard let session = instance.session else { continue }
             var settings = current
             settings.language = session.settings.language
+            settings.keyboardLayout = session.settings.keyboardLayout  // follows the active pack
             if session.settings != settings { session.settings = settings }
         }
     }

@@ -101,6 +101,10 @@ public final class InputSession {
     /// Uses another predictor (a language switch); the composition is dropped, the text stays.
     public func switchPredictor(to predictor: Predictor) -> [SessionEffect] {
         self.predictor = predictor
+        // The usual layout of the pack's language weights its typos (QWERTZ for German, …).
+        settings.keyboardLayout = KeyboardLayout.forLanguage(predictor.pack.language).name
+        settings.language = predictor.pack.language
+        predictor.options.keyboardLayout = settings.keyboardLayout
         checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
         clearComposition()
         corrections.expireAll()
