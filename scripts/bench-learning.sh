@@ -48,7 +48,7 @@ ten_ms=$((($(date +%s%N) - start) / 1000000))
 sim ten_store "$OUT/all.txt" "--user-db $OUT/ten.sqlite3"
 full_rows=""
 if [ -f "$CORPUS" ]; then
-    # A store at the model's capacity (60k entries) from 20k lines of the pack's training corpus.
+    # A store at the model's capacity (UserModel.capacity entries) from 20k lines of the pack's training corpus.
     head -n 20000 "$CORPUS" >"$OUT/corpus.txt"
     "$INKLING" learn "$OUT/corpus.txt" --db "$OUT/full.sqlite3" --pack "$PACK" >/dev/null
     sim full_store "$OUT/all.txt" "--user-db $OUT/full.sqlite3"

@@ -35,7 +35,7 @@ public struct UserModel: Sendable {
     private var changed: Set<EntryID> = []
 
     /// Most entries kept; the least used go first.
-    public var capacity = 60_000
+    public var capacity = 30_000
     /// Counts halve after this many recorded words.
     public var halfLife = 20_000.0
     /// Decay is applied lazily: every count is stored relative to this scale.
