@@ -60,9 +60,18 @@ echo "disable: sources $sources"
 
 # Empty sources ("use the system layout"): Inkling goes after the system layout.
 as_user gsettings reset org.gnome.desktop.input-sources sources
+# dconf applies writes through its service: wait until the reset is visible before enabling.
+for _ in $(seq 50); do
+    [[ "$(as_user gsettings get org.gnome.desktop.input-sources sources)" =~ ^(@a\(ss\)\ )?\[\]$ ]] && break
+    sleep 0.1
+done
 out=$(SUDO_USER=$USER_NAME bash "$ENABLE" enable 2>&1) || fail "enable on empty sources failed: $out"
-sources=$(as_user gsettings get org.gnome.desktop.input-sources sources)
-[[ "$sources" == "[('xkb', '"*"'), ('ibus', 'inkling')]" ]] || fail "sources after enable on empty: $sources"
+for _ in $(seq 50); do
+    sources=$(as_user gsettings get org.gnome.desktop.input-sources sources)
+    [[ "$sources" == "[('xkb', '"*"'), ('ibus', 'inkling')]" ]] && break
+    sleep 0.1
+done
+[[ "$sources" == "[('xkb', '"*"'), ('ibus', 'inkling')]" ]] || fail "sources after enable on empty: $sources (enable said: $out)"
 out=$(SUDO_USER=$USER_NAME bash "$ENABLE" disable 2>&1) || fail "disable failed: $out"
 echo "empty sources: enable gave $sources; disable gave $(as_user gsettings get org.gnome.desktop.input-sources sources)"
 
