@@ -180,7 +180,9 @@ def cli_and_a_running_writer_share_the_store():
     db = fresh_db()
     writer = subprocess.Popen([ARGS.inkling, "learned", "_stress", "--db", db, "--seconds", "2"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.6)
+    # Wait until the writer has committed a first batch (it prints a count after each commit).
+    first = writer.stdout.readline()
+    assert first.startswith("committed "), first
     forgot = inkling("learned", "forget", "zqa", "--db", db).stdout
     assert forgot.startswith("forgot 'zqa'"), forgot
     inkling("learned", "list", "--limit", "5", "--db", db)

@@ -15,27 +15,12 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from german_pack import build_german_pack  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 INKLING = os.environ.get("INKLING", os.path.join(ROOT, ".build", "release", "inkling"))
 
-GERMAN_WORDS = """der 0.03
-die 0.03
-und 0.02
-ich 0.015
-möchte 0.002
-gerne 0.001
-haus 0.001
-häuser 0.0005
-straße 0.0004
-schön 0.0008
-heute 0.0009
-morgen 0.0007
-"""
-GERMAN_TEXT = """Ich möchte gerne ein Haus haben.
-Die Straße ist heute schön.
-Ich möchte morgen die Häuser sehen.
-Der Morgen ist schön und die Straße auch.
-"""
 
 
 class Behaviour:
@@ -98,17 +83,7 @@ def main():
     suite = Suite()
     work = tempfile.mkdtemp(prefix="inkling-packs-")
     try:
-        prepared = os.path.join(work, "prepared")
-        os.makedirs(prepared)
-        with open(os.path.join(prepared, "wordfreq.tsv"), "w") as f:
-            f.write(GERMAN_WORDS.replace(" ", "\t"))
-        with open(os.path.join(prepared, "corpus.txt"), "w") as f:
-            f.write(GERMAN_TEXT)
-        pack = os.path.join(work, "de.inkpack")
-        built = subprocess.run([INKLING, "pack", "build", "--prepared", prepared, "-o", pack, "--language", "de",
-                                "--name", "Deutsch", "--char-table-bytes", "65536"], capture_output=True, text=True)
-        assert built.returncode == 0, built.stderr
-        data = open(pack, "rb").read()
+        data = build_german_pack(INKLING, work)
         entry = {"language": "de", "displayName": "Deutsch", "version": "1", "minEngineVersion": "0.1.0",
                  "file": "packs/de.inkpack", "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
                  "url": "packs/de.inkpack"}

@@ -55,6 +55,8 @@ public final class InputSession {
     /// Committed words not learned yet: learning waits for the end of the whitespace-delimited
     /// chunk, so that `john@example.com` or a pasted token is recognised and never learned.
     private var unlearned: [(word: String, before: String)] = []
+    /// Words of finished chunks, to be recorded once the key has been answered.
+    private var learnable: [(word: String, before: String)] = []
     /// A word the user finished typing, to check once the key is answered.
     private var pendingCheck: (word: String, before: String)? = nil
 
@@ -109,6 +111,7 @@ public final class InputSession {
         clearComposition()
         corrections.expireAll()
         unlearned.removeAll()
+        learnable.removeAll()
         return [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
     }
 
@@ -135,8 +138,8 @@ public final class InputSession {
     public func focusOut() -> [SessionEffect] {
         let effects = tableVisible || !typed.isEmpty || pendingSpace ? [SessionEffect.hideLookupTable] : []
         absorbPreeditIntoContext()
-        inserted(" ")  // The chunk ends here as far as learning is concerned.
-        contextBefore.removeLast()
+        endChunk(before: contextBefore)  // The chunk ends here as far as learning is concerned.
+        runPendingLearning()
         clearComposition()
         return effects
     }
@@ -348,6 +351,7 @@ public final class InputSession {
     /// key is answered. Returns nothing when the state is the one last predicted for.
     public func refreshSuggestions() -> [SessionEffect] {
         guard !isInert else { return [] }
+        runPendingLearning()
         var effects = runPendingCheck()
         guard !panelOpen else { return effects }
         let before: String
@@ -905,34 +909,52 @@ public final class InputSession {
     }
 
     private func commit(_ text: String, learn: Bool = true) -> SessionEffect {
+        reached(text, learn: learn)
+        contextKnown = true
+        return .commitText(text)
+    }
+
+    /// Text the user wrote reached the application (committed by the engine, or the preedit
+    /// committed by the client): its words are candidates for learning once their chunk ends.
+    private func reached(_ text: String, learn: Bool = true) {
         if learn && learningAllowed {
             for word in WordText.words(in: text) {
                 unlearned.append((String(word), contextBefore + text[..<word.startIndex]))
             }
         }
         inserted(text)
-        contextKnown = true
-        return .commitText(text)
     }
 
-    /// Learns the words of a finished chunk, unless the chunk is an address or looks like a secret.
+    /// Queues the words of a finished chunk for learning, unless the chunk is an address or looks
+    /// like a secret. Recording (with its occasional decay pass) runs after the key is answered.
     private func learnFinishedChunk(_ chunk: Substring) {
         defer { unlearned.removeAll() }
         guard !unlearned.isEmpty, learningAllowed else { return }
         guard LearningPolicy.mayLearnChunk(chunk) else { return }
+        learnable += unlearned.filter { LearningPolicy.mayRecord($0.word) }
+    }
+
+    /// Records the queued words (off the key path: from `refreshSuggestions()` and focus-out).
+    private func runPendingLearning() {
+        guard !learnable.isEmpty else { return }
+        defer { learnable.removeAll() }
+        guard learningAllowed else { return }
         let now = Int64(UInt64(clock()) / 1000)
-        for (word, before) in unlearned where LearningPolicy.mayRecord(word) {
-            predictor.learn(word: word, before: before, now: now)
-        }
+        for (word, before) in learnable { predictor.learn(word: word, before: before, now: now) }
+    }
+
+    /// The whitespace-delimited chunk ending `head` is finished: its words may be learned.
+    private func endChunk(before head: String) {
+        guard !unlearned.isEmpty else { return }
+        let scalars = head.unicodeScalars
+        let start = scalars.lastIndex(where: { $0.properties.isWhitespace }).map { scalars.index(after: $0) } ?? scalars.startIndex
+        learnFinishedChunk(Substring(scalars[start...]))
     }
 
     /// Text that reached the application at the cursor (committed or passed through).
     private func inserted(_ text: String) {
         if !unlearned.isEmpty, let space = text.unicodeScalars.firstIndex(where: { $0.properties.isWhitespace }) {
-            let head = contextBefore + String(text.unicodeScalars[..<space])
-            let chunkStart = head.unicodeScalars.lastIndex(where: { $0.properties.isWhitespace }).map { head.unicodeScalars.index(after: $0) }
-                ?? head.unicodeScalars.startIndex
-            learnFinishedChunk(Substring(head.unicodeScalars[chunkStart...]))
+            endChunk(before: contextBefore + String(text.unicodeScalars[..<space]))
         }
         contextBefore.append(text)
         unconfirmedCount += text.unicodeScalars.count
@@ -987,9 +1009,9 @@ public final class InputSession {
     /// The client commits the preedit on focus-out and reset; record it as context.
     private func absorbPreeditIntoContext() {
         if let correction = pendingCorrection {
-            inserted(correction.replacement + " ")
+            reached(correction.replacement + " ")
         } else {
-            inserted(typed + (pendingSpace ? " " : ""))
+            reached(typed + (pendingSpace ? " " : ""))
         }
     }
 

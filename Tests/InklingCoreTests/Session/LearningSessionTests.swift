@@ -11,6 +11,27 @@ struct LearningSessionTests {
         #expect(try #require(field.table).candidates.contains("Zorblax"))
     }
 
+    @Test func recordingWaitsUntilTheKeyHasBeenAnswered() {
+        let field = FakeField()
+        field.type("Zorblax")
+        let result = field.session.processKey(.key(Keysym.space))
+        field.apply(result.effects)
+        #expect(!field.session.predictor.userModel.knows("zorblax"), "nothing recorded on the key path")
+        #expect(result.needsSuggestions)
+        field.refresh()
+        #expect(field.session.predictor.userModel.knows("zorblax"))
+    }
+
+    @Test func aWordLeftAtFocusOutIsLearnedWithoutTouchingFlags() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh Zorblax")
+        field.key(Keysym.space)
+        field.type("Quuxly")
+        field.focusOut()
+        #expect(field.session.predictor.userModel.knows("quuxly"), "the client committed it")
+        #expect(field.session.corrections.flags.map(\.tail) == [" Zorblax Quuxly"], "exactly the text the client has")
+    }
+
     @Test func nothingIsLearnedInPrivateFields() {
         let field = FakeField(contentType: ContentType(hints: ContentType.hintPrivate))
         field.type("I met Zorblax today. ")
