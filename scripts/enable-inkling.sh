@@ -82,12 +82,12 @@ find_session_env() {
         environ=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null || true)
         [ -n "$environ" ] || continue
         for var in DBUS_SESSION_BUS_ADDRESS DISPLAY WAYLAND_DISPLAY XDG_RUNTIME_DIR XDG_CURRENT_DESKTOP; do
-            value=$(printf '%s\n' "$environ" | sed -n "s/^$var=//p" | head -1)
+            value=$(sed -n "/^$var=/{s/^$var=//p;q}" <<<"$environ")
             if [ -n "$value" ]; then SESSION_ENV+=("$var=$value"); fi
         done
         break
     done
-    if ! printf '%s\n' "${SESSION_ENV[@]+"${SESSION_ENV[@]}"}" | grep -q '^DBUS_SESSION_BUS_ADDRESS='; then
+    if [[ " ${SESSION_ENV[*]+"${SESSION_ENV[*]}"}" != *" DBUS_SESSION_BUS_ADDRESS="* ]]; then
         if [ -S "/run/user/$DESKTOP_UID/bus" ]; then
             SESSION_ENV+=("DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$DESKTOP_UID/bus"
                 "XDG_RUNTIME_DIR=/run/user/$DESKTOP_UID")
@@ -136,9 +136,13 @@ restart_ibus() {
     fi
 }
 
+# Pipelines into `grep -q` are avoided throughout: under `pipefail`, grep exiting at the first match
+# makes the writer die of SIGPIPE and the whole test fail at random (gsettings writes key by key).
 gnome_sources_available() {
+    local keys
     command -v gsettings >/dev/null &&
-        as_user gsettings list-keys org.gnome.desktop.input-sources 2>/dev/null | grep -qx sources
+        keys=$(as_user gsettings list-keys org.gnome.desktop.input-sources 2>/dev/null) &&
+        grep -qx sources <<<"$keys"
 }
 
 add_input_source() {
@@ -222,7 +226,7 @@ install)
     ;;
 uninstall)
     disable
-    if dpkg-query -W -f='${Status}' "$PACKAGE" 2>/dev/null | grep -q "ok installed"; then
+    if [[ "$(dpkg-query -W -f='${Status}' "$PACKAGE" 2>/dev/null || true)" == *"ok installed"* ]]; then
         as_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -o Dpkg::Use-Pty=0 "$PACKAGE"
         say "removed $PACKAGE (settings and downloaded packs in your home folder are kept)"
     else

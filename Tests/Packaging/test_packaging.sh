@@ -189,16 +189,18 @@ else
     X=$TMP/x
     dpkg-deb -x "$DEB" "$X"
     dpkg-deb -e "$DEB" "$X/DEBIAN"
-    no_scripts() { ! ls "$X/DEBIAN" | grep -Eq '^(preinst|postinst|prerm|postrm)$'; }
+    # Command output is captured before grepping: `cmd | grep -q` under pipefail fails at random
+    # when grep's early exit kills the writer with SIGPIPE.
+    no_scripts() { ! grep -Eq '^(preinst|postinst|prerm|postrm)$' <<<"$(ls "$X/DEBIAN")"; }
     check "no maintainer scripts (triggers do the work)" no_scripts
     stripped() {
         local f
         for f in "$X"/usr/bin/* "$X"/usr/libexec/*; do
-            if readelf -S "$f" | grep -q '\.symtab'; then echo "$f has a symbol table"; return 1; fi
+            if grep -q '\.symtab' <<<"$(readelf -S "$f")"; then echo "$f has a symbol table"; return 1; fi
         done
     }
     check "binaries stripped" stripped
-    no_swift_libs() { ! ldd "$X/usr/bin/inkling" "$X/usr/libexec/ibus-engine-inkling" | grep -Eq 'swift|not found'; }
+    no_swift_libs() { ! grep -Eq 'swift|not found' <<<"$(ldd "$X/usr/bin/inkling" "$X/usr/libexec/ibus-engine-inkling")"; }
     check "binaries need no Swift shared libraries" no_swift_libs
     check "component exec is /usr/libexec/ibus-engine-inkling" \
         grep -q '<exec>/usr/libexec/ibus-engine-inkling' "$X/usr/share/ibus/component/inkling.xml"
@@ -224,7 +226,7 @@ EOF
     check "manifest.json: size and sha256 of the bundled pack" manifest_ok
     copyright_ok() {
         local c=$X/usr/share/doc/ibus-inkling/copyright term
-        head -1 "$c" | grep -q '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' ||
+        [[ "$(head -1 "$c")" == 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/'* ]] ||
             { echo "not DEP-5"; return 1; }
         for term in "CC-BY-SA-4.0" "Attribution-ShareAlike 4.0 International" "wordfreq" "Robyn Speer" \
             "10.5281/zenodo.7199437" "symspellpy" "onboard-data" "GPL-3+" "hunspell-en-us" "SCOWL" \

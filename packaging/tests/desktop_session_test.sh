@@ -42,10 +42,12 @@ grep -q "restarted IBus for $USER_NAME" <<<"$out" || fail "IBus was not restarte
 sources=$(as_user gsettings get org.gnome.desktop.input-sources sources)
 [ "$sources" = "[('xkb', 'us'), ('ibus', 'inkling')]" ] || fail "sources after enable: $sources"
 for _ in $(seq 100); do
-    as_user ibus list-engine 2>/dev/null | grep -q '^ *inkling ' && break
+    # Captured, not piped into `grep -q`: under pipefail the early exit would SIGPIPE the writer.
+    engines=$(as_user ibus list-engine 2>/dev/null || true)
+    grep -q '^ *inkling ' <<<"$engines" && break
     sleep 0.05
 done
-as_user ibus list-engine | grep -q '^ *inkling ' || fail "the user's IBus does not list inkling after the restart"
+grep -q '^ *inkling ' <<<"$engines" || fail "the user's IBus does not list inkling after the restart"
 echo "enable: sources $sources; IBus (pid $daemon_before before) lists inkling"
 
 out=$(SUDO_USER=$USER_NAME bash "$ENABLE" enable 2>&1) || fail "second enable failed: $out"
