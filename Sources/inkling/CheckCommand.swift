@@ -15,16 +15,20 @@ enum CheckCommand {
     }
 
     /// Checks every word of a document the way the session does when each word is finished.
-    static func flags(in document: String, checker: SpellChecker) -> [(wordIndex: Int, flag: TypoFlag)] {
+    /// Each flag comes with the UTF-8 offset where its word starts (word indices would shift when a
+    /// typo changes how the text splits into words, e.g. `don''t`).
+    static func flags(in document: String, checker: SpellChecker) -> [(offset: Int, flag: TypoFlag)] {
         var result: [(Int, TypoFlag)] = []
         var seen: Set<String> = []
-        for (index, word) in WordText.words(in: document).enumerated() {
+        for word in WordText.words(in: document) {
             let before = document[..<word.startIndex]
             let after = document[word.endIndex...]
+            // Earlier words are exempt unless they were flagged themselves, as in the session.
             if let flag = checker.check(word: word, before: before, after: after, exempt: seen) {
-                result.append((index, flag))
+                result.append((document.utf8.distance(from: document.startIndex, to: word.startIndex), flag))
+            } else {
+                seen.insert(WordText.key(word))
             }
-            seen.insert(WordText.key(word))
         }
         return result
     }
@@ -57,7 +61,14 @@ enum CheckCommand {
         for document in documents {
             words += WordText.words(in: document).count
             let start = clock.now
-            falseFlags += flags(in: document, checker: checker).count
+            let found = flags(in: document, checker: checker)
+            falseFlags += found.count
+            if arguments.options["--show"] == "false" {
+                for (offset, flag) in found {
+                    let context = document.utf8.prefix(offset).suffix(30)
+                    warn("flag on clean text: …\(String(decoding: context, as: UTF8.self))[\(flag.word) → \(flag.replacements.joined(separator: ", "))]")
+                }
+            }
             checkTime += clock.now - start
             checks += WordText.words(in: document).count
         }
@@ -72,36 +83,38 @@ enum CheckCommand {
         for document in documents {
             var text = ""
             var cursor = document.startIndex
-            var typos: [Int: (original: String, kind: TypoInjector.Kind, isWord: Bool)] = [:]
-            for (index, word) in WordText.words(in: document).enumerated() {
+            // Keyed by the UTF-8 offset of the typo in the injected text.
+            var typos: [Int: (original: String, typo: String, kind: TypoInjector.Kind, isWord: Bool)] = [:]
+            for word in WordText.words(in: document) {
                 text += document[cursor..<word.startIndex]
                 cursor = word.endIndex
                 let original = String(word)
                 let eligible = original.unicodeScalars.count >= 3 && !WordText.containsDigit(original)
                     && !WordText.isAllCaps(original)
                 if eligible, Double(injector.below(1_000_000)) / 1_000_000 < rate, let (typo, kind) = injector.corrupt(original) {
-                    typos[index] = (original, kind, pack.id(ofKey: WordText.key(typo)) != nil)
+                    typos[text.utf8.count] = (original, typo, kind, pack.id(ofKey: WordText.key(typo)) != nil)
                     text += typo
                 } else {
                     text += original
                 }
             }
             text += document[cursor...]
-            let found = Dictionary(flags(in: text, checker: checker).map { ($0.wordIndex, $0.flag) }, uniquingKeysWith: { a, _ in a })
-            for (index, typo) in typos {
+            if arguments.options["--show"] == "text" { print(text) }
+            let found = Dictionary(flags(in: text, checker: checker).map { ($0.offset, $0.flag) }, uniquingKeysWith: { a, _ in a })
+            for (offset, typo) in typos {
                 injected += 1
                 if !typo.isWord { nonWordInjected += 1 }
                 var entry = byKind[typo.kind.rawValue] ?? (0, 0)
                 entry.0 += 1
-                if let flag = found[index] {
+                if let flag = found[offset] {
                     caught += 1
                     entry.1 += 1
                     if !typo.isWord { caughtNonWord += 1 }
                     if flag.replacements.first == typo.original { correct += 1 } else if arguments.options["--show"] == "wrong" {
-                        warn("wrong: \(typo.original) typed as \(typo.kind.rawValue) → \(flag.replacements)")
+                        warn("wrong: \(typo.original) typed as \(typo.typo) (\(typo.kind.rawValue)) → \(flag.replacements)")
                     }
-                } else if !typo.isWord, arguments.options["--show"] == "misses" {
-                    warn("missed: \(typo.original) (\(typo.kind.rawValue))")
+                } else if arguments.options["--show"] == "misses" {
+                    warn("missed: …\(String(decoding: text.utf8.prefix(offset).suffix(30), as: UTF8.self))[\(typo.original) typed as \(typo.typo) (\(typo.kind.rawValue)\(typo.isWord ? ", a word" : ""))")
                 }
                 byKind[typo.kind.rawValue] = entry
             }

@@ -50,17 +50,66 @@ public struct SpellChecker: Sendable {
     ///   - exempt: words never flagged (used earlier in the document, kept by the user, learned).
     public func check(word: Substring, before: Substring, after: Substring = "", exempt: Set<String> = []) -> TypoFlag? {
         let key = WordText.key(word)
+        guard !exempt.contains(key), !Self.looksLikeNonWord(word: word, before: before, after: after) else { return nil }
+        if pack.id(ofKey: key) == nil, word.contains("-") {
+            return checkCompound(word: word, before: before, exempt: exempt)
+        }
+        return checkSingle(word: word, key: key, before: before)
+    }
+
+    /// A hyphenated word the pack does not know: fine if its parts (or the word without hyphens,
+    /// `e-mails`) are words; otherwise the first doubtful part is flagged and the whole word fixed.
+    private func checkCompound(word: Substring, before: Substring, exempt: Set<String>) -> TypoFlag? {
+        let key = WordText.key(word)
+        if pack.id(ofKey: key.replacing("-", with: "")) != nil { return nil }
+        let parts = word.split(separator: "-", omittingEmptySubsequences: false)
+        var start = word.startIndex
+        for part in parts {
+            defer { start = word.index(part.endIndex, offsetBy: 1, limitedBy: word.endIndex) ?? word.endIndex }
+            let partKey = WordText.key(part)
+            guard !exempt.contains(partKey), let flag = checkSingle(word: part, key: partKey, before: before + word[word.startIndex..<start])
+            else { continue }
+            let head = word[word.startIndex..<part.startIndex]
+            let tail = word[part.endIndex...]
+            return TypoFlag(
+                word: String(word), replacements: flag.replacements.map { head + $0 + tail },
+                explanation: flag.explanation, margin: flag.margin)
+        }
+        return nil
+    }
+
+    /// Checks one word without hyphens (or one part of a hyphenated word).
+    private func checkSingle(word: Substring, key: String, before: Substring) -> TypoFlag? {
         let scalars = Array(key.unicodeScalars)
-        guard scalars.count >= 3, scalars.count <= 24, !exempt.contains(key) else { return nil }
-        guard !Self.looksLikeNonWord(word: word, before: before, after: after) else { return nil }
+        guard scalars.count >= 2, scalars.count <= 24 else { return nil }
         let typedID = pack.id(ofKey: key)
+        // An English word the pack lacks but that regularly inflects a spelled word (`snidely`,
+        // `polarizes`) is a word, not a typo.
+        if typedID == nil, pack.language == "en",
+            PackBuilder.isInflection(key, of: { stem in
+                pack.id(ofKey: stem).map { pack.wordFlags($0).contains(.spelledInLowercase) } ?? false
+            })
+        {
+            return nil
+        }
         let previous = previousWordID(before)
         let typedScore: Float = typedID.map { contextLogProb($0, previous: previous) } ?? unknownWordLogProb
-        // A word the spelling dictionary lists is never a typo on its own.
-        if let typedID, pack.wordFlags(typedID).contains(.spelled) { return nil }
+        // A word the spelling dictionary lists is never a typo on its own, unless the dictionary
+        // only knows it capitalised and it was typed in lower case (`te` is not `Te`, tellurium).
+        if let typedID {
+            let flags = pack.wordFlags(typedID)
+            if flags.contains(.spelledInLowercase) || (flags.contains(.spelled) && !WordText.isAllLowercase(word)) {
+                return nil
+            }
+        }
         // Short words get fewer edits: two edits turn almost any short string into some word.
         let lengthCost: Float = scalars.count <= 4 ? 1.0 : (scalars.count <= 6 ? 1.5 : 2.0)
-        let nearby = nearWords(scalars, maxCost: min(maxCost, lengthCost))
+        var nearby = nearWords(scalars, maxCost: min(maxCost, lengthCost))
+        if scalars.count == 2 {
+            // Two letters are one edit from dozens of words; only a dropped letter (`te` for
+            // `the`, `fo` for `for`) is common enough to flag.
+            nearby.removeAll { pack.key($0.id).unicodeScalars.count != 3 }
+        }
         guard !nearby.isEmpty else { return nil }
         var scored: [(id: Int, cost: Float, score: Float)] = []
         for (id, cost) in nearby where id != typedID {
@@ -87,11 +136,8 @@ public struct SpellChecker: Sendable {
     /// Words that are not prose: numbers, identifiers, URLs, paths, e-mail addresses, acronyms.
     static func looksLikeNonWord(word: Substring, before: Substring, after: Substring) -> Bool {
         if WordText.containsDigit(word) || WordText.isAllCaps(word) { return true }
-        // camelCase and other inner capitals.
-        var seenLower = false
-        for scalar in word.unicodeScalars {
-            if scalar.properties.isLowercase { seenLower = true } else if seenLower && scalar.properties.isUppercase { return true }
-        }
+        // camelCase and other inner capitals (`iPhone`, `XFree`, `McKinney`): names and identifiers.
+        if word.unicodeScalars.dropFirst().contains(where: { $0.properties.isUppercase }) { return true }
         // The whitespace-delimited chunk around the word.
         let left = before.unicodeScalars.reversed().prefix { !$0.properties.isWhitespace }
         let right = after.unicodeScalars.prefix { !$0.properties.isWhitespace }
@@ -99,10 +145,13 @@ public struct SpellChecker: Sendable {
         if chunk.contains("/") || chunk.contains("\\") || chunk.contains("@") || chunk.contains("_") || chunk.contains("://") {
             return true
         }
-        // `example.com`, `file.txt`: a dot between letters.
+        // `example.com`, `file.txt`: a dot between letters. A capitalised word after the dot
+        // (`nation.For`) is a new sentence whose space was left out.
         let trimmed = chunk.trimmingTrailingPunctuation()
         if let dot = trimmed.lastIndex(of: "."), dot != trimmed.startIndex, trimmed.index(after: dot) != trimmed.endIndex {
-            return true
+            let rest = trimmed[trimmed.index(after: dot)...].unicodeScalars
+            let newSentence = rest.first!.properties.isUppercase && rest.dropFirst().contains { $0.properties.isLowercase }
+            if !newSentence { return true }
         }
         if right.first == ":" || left.first == ":" { return true }
         return false
@@ -255,10 +304,10 @@ public struct SpellChecker: Sendable {
             }
         }
         if typed.count == intended.count + 1 {
-            for i in typed.indices where Array(typed[..<i] + typed[(i + 1)...]) == intended {
-                if i > 0 && typed[i - 1] == typed[i] { return "doubled letter: \(s(typed[i]))" }
-                return "extra letter: \(s(typed[i]))"
-            }
+            // Prefer a doubled key (`thee`) over an extra one when both explain the word.
+            let extras = typed.indices.filter { Array(typed[..<$0] + typed[($0 + 1)...]) == intended }
+            if let i = extras.first(where: { $0 > 0 && typed[$0 - 1] == typed[$0] }) { return "doubled letter: \(s(typed[i]))" }
+            if let i = extras.first { return "extra letter: \(s(typed[i]))" }
         }
         return "unknown word; a similar word is much more likely here"
     }

@@ -32,6 +32,8 @@ public struct WordFlags: OptionSet, Sendable {
     public static let capitalized = WordFlags(rawValue: 2)
     /// Often written with a capital, as part of a name (`Trump`, `House`), though not usually.
     public static let sometimesCapitalized = WordFlags(rawValue: 4)
+    /// Listed by the spelling dictionary in lower case (`ism`), not only capitalised (`Te`, `WA`).
+    public static let spelledInLowercase = WordFlags(rawValue: 8)
 }
 
 /// A language pack: vocabulary with prior, word n-gram successors and a character model.

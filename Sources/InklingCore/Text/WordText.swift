@@ -124,6 +124,11 @@ public enum WordText {
         return letters >= 2
     }
 
+    /// Whether no letter of the word is upper case.
+    public static func isAllLowercase<S: StringProtocol>(_ word: S) -> Bool {
+        !word.unicodeScalars.contains { $0.properties.isUppercase }
+    }
+
     /// Whether the first letter is upper case.
     public static func startsUppercase<S: StringProtocol>(_ word: S) -> Bool {
         word.unicodeScalars.first?.properties.isUppercase ?? false
