@@ -98,7 +98,9 @@ public struct SpellChecker: Sendable {
         // only knows it capitalised and it was typed in lower case (`te` is not `Te`, tellurium).
         if let typedID {
             let flags = pack.wordFlags(typedID)
-            if flags.contains(.spelledInLowercase) || (flags.contains(.spelled) && !WordText.isAllLowercase(word)) {
+            if flags.contains(.spelledInLowercase)
+                || (flags.contains(.spelled) && (!WordText.isAllLowercase(word) || !pack.marksLowercaseSpellings))
+            {
                 return nil
             }
         }

@@ -49,6 +49,10 @@ public final class LanguagePack: @unchecked Sendable {
     public let metadata: [String: String]
     /// The language tag, e.g. `en`.
     public var language: String { metadata["language"] ?? "und" }
+    /// Whether the builder marked words spelled in lower case (`WordFlags.spelledInLowercase`).
+    public var marksLowercaseSpellings: Bool {
+        metadata["wordFlags"]?.split(separator: ",").contains("spelledInLowercase") ?? false
+    }
 
     let keyBlob: UnsafeRawBufferPointer
     let keyOffsets: PackArray<UInt32>

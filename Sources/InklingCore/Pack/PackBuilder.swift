@@ -96,6 +96,8 @@ public struct PackBuilder {
             "version=\(parameters.version)",
             "words=\(vocabulary.keys.count)",
             "characterOrder=\(parameters.characterOrder)",
+            // Packs from older builders lack the lower-case spelling flag; the checker asks.
+            "wordFlags=spelled,capitalized,sometimesCapitalized,spelledInLowercase",
         ].joined(separator: "\n")
         writer.add("META", bytes: Array(meta.utf8))
         return writer.serialize()

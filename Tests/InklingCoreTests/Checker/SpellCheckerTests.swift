@@ -5,7 +5,7 @@ import Testing
 
 /// A small pack with the spellings the checker's rules depend on: `te` is only known as `Te`
 /// (tellurium), `wide`/`hire`/`snide` are stems whose inflections the pack lacks.
-private let checkerPack: LanguagePack = {
+private let checkerPackBytes: [UInt8] = {
     var inputs = PackBuilder.Inputs(
         wordFrequencies: """
             the\t0.05
@@ -36,8 +36,12 @@ private let checkerPack: LanguagePack = {
     var parameters = PackBuilder.Parameters()
     parameters.language = "en"
     parameters.characterTableBytes = 1 << 13
+    return PackBuilder(inputs: inputs, parameters: parameters).build()
+}()
+
+private let checkerPack: LanguagePack = {
     do {
-        return try LanguagePack(data: Data(PackBuilder(inputs: inputs, parameters: parameters).build()))
+        return try LanguagePack(data: Data(checkerPackBytes))
     } catch {
         fatalError("the checker test pack does not open: \(error)")
     }
@@ -60,6 +64,17 @@ struct SpellCheckerTests {
         let found = try #require(flag("te", after: "I saw ", then: " cat"))
         #expect(found.replacements.first == "the")
         #expect(found.explanation == "missing letter: h")
+    }
+
+    @Test func aPackFromAnOlderBuilderKeepsEverySpelledWordShielded() throws {
+        // Without the `wordFlags` line the pack cannot tell `te` from `ism`: trust the dictionary.
+        let bytes = try PackSurgery.editing("META", of: checkerPackBytes) { meta in
+            let lines = String(decoding: meta, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("wordFlags=") }
+            meta = Array(lines.joined(separator: "\n").utf8)
+        }
+        let oldPack = try LanguagePack(data: Data(bytes))
+        #expect(!oldPack.marksLowercaseSpellings && checkerPack.marksLowercaseSpellings)
+        #expect(SpellChecker(pack: oldPack).check(word: "te", before: "I saw ") == nil)
     }
 
     @Test func aWordTheDictionarySpellsInLowerCaseIsNeverFlagged() {
