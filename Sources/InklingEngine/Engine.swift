@@ -65,6 +65,7 @@ final class EngineInstance {
         trace("focus-in")
         requestSurroundingText()
         guard let session else { return }
+        registerProperties()
         render(session.focusIn())
         EngineHooks.focusedIn(self)
         CloudBridge.shared.afterInput(self)
@@ -192,6 +193,50 @@ final class EngineInstance {
     }
 
     // MARK: Effects out
+
+    /// The menu last registered (activations are read against it).
+    private var propertyMenu: PropertyMenu?
+
+    /// Shows the language menu and the off-the-record toggle in the desktop's input-source menu.
+    func registerProperties() {
+        guard let engine, session != nil else { return }
+        let menu = EngineSettings.propertyMenu()
+        propertyMenu = menu
+        func text(_ string: String) -> UnsafeMutablePointer<IBusText>? { ibus_text_new_from_string(string) }
+        func state(_ on: Bool) -> IBusPropState { on ? PROP_STATE_CHECKED : PROP_STATE_UNCHECKED }
+        let languageItems = ibus_prop_list_new()
+        for item in menu.languages {
+            let radio = ibus_property_new(item.key, PROP_TYPE_RADIO, text(item.label), nil, nil, 1, 1, state(item.isChosen), nil)
+            ibus_prop_list_append(languageItems, radio)
+        }
+        let languageMenu = ibus_property_new(
+            PropertyMenu.languageMenuKey, PROP_TYPE_MENU, text(menu.languageTitle), nil,
+            text("The language Inkling predicts and checks"), 1, 1, PROP_STATE_UNCHECKED, languageItems)
+        ibus_property_set_symbol(languageMenu, text(menu.languageSymbol))
+        let offTheRecord = ibus_property_new(
+            PropertyMenu.offTheRecordKey, PROP_TYPE_TOGGLE, text("Off the record"), nil,
+            text("Learn nothing from what is typed"), 1, 1, state(menu.offTheRecord), nil)
+        let list = ibus_prop_list_new()
+        g_object_ref_sink(list)
+        ibus_prop_list_append(list, languageMenu)
+        ibus_prop_list_append(list, offTheRecord)
+        ibus_engine_register_properties(engine, list)
+        g_object_unref(list)
+    }
+
+    /// A menu item was chosen in the desktop's input-source menu.
+    func propertyActivated(name: String, state: UInt32) {
+        trace("property \(name) \(state)")
+        guard let action = propertyMenu?.action(forProperty: name, state: PropertyState(rawValue: state) ?? .unchecked) else {
+            return
+        }
+        switch action {
+        case .chooseLanguage(let language): EngineSettings.choose(language: language)
+        case .setOffTheRecord(let value):
+            session?.settings.offTheRecord = value
+            EngineSettings.offTheRecordToggled(to: value)
+        }
+    }
 
     /// Renders effects decided outside a signal (settings, language switches, notices).
     func show(_ effects: [SessionEffect]) { render(effects) }
@@ -336,6 +381,14 @@ func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstanc
         MainActor.assumeIsolated { target.setCapabilities(caps) }
     }
     connect(engine, "set-capabilities", instance, unsafeBitCast(capabilities, to: GCallback.self))
+
+    typealias PropertyHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, UnsafePointer<gchar>?, guint, gpointer?) -> Void
+    let property: PropertyHandler = { _, name, state, data in
+        let target = engineInstance(data)
+        let key = name.map { String(cString: $0) } ?? ""
+        MainActor.assumeIsolated { target.propertyActivated(name: key, state: state) }
+    }
+    connect(engine, "property-activate", instance, unsafeBitCast(property, to: GCallback.self))
 
     typealias ClickHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, guint, guint, guint, gpointer?) -> Void
     let clicked: ClickHandler = { _, index, _, _, data in

@@ -128,6 +128,23 @@ enum PackLoader {
         return nil
     }
 
+    /// Languages with a downloaded pack file (`<code>.inkpack` in the user's pack folder).
+    /// Whether a pack is whole is checked when it is chosen, off the main thread.
+    static func installedLanguages() -> Set<String> {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: UserPaths.packFolder())) ?? []
+        return Set(files.filter { $0.hasSuffix(".inkpack") && !$0.hasPrefix(".") }.map { String($0.dropLast(".inkpack".count)) })
+    }
+
+    /// Language names from the manifest (read once; English is always known).
+    static func displayNames() -> [String: String] {
+        if let names = cachedDisplayNames { return names }
+        var names = ["en": "English"]
+        for entry in manifest()?.packs ?? [] { names[entry.language] = entry.displayName }
+        cachedDisplayNames = names
+        return names
+    }
+    private static var cachedDisplayNames: [String: String]?
+
     nonisolated static func load(language: String) -> Result<LanguagePack, Failure> {
         let path = UserPaths.packFolder() + "/\(language).inkpack"
         var status = stat()

@@ -107,6 +107,40 @@ enum EngineSettings {
         read()
         applyToSessions()
         if languages.first != previousLanguage { PackLoader.request(language: languages.first ?? "en") }
+        if changedKey == "languages" || changedKey == "off-the-record" { refreshMenus() }
+    }
+
+    /// The input-source menu for the current settings and the packs on disk.
+    static func propertyMenu() -> PropertyMenu {
+        PropertyMenu(
+            installed: PackLoader.installedLanguages(), displayNames: PackLoader.displayNames(),
+            chosen: languages.first ?? "en", offTheRecord: current.offTheRecord)
+    }
+
+    /// The user chose a language in the menu: it goes to the front of `languages`.
+    static func choose(language: String) {
+        let chosen = PropertyMenu.languages(languages, choosing: language)
+        if let gsettings, has("languages") {
+            // The "changed" signal then loads the pack and refreshes the menus.
+            var pointers: [UnsafeMutablePointer<gchar>?] = chosen.map { strdup($0) }
+            pointers.append(nil)
+            defer { for pointer in pointers { free(pointer) } }
+            let written = pointers.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
+                    g_settings_set_strv(gsettings, "languages", $0)
+                }
+            }
+            if written != 0 { return }
+            note("settings: languages could not be written")
+        }
+        languages = chosen
+        PackLoader.request(language: language)
+        refreshMenus()
+    }
+
+    /// Re-registers the menu of every engine (the radio item and the title follow the setting).
+    static func refreshMenus() {
+        for instance in EngineRegistry.live { instance.registerProperties() }
     }
 
     /// Applies `current` to every live session (their own fields — language — are kept).
@@ -130,6 +164,7 @@ enum EngineSettings {
             }
         }
         applyToSessions()
+        if gsettings == nil { refreshMenus() }
     }
 
     // MARK: Reading and validating

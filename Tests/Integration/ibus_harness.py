@@ -229,6 +229,26 @@ def rss_kb(pid):
     raise RuntimeError("no VmRSS for %d" % pid)
 
 
+def describe_properties(props):
+    """An IBusPropList as plain data: {key: {label, symbol, state, type, items: {key: {...}}}}."""
+    result = {}
+    index = 0
+    while props is not None:
+        prop = props.get(index)
+        if prop is None:
+            break
+        symbol = prop.get_symbol()
+        result[prop.get_key()] = {
+            "label": prop.get_label().get_text() if prop.get_label() else "",
+            "symbol": symbol.get_text() if symbol else "",
+            "state": int(prop.get_state()),
+            "type": int(prop.get_prop_type()),
+            "items": describe_properties(prop.get_sub_props()),
+        }
+        index += 1
+    return result
+
+
 class Client:
     """An IBus input context that behaves like a small text field and records what it receives.
 
@@ -267,6 +287,9 @@ class Client:
         self._connect("hide-lookup-table", lambda ic: self._set_table_visible(False))
         self._connect("update-auxiliary-text", lambda ic, t, v: self.aux.append((t.get_text(), v)))
         self._connect("delete-surrounding-text", self._on_delete)
+        # Every register-properties (sent to the client only with the PROPERTY capability).
+        self.menus = []
+        self._connect("register-properties", self._on_properties)
         self.ic.set_capabilities(int(caps))
 
     def _connect(self, name, handler):
@@ -276,6 +299,9 @@ class Client:
             pass  # signal missing in this libibus
 
     # -- signals in --
+
+    def _on_properties(self, ic, props):
+        self.menus.append(describe_properties(props))
 
     def _on_commit(self, ic, text):
         value = text.get_text()

@@ -48,6 +48,10 @@ def test_languages_load_lazily_and_are_verified():
     print("RSS with English + German: %s kB" % report.get("rss_kb"))
 
 
+def test_the_input_source_menu_switches_language_and_off_the_record():
+    run_scenario("menu")
+
+
 def test_learning_is_persisted_and_private_fields_are_not_learned():
     run_scenario("learning")
 
@@ -222,10 +226,8 @@ def build_german_pack(work):
     return german_pack.build_german_pack(cli_path(), work)
 
 
-def scenario_languages(checks):
-    from ibus_harness import rss_kb
-
-    daemon = make_daemon()
+def install_german(daemon):
+    """Puts a German pack and a manifest naming it into the daemon's XDG_DATA_HOME."""
     data = build_german_pack(daemon.root)
     inkling = os.path.join(daemon.env["XDG_DATA_HOME"], "inkling")
     os.makedirs(os.path.join(inkling, "packs"))
@@ -237,6 +239,14 @@ def scenario_languages(checks):
              "url": "packs/de.inkpack"}
     with open(os.path.join(inkling, "manifest.json"), "w") as f:
         json.dump({"formatVersion": 1, "packs": [entry]}, f)
+    return data, pack_path
+
+
+def scenario_languages(checks):
+    from ibus_harness import rss_kb
+
+    daemon = make_daemon()
+    data, pack_path = install_german(daemon)
     daemon.start()
     try:
         client = new_client(daemon)
@@ -302,6 +312,82 @@ def scenario_languages(checks):
         checks.check("English serves after a restart", table is not None, client.tables[-3:])
         client.destroy()
         checks.extra["log"] = [l for l in daemon.log().splitlines() if "pack" in l][:5]
+    except Exception:
+        checks.extra["daemon_log"] = daemon.log()[-4000:]
+        raise
+    finally:
+        daemon.stop()
+
+
+def scenario_menu(checks):
+    from ibus_harness import ALL_CAPS, Client, IBus
+
+    daemon = make_daemon()
+    install_german(daemon)
+    daemon.start()
+    try:
+        client = Client(daemon, caps=ALL_CAPS | IBus.Capabilite.PROPERTY)
+        client.focus_in()
+        client.set_engine("inkling")
+
+        def menu_where(predicate, what, seconds=8):
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                if client.menus and predicate(client.menus[-1]):
+                    return client.menus[-1]
+                pump_for(0.1)
+            checks.check(what, False, client.menus[-1:] or "no register-properties")
+            return None
+
+        menu = menu_where(lambda m: "InputMode" in m, "the engine registers its menu at focus-in")
+        if menu:
+            language = menu["InputMode"]
+            checks.check("the menu names the language", language["label"] == "Language: English", language)
+            checks.check("the indicator symbol is EN", language["symbol"] == "EN", language)
+            items = language["items"]
+            checks.check("English and the installed German are offered",
+                         list(items) == ["inkling.language.en", "inkling.language.de"], items)
+            checks.check("German is called by its name", items.get("inkling.language.de", {}).get("label") == "Deutsch", items)
+            checks.check("English is the checked radio item",
+                         items.get("inkling.language.en", {}).get("state") == int(IBus.PropState.CHECKED), items)
+            checks.check("off the record starts unchecked",
+                         menu.get("inkling.off-the-record", {}).get("state") == int(IBus.PropState.UNCHECKED), menu)
+
+        # Choosing German in the menu writes the setting, loads the pack and updates the menu.
+        client.ic.property_activate("inkling.language.de", int(IBus.PropState.CHECKED))
+        menu_where(lambda m: m.get("InputMode", {}).get("label") == "Language: Deutsch"
+                   and m["InputMode"]["symbol"] == "DE", "the menu follows the choice of German")
+        value = gsettings(daemon, "get", SCHEMA, "languages").stdout.strip()
+        checks.check("the choice is written to GSettings, German first", value == "['de', 'en']", value)
+        table = None
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and table is None:
+            table = table_after(client, "Ich möchte ge", lambda c: "gerne" in c, timeout=1.0)
+            erase_word(client)
+        checks.check("German predictions after choosing German in the menu", table is not None, client.tables[-3:])
+
+        # Off the record from the menu.
+        client.ic.property_activate("inkling.off-the-record", int(IBus.PropState.CHECKED))
+        value = None
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and value != "true":
+            pump_for(0.2)
+            value = gsettings(daemon, "get", SCHEMA, "off-the-record").stdout.strip()
+        checks.check("off the record from the menu writes GSettings", value == "true", value)
+        menu_where(lambda m: m.get("inkling.off-the-record", {}).get("state") == int(IBus.PropState.CHECKED),
+                   "the toggle shows off the record")
+
+        # A change made elsewhere (gsettings, the settings app) is reflected in the menu.
+        gsettings(daemon, "set", SCHEMA, "languages", "['en']")
+        menu_where(lambda m: m.get("InputMode", {}).get("label") == "Language: English",
+                   "the menu follows a setting changed elsewhere")
+        # Unknown keys and unchecking a radio item change nothing.
+        client.ic.property_activate("inkling.language.de", int(IBus.PropState.UNCHECKED))
+        client.ic.property_activate("no.such.property", int(IBus.PropState.CHECKED))
+        pump_for(0.5)
+        value = gsettings(daemon, "get", SCHEMA, "languages").stdout.strip()
+        checks.check("unchecking or unknown properties leave the setting", value == "['en']", value)
+        client.destroy()
     except Exception:
         checks.extra["daemon_log"] = daemon.log()[-4000:]
         raise
@@ -378,7 +464,8 @@ def helper_main(name):
     checks = Checks()
     error = None
     try:
-        {"settings": scenario_settings, "languages": scenario_languages, "learning": scenario_learning}[name](checks)
+        {"settings": scenario_settings, "languages": scenario_languages, "menu": scenario_menu,
+         "learning": scenario_learning}[name](checks)
     except Exception as exc:  # reported, not raised: the parent prints the checks
         import traceback
 
