@@ -17,8 +17,10 @@ let package = Package(
         /// Fixtures and helpers shared by the test targets (tiny packs, marked text).
         .target(name: "InklingTestSupport", dependencies: ["InklingCore"]),
         /// The `inkling` command-line tool: a thin shell over InklingCore.
-        .executableTarget(name: "inkling", dependencies: ["InklingCore", "CGio", "CCurl", "InklingStore"]),
-        /// GIO (pkg-config `gio-2.0`) for `inkling config`: GSettings. Only the CLI imports it.
+        .executableTarget(name: "inkling", dependencies: ["InklingCore", "CGio", "CCurl", "InklingStore", "InklingDigest"]),
+        /// SHA-256 of pack files (GLib's GChecksum), shared by the CLI and the engine.
+        .target(name: "InklingDigest", dependencies: ["CGio"]),
+        /// GIO (pkg-config `gio-2.0`) for `inkling config` (GSettings) and `InklingDigest` (GChecksum).
         .systemLibrary(
             name: "CGio",
             path: "Sources/CGio",
@@ -35,7 +37,7 @@ let package = Package(
         /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
         .executableTarget(
             name: "InklingEngine",
-            dependencies: ["InklingCore", "CIBus", "InklingStore"],
+            dependencies: ["InklingCore", "CIBus", "InklingStore", "InklingDigest"],
             path: "Sources/InklingEngine"
         ),
         /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.

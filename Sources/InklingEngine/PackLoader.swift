@@ -2,6 +2,7 @@ import CIBus
 import Dispatch
 import FoundationEssentials
 import InklingCore
+import InklingDigest
 
 #if canImport(Glibc)
     import Glibc
@@ -160,7 +161,7 @@ enum PackLoader {
         guard Int(status.st_size) == entry.size else {
             return .failure(Failure(reason: "size \(status.st_size) bytes, expected \(entry.size)"))
         }
-        guard let digest = sha256(path: path) else { return .failure(Failure(reason: "cannot read the file")) }
+        guard let digest = FileDigest.sha256(path: path) else { return .failure(Failure(reason: "cannot read the file")) }
         guard digest == entry.sha256 else { return .failure(Failure(reason: "SHA-256 mismatch")) }
         do {
             let pack = try LanguagePack(path: path)
@@ -171,28 +172,5 @@ enum PackLoader {
         } catch {
             return .failure(Failure(reason: "\(error)"))
         }
-    }
-
-    /// SHA-256 of a file as lower-case hex, read in 1 MiB chunks (no mapping: the hash does not
-    /// inflate the engine's resident memory).
-    nonisolated static func sha256(path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard let checksum = g_checksum_new(G_CHECKSUM_SHA256) else { return nil }
-        defer { g_checksum_free(checksum) }
-        let size = 1 << 20
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = read(fd, buffer, size)
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            g_checksum_update(checksum, buffer.assumingMemoryBound(to: UInt8.self), gssize(count))
-        }
-        return String(cString: g_checksum_get_string(checksum))
     }
 }

@@ -2,6 +2,7 @@ import CCurl
 import CGio
 import FoundationEssentials
 import InklingCore
+import InklingDigest
 
 #if canImport(Glibc)
     import Glibc
@@ -179,7 +180,7 @@ enum PacksCommand {
         var status = stat()
         let size = stat(path, &status) == 0 ? Int(status.st_size) : -1
         guard size == entry.size else { return "size \(size) bytes, expected \(entry.size)" }
-        guard let digest = sha256(path: path) else { return "cannot read the file" }
+        guard let digest = FileDigest.sha256(path: path) else { return "cannot read the file" }
         guard digest == entry.sha256 else { return "SHA-256 mismatch" }
         do {
             let pack = try LanguagePack(path: path)
@@ -190,21 +191,6 @@ enum PacksCommand {
         return nil
     }
 
-    /// The SHA-256 of a file, as lower-case hex (GLib's GChecksum).
-    static func sha256(path: String) -> String? {
-        guard let data = try? Data(contentsOf: URL(filePath: path), options: .alwaysMapped) else { return nil }
-        guard let checksum = g_checksum_new(G_CHECKSUM_SHA256) else { return nil }
-        defer { g_checksum_free(checksum) }
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let chunk = min(1 << 20, raw.count - offset)
-                g_checksum_update(checksum, raw.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self), gssize(chunk))
-                offset += chunk
-            }
-        }
-        return String(cString: g_checksum_get_string(checksum))
-    }
 
     /// A unique temporary name beside the final one (hidden, so listings skip it).
     static func temporaryPath(in folder: String, name: String) -> String {
