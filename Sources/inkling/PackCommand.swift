@@ -42,6 +42,8 @@ enum PackCommand {
         if let value = arguments.int("--trigram-successors") { parameters.trigramSuccessors = value }
         if let value = arguments.int("--hold-out-every") { parameters.holdOutEvery = value }
         if let value = arguments.double("--discount") { parameters.discount = value }
+        if let value = arguments.int("--trigram-context-min") { parameters.trigramContextMinimumCount = value }
+        if let value = arguments.double("--trigram-successor-min") { parameters.trigramMinimumSuccessorCount = value }
         if let value = arguments.double("--min-successor-count") { parameters.minimumSuccessorCount = value }
         if let value = arguments.double("--external-bigram-weight") { parameters.externalBigramWeight = value }
         var builder = PackBuilder(inputs: inputs, parameters: parameters)

@@ -109,8 +109,12 @@ public struct SpellChecker: Sendable {
         var nearby = nearWords(scalars, maxCost: min(maxCost, lengthCost))
         if scalars.count == 2 {
             // Two letters are one edit from dozens of words; only a dropped letter (`te` for
-            // `the`, `fo` for `for`) is common enough to flag.
-            nearby.removeAll { pack.key($0.id).unicodeScalars.count != 3 }
+            // `the`, `fo` for `for`) or swapped letters (`ot` for `to`) are common enough to flag.
+            let swapped = String(String.UnicodeScalarView(scalars.reversed()))
+            nearby.removeAll { candidate in
+                let key = pack.key(candidate.id)
+                return key.unicodeScalars.count != 3 && key != swapped
+            }
         }
         guard !nearby.isEmpty else { return nil }
         var scored: [(id: Int, cost: Float, score: Float)] = []

@@ -41,6 +41,8 @@ public struct PackBuilder {
         public var trigramSuccessors = 48
         /// Minimum corpus count of a two-word context.
         public var trigramContextMinimumCount = 3
+        /// Successors of a two-word context seen fewer times are left to the bigram.
+        public var trigramMinimumSuccessorCount = 2.0
         /// Weight of the external bigram counts relative to the corpus (by total mass).
         public var externalBigramWeight = 1.0
         /// Absolute discount subtracted from every n-gram count.
@@ -418,7 +420,7 @@ public struct PackBuilder {
         for pair in pairCounts.keys.sorted() where pairCounts[pair]! >= parameters.trigramContextMinimumCount {
             let list = trigramCounts[pair]!
             let total = list.values.reduce(0, +)
-            let kept = list.filter { $0.value >= 2 }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            let kept = list.filter { $0.value >= parameters.trigramMinimumSuccessorCount }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
                 .prefix(parameters.trigramSuccessors)
             guard !kept.isEmpty else { continue }
             keys.append(pair)

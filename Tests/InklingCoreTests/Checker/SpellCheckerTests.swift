@@ -14,6 +14,8 @@ private let checkerPackBytes: [UInt8] = {
             car\t0.001
             road\t0.001
             is\t0.01
+            to\t0.02
+            went\t0.001
             was\t0.008
             saw\t0.001
             well\t0.002
@@ -30,9 +32,10 @@ private let checkerPackBytes: [UInt8] = {
             The cat saw the car and the cat was well known.
             The road is wide and the car is well-known.
             I saw the cat and the car on the road.
+            I went to the road and I went to the car.
             """)
     inputs.surfaceForms = "Te\t50\nte\t2\nISM\t40\nism\t10\n"
-    inputs.spellings = "the\nand\ncat\ncar\nroad\nis\nwas\nsaw\nwell\nknown\nwide\nhire\nsnide\nTe\nism\n"
+    inputs.spellings = "the\nand\nto\nwent\ncat\ncar\nroad\nis\nwas\nsaw\nwell\nknown\nwide\nhire\nsnide\nTe\nism\n"
     var parameters = PackBuilder.Parameters()
     parameters.language = "en"
     parameters.characterTableBytes = 1 << 13
@@ -75,6 +78,12 @@ struct SpellCheckerTests {
         let oldPack = try LanguagePack(data: Data(bytes))
         #expect(!oldPack.marksLowercaseSpellings && checkerPack.marksLowercaseSpellings)
         #expect(SpellChecker(pack: oldPack).check(word: "te", before: "I saw ") == nil)
+    }
+
+    @Test func swappedLettersInATwoLetterWordAreFlagged() throws {
+        let found = try #require(flag("ot", after: "I went ", then: " the road"))
+        #expect(found.replacements.first == "to")
+        #expect(found.explanation == "swapped letters: ot")
     }
 
     @Test func aWordTheDictionarySpellsInLowerCaseIsNeverFlagged() {
