@@ -381,10 +381,16 @@ def scenario_menu(checks):
         gsettings(daemon, "set", SCHEMA, "languages", "['en']")
         menu_where(lambda m: m.get("InputMode", {}).get("label") == "Language: English",
                    "the menu follows a setting changed elsewhere")
-        # Unknown keys and unchecking a radio item change nothing.
+        # Unknown keys and unchecking a radio item change nothing. The engine handles activations
+        # in order, so once the toggle that follows them is written, they have been handled.
         client.ic.property_activate("inkling.language.de", int(IBus.PropState.UNCHECKED))
         client.ic.property_activate("no.such.property", int(IBus.PropState.CHECKED))
-        pump_for(0.5)
+        client.ic.property_activate("inkling.off-the-record", int(IBus.PropState.UNCHECKED))
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and value != "false":
+            pump_for(0.2)
+            value = gsettings(daemon, "get", SCHEMA, "off-the-record").stdout.strip()
+        checks.check("the toggle turns off the record off again", value == "false", value)
         value = gsettings(daemon, "get", SCHEMA, "languages").stdout.strip()
         checks.check("unchecking or unknown properties leave the setting", value == "['en']", value)
         client.destroy()
