@@ -86,7 +86,7 @@ public struct SpellChecker: Sendable {
         // An English word the pack lacks but that regularly inflects a spelled word (`snidely`,
         // `polarizes`) is a word, not a typo.
         if typedID == nil, pack.language == "en",
-            PackBuilder.isInflection(key, of: { stem in
+            EnglishInflection.isInflection(key, of: { stem in
                 pack.id(ofKey: stem).map { pack.wordFlags($0).contains(.spelledInLowercase) } ?? false
             })
         {

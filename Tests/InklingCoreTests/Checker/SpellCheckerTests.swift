@@ -137,52 +137,8 @@ struct SpellCheckerTests {
     }
 }
 
-@Suite("English inflection rules")
-struct InflectionTests {
-    private static let stems: Set<String> = ["run", "stop", "hire", "wide", "box", "sell", "agree", "and", "snide", "tax", "stoop", "see"]
-
-    @Test(arguments: ["running", "stopped", "hired", "wider", "boxes", "sells", "agreed", "snidely", "seeing", "agreeing", "taxes"])
-    func realInflections(word: String) {
-        #expect(PackBuilder.isInflection(word, of: { Self.stems.contains($0) }))
-    }
-
-    @Test(arguments: ["wideer", "sellss", "andd", "taxxes", "stoopped", "agreeed", "boxs", "hireing"])
-    func typosThatLookLikeInflections(word: String) {
-        #expect(!PackBuilder.isInflection(word, of: { Self.stems.contains($0) }))
-    }
-}
-
-@Suite("Keyboard layouts")
-struct KeyboardLayoutTests {
-    @Test func qwertyNeighboursIncludeDiagonalsOnly() {
-        let layout = KeyboardLayout.qwerty
-        #expect(layout.areAdjacent("g", "h"))
-        #expect(layout.areAdjacent("g", "t") && layout.areAdjacent("g", "b"))
-        #expect(!layout.areAdjacent("a", "l"))
-        #expect(!layout.areAdjacent("q", "p"))
-        #expect(!layout.areAdjacent("g", "g"))
-        #expect(layout.neighbours(of: "s") == ["a", "d", "e", "w", "x", "z"])
-    }
-
-    @Test func eachLayoutPutsItsOwnKeysSideBySide() {
-        #expect(KeyboardLayout.qwertz.areAdjacent("z", "t"), "QWERTZ: z sits where y is on QWERTY")
-        #expect(!KeyboardLayout.qwerty.areAdjacent("z", "t"))
-        #expect(KeyboardLayout.azerty.areAdjacent("a", "z"))
-        #expect(KeyboardLayout.azerty.areAdjacent("q", "s"))
-        #expect(KeyboardLayout.jcuken.areAdjacent("й", "ц"))
-        #expect(KeyboardLayout.jcuken.areAdjacent("к", "а"))
-        #expect(!KeyboardLayout.jcuken.areAdjacent("й", "ъ"))
-    }
-
-    @Test func layoutsAreChosenByNameAndLanguage() {
-        #expect(KeyboardLayout.named("azerty").name == "azerty")
-        #expect(KeyboardLayout.named("dvorak-unknown").name == "qwerty")
-        #expect(KeyboardLayout.forLanguage("de").name == "qwertz")
-        #expect(KeyboardLayout.forLanguage("fr").name == "azerty")
-        #expect(KeyboardLayout.forLanguage("uk").name == "jcuken")
-        #expect(KeyboardLayout.forLanguage("pl").name == "qwerty")
-    }
-
+@Suite("SpellChecker: keyboard-weighted edits")
+struct NearWordsTests {
     @Test func aNeighbouringKeyCostsLessThanADistantOne() {
         let checker = SpellChecker(pack: checkerPack)
         let near = checker.nearWords(Array("cst".unicodeScalars), maxCost: 2).first { checkerPack.key($0.id) == "cat" }
