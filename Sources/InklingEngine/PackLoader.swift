@@ -85,12 +85,31 @@ enum PackLoader {
         if let predictor, predictor !== next {
             LearningBridge.transfer(from: predictor, to: next)
         }
+        if language != "en", let english {
+            // English waits as the fallback; its pages need not stay resident meanwhile.
+            releaseResidentPages(of: english.pack)
+        }
         predictor = next
         activeLanguage = language
         for instance in EngineRegistry.live {
             guard let session = instance.session else { continue }
             if session.predictor !== next { instance.show(session.switchPredictor(to: next)) }
             if session.settings.language != language { session.settings.language = language }
+        }
+    }
+
+    /// Asks the kernel to reclaim a pack's resident pages (`MADV_PAGEOUT`). The mapping stays;
+    /// the pages are read back from the page cache when next used. Unlike `MADV_DONTNEED` this
+    /// never changes what the memory holds, whatever kind of mapping backs it.
+    nonisolated static func releaseResidentPages(of pack: LanguagePack) {
+        let region = pack.file.mappedBytes
+        let page = sysconf(Int32(_SC_PAGESIZE))
+        guard let base = region.baseAddress, page > 0 else { return }
+        let start = (Int(bitPattern: base) + page - 1) / page * page
+        let end = (Int(bitPattern: base) + region.count) / page * page
+        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        if madvise(aligned, end - start, MADV_PAGEOUT) != 0 {
+            log("pack residency advice not taken (errno \(errno))")
         }
     }
 
@@ -168,6 +187,8 @@ enum PackLoader {
             guard pack.language == language else {
                 return .failure(Failure(reason: "it is a '\(pack.language)' pack"))
             }
+            // Opening read the whole pack for its checksum: keep resident only what typing uses.
+            releaseResidentPages(of: pack)
             return .success(pack)
         } catch {
             return .failure(Failure(reason: "\(error)"))

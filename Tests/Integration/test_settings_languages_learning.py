@@ -242,6 +242,20 @@ def install_german(daemon):
     return data, pack_path
 
 
+def mapped_rss_kb(pid, name):
+    """Resident kB of the process's mappings of files whose path ends with `name`."""
+    total = 0
+    inside = False
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            first = line.split(" ", 1)[0]
+            if "-" in first and all(c in "0123456789abcdef-" for c in first):
+                inside = line.rstrip().endswith(name)
+            elif inside and line.startswith("Rss:"):
+                total += int(line.split()[1])
+    return total
+
+
 def scenario_languages(checks):
     from ibus_harness import rss_kb
 
@@ -254,6 +268,7 @@ def scenario_languages(checks):
         checks.check("English first", table is not None)
         erase_word(client)
         checks.extra["rss_kb_english"] = rss_kb(daemon.engine_pid())
+        english_before = mapped_rss_kb(daemon.engine_pid(), "en.inkpack")
 
         r = gsettings(daemon, "set", SCHEMA, "languages", "['de']")
         checks.check("gsettings set languages de", r.returncode == 0, r.stderr)
@@ -265,6 +280,11 @@ def scenario_languages(checks):
             erase_word(client)
         checks.check("German offers 'gerne'", table is not None, client.tables[-3:])
         pid = daemon.engine_pid()
+        # English waits as the fallback without its pages counting against the memory bar.
+        english_after = mapped_rss_kb(pid, "en.inkpack")
+        checks.extra["english_pack_rss_kb"] = [english_before, english_after]
+        checks.check("the waiting English pack is not kept resident",
+                     english_before > 2048 and english_after < english_before / 4, [english_before, english_after])
         rss = rss_kb(pid)
         checks.extra["rss_kb"] = rss
         checks.check("RSS with English + German < 40 MB", rss < 40 * 1024, rss)

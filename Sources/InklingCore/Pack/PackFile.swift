@@ -180,6 +180,9 @@ public final class PackFile: @unchecked Sendable {
         }
     }
 
+    /// All of the pack's bytes, where they are mapped (for residency advice to the kernel).
+    public var mappedBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: size) }
+
     /// Whether the pack has a section.
     public func has(_ tag: String) -> Bool { sections[PackFormat.tag(tag)] != nil }
 
