@@ -11,6 +11,7 @@ manifest and the user store), so every scenario runs this file as a helper in a 
 import hashlib
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -79,14 +80,29 @@ def compile_schema(root):
     return folder
 
 
-def make_daemon(settings=True):
+def make_daemon(settings=True, engine=None):
     from ibus_harness import Daemon
 
     schemas = compile_schema(tempfile.mkdtemp(prefix="inkling-schema-"))
     env = {"GSETTINGS_SCHEMA_DIR": schemas}
     if settings:
         env["GSETTINGS_BACKEND"] = "keyfile"
-    return Daemon(env=env, global_engine=None, verbose=True)
+    return Daemon(env=env, engine=engine, global_engine=None, verbose=True)
+
+
+def private_install():
+    """The engine and the English pack copied into an installed-style layout of their own
+    (bin/, share/inkling/packs/), so no other engine of the test session maps the same pack file."""
+    from ibus_harness import engine_path
+
+    root = tempfile.mkdtemp(prefix="inkling-install-")
+    os.makedirs(os.path.join(root, "bin"))
+    os.makedirs(os.path.join(root, "share", "inkling", "packs"))
+    engine = os.path.join(root, "bin", "ibus-engine-inkling")
+    shutil.copy2(engine_path(), engine)
+    checkout_pack = os.path.join(os.path.dirname(os.path.dirname(HERE)), "data", "packs", "en.inkpack")
+    shutil.copy2(checkout_pack, os.path.join(root, "share", "inkling", "packs", "en.inkpack"))
+    return engine
 
 
 def gsettings(daemon, *args):
@@ -259,7 +275,9 @@ def mapped_rss_kb(pid, name):
 def scenario_languages(checks):
     from ibus_harness import rss_kb
 
-    daemon = make_daemon()
+    # Pages of a file another process maps too are not reclaimed, so this engine gets its own copy.
+    engine = private_install()
+    daemon = make_daemon(engine=engine)
     data, pack_path = install_german(daemon)
     daemon.start()
     try:
@@ -337,6 +355,7 @@ def scenario_languages(checks):
         raise
     finally:
         daemon.stop()
+        shutil.rmtree(os.path.dirname(os.path.dirname(engine)), ignore_errors=True)
 
 
 def scenario_menu(checks):
