@@ -50,9 +50,7 @@ public final class LanguagePack: @unchecked Sendable {
     /// The language tag, e.g. `en`.
     public var language: String { metadata["language"] ?? "und" }
     /// Whether the builder marked words spelled in lower case (`WordFlags.spelledInLowercase`).
-    public var marksLowercaseSpellings: Bool {
-        metadata["wordFlags"]?.split(separator: ",").contains("spelledInLowercase") ?? false
-    }
+    public let marksLowercaseSpellings: Bool
 
     let keyBlob: UnsafeRawBufferPointer
     let keyOffsets: PackArray<UInt32>
@@ -96,6 +94,7 @@ public final class LanguagePack: @unchecked Sendable {
             }
         }
         metadata = meta
+        marksLowercaseSpellings = meta["wordFlags"]?.split(separator: ",").contains("spelledInLowercase") ?? false
         keyBlob = try file.bytes("VKEY")
         keyOffsets = try file.array("VKOF", of: UInt32.self)
         displayBlob = try file.bytes("VDSP")
