@@ -815,6 +815,45 @@ def read_hunspell(ex, hc):
     return stems, encoding
 
 
+def clean_documents(gen, normalize, seen, counts):
+    """Yields (document, word count) for every usable raw document of `gen`: blank, short (under
+    three words), non-prose and duplicate documents (across all sources, via `seen`) are skipped
+    and counted in `counts` under raw, short, junk and dup."""
+    for raw in gen:
+        if not raw or not raw.strip():
+            continue
+        counts["raw"] += 1
+        doc = normalize(raw)
+        nw = len(words(doc))
+        if nw < 3:
+            counts["short"] += 1
+            continue
+        if non_prose(doc):
+            counts["junk"] += 1
+            continue
+        if doc in seen:
+            counts["dup"] += 1
+            continue
+        seen.add(doc)
+        yield doc, nw
+
+
+def write_case(path, docs, onboard_unigrams):
+    """case.tsv: every word form of the documents plus onboard's capitalised unigrams, most
+    frequent first. Returns (forms written, onboard forms added)."""
+    case = collections.Counter()
+    for doc in docs:
+        case.update(words(doc))
+    n_onboard = 0
+    for form, count in onboard_unigrams.items():
+        if WORD_RE.fullmatch(form):
+            case[form] += count
+            n_onboard += 1
+    rows = sorted(case.items(), key=lambda kv: (-kv[1], kv[0]))
+    write_lines(path, ("%s\t%d" % kv for kv in rows))
+    return len(rows), n_onboard
+
+
 def main_other(lang, ex, outdir):
     cfg = language_config(lang)
     read = reader_for(lang)
@@ -830,23 +869,9 @@ def main_other(lang, ex, outdir):
     stats = []
     index = 0
     for name, gen in srcs:
-        n_raw = n_short = n_junk = n_dup = n_docs = n_words = n_dev = n_dev_words = 0
-        for raw in gen:
-            if not raw or not raw.strip():
-                continue
-            n_raw += 1
-            doc = norm_lang(raw)
-            nw = len(words(doc))
-            if nw < 3:
-                n_short += 1
-                continue
-            if non_prose(doc):
-                n_junk += 1
-                continue
-            if doc in seen:
-                n_dup += 1
-                continue
-            seen.add(doc)
+        counts = collections.Counter()
+        n_docs = n_words = n_dev = n_dev_words = 0
+        for doc, nw in clean_documents(gen, norm_lang, seen, counts):
             index += 1
             if index % every == 0:
                 dev.append(doc)
@@ -856,23 +881,14 @@ def main_other(lang, ex, outdir):
             docs.append(doc)
             n_docs += 1
             n_words += nw
-        stats.append((name, n_docs, n_words, n_dev, n_dev_words, n_raw, n_short, n_junk, n_dup))
+        stats.append((name, n_docs, n_words, n_dev, n_dev_words,
+                      counts["raw"], counts["short"], counts["junk"], counts["dup"]))
     write_lines(out("corpus.txt"), docs)
     write_lines(out("dev.txt"), dev)
 
     # case.tsv
-    case = collections.Counter()
-    for doc in docs:
-        case.update(words(doc))
     onboard_uni, onboard_bi = read_onboard_models(ex, cfg.get("onboard", []))
-    n_onboard_uni = 0
-    for form, count in onboard_uni.items():
-        if WORD_RE.fullmatch(form):
-            case[form] += count
-            n_onboard_uni += 1
-    rows = sorted(case.items(), key=lambda kv: (-kv[1], kv[0]))
-    write_lines(out("case.tsv"), ("%s\t%d" % kv for kv in rows))
-    n_case = len(rows)
+    n_case, n_onboard_uni = write_case(out("case.tsv"), docs, onboard_uni)
 
     # bigrams.tsv
     bigrams = collections.Counter()
@@ -935,42 +951,18 @@ def main():
     docs = []
     stats = []
     for name, gen in sources(ex):
-        n_raw = n_short = n_junk = n_dup = n_docs = n_words = 0
-        for raw in gen:
-            if not raw or not raw.strip():
-                continue
-            n_raw += 1
-            doc = norm(raw)
-            nw = len(words(doc))
-            if nw < 3:
-                n_short += 1
-                continue
-            if non_prose(doc):
-                n_junk += 1
-                continue
-            if doc in seen:
-                n_dup += 1
-                continue
-            seen.add(doc)
+        counts = collections.Counter()
+        n_docs = n_words = 0
+        for doc, nw in clean_documents(gen, norm, seen, counts):
             docs.append(doc)
             n_docs += 1
             n_words += nw
-        stats.append((name, n_docs, n_words, n_raw, n_short, n_junk, n_dup))
+        stats.append((name, n_docs, n_words, counts["raw"], counts["short"], counts["junk"], counts["dup"]))
     write_lines(out("corpus.txt"), docs)
 
     # case.tsv
-    case = collections.Counter()
-    for doc in docs:
-        case.update(words(doc))
     onboard_uni, onboard_bi = read_onboard(ex)
-    n_onboard_uni = 0
-    for form, count in onboard_uni.items():
-        if WORD_RE.fullmatch(form):
-            case[form] += count
-            n_onboard_uni += 1
-    rows = sorted(case.items(), key=lambda kv: (-kv[1], kv[0]))
-    write_lines(out("case.tsv"), ("%s\t%d" % kv for kv in rows))
-    n_case = len(rows)
+    n_case, n_onboard_uni = write_case(out("case.tsv"), docs, onboard_uni)
 
     # bigrams.tsv
     bigrams = collections.Counter()
