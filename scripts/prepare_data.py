@@ -237,33 +237,6 @@ def build_wordfreq(ex, listname="large_en", keep=None):
 ONBOARD_EN = ["en_AU", "en_CA", "en_GB", "en_US"]
 
 
-def read_onboard(ex):
-    """Union of the English .lm files: ({form: count}, {(w1, w2): count})."""
-    uni, bi = {}, {}
-    for variant in ONBOARD_EN:
-        path = os.path.join(ex, "onboard-data/usr/share/onboard/models/%s.lm" % variant)
-        section = None
-        for line in read_text(path).split("\n"):
-            line = line.strip()
-            if not line:
-                continue
-            if line.startswith("\\"):
-                section = line
-                continue
-            if section == "\\1-grams:":
-                count, form = line.split(" ", 1)
-                if form.startswith("<") and form.endswith(">"):
-                    continue
-                form = unicodedata.normalize("NFC", form).replace("’", "'")
-                uni[form] = max(uni.get(form, 0), int(count))
-            elif section == "\\2-grams:":
-                count, w1, w2 = line.split(" ")
-                key = (unicodedata.normalize("NFC", w1).replace("’", "'"),
-                       unicodedata.normalize("NFC", w2).replace("’", "'"))
-                bi[key] = max(bi.get(key, 0), int(count))
-    return uni, bi
-
-
 # ---------------------------------------------------------------------------
 # Running-text sources. Each yields raw documents in source order; cleaning
 # (normalisation, length and non-prose filters, deduplication) is shared.
@@ -760,7 +733,8 @@ def src_lang_klavaro(ex, cfg, read):
 
 
 def read_onboard_models(ex, models):
-    """Union of the given .lm files, one count per form (as for English)."""
+    """Union of the given onboard .lm files: ({form: count}, {(w1, w2): count}), the largest
+    count where variants (en_US, en_GB, …) disagree."""
     uni, bi = {}, {}
     for variant in models:
         path = os.path.join(ex, "onboard-data/usr/share/onboard/models/%s.lm" % variant)
@@ -961,7 +935,7 @@ def main():
     write_lines(out("corpus.txt"), docs)
 
     # case.tsv
-    onboard_uni, onboard_bi = read_onboard(ex)
+    onboard_uni, onboard_bi = read_onboard_models(ex, ONBOARD_EN)
     n_case, n_onboard_uni = write_case(out("case.tsv"), docs, onboard_uni)
 
     # bigrams.tsv
