@@ -29,10 +29,11 @@ import argparse
 import json
 import os
 import select
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from lifeline import exit_when_stdin_closes
 
 MAX_BODY = 1024 * 1024
 
@@ -229,17 +230,9 @@ def main():
         time.sleep(args.lifetime)
         os._exit(0)
 
-    def stdin_watch():
-        try:
-            while sys.stdin.buffer.read(4096):
-                pass
-        except OSError:
-            pass
-        os._exit(0)
-
     threading.Thread(target=watchdog, daemon=True).start()
     if not args.no_stdin_watch:
-        threading.Thread(target=stdin_watch, daemon=True).start()
+        exit_when_stdin_closes()
     server.serve_forever(poll_interval=0.1)
 
 

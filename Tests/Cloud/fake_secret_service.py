@@ -11,11 +11,10 @@ GetSecrets calls and exits after --lifetime seconds or when stdin closes.
 """
 
 import argparse
-import os
-import sys
-import threading
 
 from gi.repository import Gio, GLib
+
+from lifeline import exit_when_stdin_closes  # noqa: E402
 
 SCHEMA = "org.freedesktop.ibus.engine.inkling.cloud"
 SERVICE_PATH = "/org/freedesktop/secrets"
@@ -133,15 +132,7 @@ def main():
 
     Gio.bus_own_name_on_connection(bus, "org.freedesktop.secrets", Gio.BusNameOwnerFlags.NONE, acquired, lost)
 
-    def stdin_watch():
-        try:
-            while sys.stdin.buffer.read(4096):
-                pass
-        except OSError:
-            pass
-        os._exit(0)
-
-    threading.Thread(target=stdin_watch, daemon=True).start()
+    exit_when_stdin_closes()
     GLib.timeout_add(int(args.lifetime * 1000), loop.quit)
     loop.run()
 

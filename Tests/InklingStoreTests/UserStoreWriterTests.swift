@@ -27,18 +27,7 @@ import Testing
         let path = temporaryStorePath()
         let (writer, _) = try UserStoreWriter.open(path: path)
         // Another connection holds the write lock: the writer is stuck, the caller is not.
-        let blocker = Shared(try UserStore.open(path: path))
-        let locked = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            try? blocker.value.writeTransaction {
-                locked.signal()
-                release.wait()
-            }
-            finished.signal()
-        }
-        locked.wait()
+        let lock = try WriteLockHolder(path: path)
         let clock = ContinuousClock()
         var slowest = Duration.zero
         for round in 0..<20 {
@@ -49,8 +38,7 @@ import Testing
             usleep(20_000)
         }
         #expect(slowest < .milliseconds(50))
-        release.signal()
-        finished.wait()
+        lock.release()
         try writer.flushAndWait()
         #expect(try UserStore.open(path: path).count == 40_000)
     }
@@ -113,30 +101,46 @@ import Testing
         let writer = UserStoreWriter(store: store, generation: try store.generation(), interval: .milliseconds(30)) { _ in
             commits.withLock { $0 += 1 }
         }
-        let blocker = Shared(try UserStore.open(path: path))
-        let locked = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            try? blocker.value.writeTransaction {
-                locked.signal()
-                release.wait()
-            }
-            finished.signal()
-        }
-        locked.wait()
+        let lock = try WriteLockHolder(path: path)
         writer.submit(upserts([entry("", "kept"), entry("", "later")]))
         #expect(throws: UserStoreError.self) { try writer.flushAndWait() }
         #expect(writer.lastError == .busy(operation: "starting a write"))
         #expect(writer.pendingCount == 2)
         // A newer state of an entry submitted meanwhile wins over the failed batch's.
         writer.submit([(context: "", key: "later", entry: nil)])
-        release.signal()
-        finished.wait()
+        lock.release()
         // Retried by itself after the interval.
         for _ in 0..<100 where commits.withLock({ $0 }) == 0 { usleep(10_000) }
         #expect(commits.withLock { $0 } == 1)
         #expect(writer.lastError == nil)
         #expect(try UserStore.open(path: path).loadAll() == [entry("", "kept")])
+    }
+}
+
+/// Another connection holding the store's write lock until `release()`.
+private final class WriteLockHolder: Sendable {
+    private let releaseSignal = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Returns once the lock is held.
+    init(path: String) throws {
+        let blocker = Shared(try UserStore.open(path: path))
+        let locked = DispatchSemaphore(value: 0)
+        let releaseSignal = releaseSignal
+        let finished = finished
+        DispatchQueue.global().async {
+            try? blocker.value.writeTransaction {
+                locked.signal()
+                releaseSignal.wait()
+            }
+            finished.signal()
+        }
+        locked.wait()
+    }
+
+    /// Ends the other connection's transaction and waits until it has.
+    func release() {
+        releaseSignal.signal()
+        finished.wait()
     }
 }
