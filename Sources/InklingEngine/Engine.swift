@@ -304,9 +304,33 @@ private func connect(_ engine: UnsafeMutablePointer<IBusEngine>, _ signal: Strin
     inkling_signal_connect(engine, signal, handler, data, releaseInstance)
 }
 
+/// The user data of a signal without arguments: what to do, and to which instance.
+private final class SignalAction {
+    let instance: EngineInstance
+    let action: @MainActor (EngineInstance) -> Void
+    init(_ instance: EngineInstance, _ action: @escaping @MainActor (EngineInstance) -> Void) {
+        self.instance = instance
+        self.action = action
+    }
+}
+
+private let releaseAction: GClosureNotify = { data, _ in
+    guard let data else { return }
+    Unmanaged<SignalAction>.fromOpaque(data).release()
+}
+
+/// Connects a signal without arguments to an action on `instance` (one C handler serves all).
 @MainActor
-private func connectVoid(_ engine: UnsafeMutablePointer<IBusEngine>, _ signal: String, _ instance: EngineInstance, _ handler: VoidHandler) {
-    connect(engine, signal, instance, unsafeBitCast(handler, to: GCallback.self))
+private func connectVoid(
+    _ engine: UnsafeMutablePointer<IBusEngine>, _ signal: String, _ instance: EngineInstance,
+    _ action: @escaping @MainActor (EngineInstance) -> Void
+) {
+    let handler: VoidHandler = { _, data in
+        let target = Unmanaged<SignalAction>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { target.action(target.instance) }
+    }
+    let data = Unmanaged.passRetained(SignalAction(instance, action)).toOpaque()
+    inkling_signal_connect(engine, signal, unsafeBitCast(handler, to: GCallback.self), data, releaseAction)
 }
 
 /// Connects every engine signal the session cares about to `instance`.
@@ -319,46 +343,19 @@ func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstanc
     }
     connect(engine, "process-key-event", instance, unsafeBitCast(key, to: GCallback.self))
 
-    connectVoid(engine, "focus-in", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.focusIn() }
-    }
-    connectVoid(engine, "focus-out", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.focusOut() }
-    }
-    connectVoid(engine, "reset", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.reset() }
-    }
-    connectVoid(engine, "enable", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.enable() }
-    }
-    connectVoid(engine, "disable", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.disable() }
-    }
-    connectVoid(engine, "page-up", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.panelKey(Keysym.pageUp) }
-    }
-    connectVoid(engine, "page-down", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.panelKey(Keysym.pageDown) }
-    }
-    connectVoid(engine, "cursor-up", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.panelKey(Keysym.up) }
-    }
-    connectVoid(engine, "cursor-down", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.panelKey(Keysym.down) }
-    }
-    connectVoid(engine, "destroy", instance) { _, data in
-        let target = engineInstance(data)
-        MainActor.assumeIsolated { target.destroyed() }
-    }
+    let actions: [(String, @MainActor (EngineInstance) -> Void)] = [
+        ("focus-in", { $0.focusIn() }),
+        ("focus-out", { $0.focusOut() }),
+        ("reset", { $0.reset() }),
+        ("enable", { $0.enable() }),
+        ("disable", { $0.disable() }),
+        ("page-up", { $0.panelKey(Keysym.pageUp) }),
+        ("page-down", { $0.panelKey(Keysym.pageDown) }),
+        ("cursor-up", { $0.panelKey(Keysym.up) }),
+        ("cursor-down", { $0.panelKey(Keysym.down) }),
+        ("destroy", { $0.destroyed() }),
+    ]
+    for (signal, action) in actions { connectVoid(engine, signal, instance, action) }
 
     typealias SurroundingHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, gpointer?, guint, guint, gpointer?) -> Void
     let surrounding: SurroundingHandler = { _, text, cursor, anchor, data in

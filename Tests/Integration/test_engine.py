@@ -149,6 +149,36 @@ def test_tab_highlights_and_space_commits_the_highlighted_candidate(client):
     assert client.commits == [candidates[0] + " "]
 
 
+def test_the_panels_highlight_and_page_requests_move_the_table(client):
+    # A panel's arrows and page buttons reach the engine as signals through the daemon, not as
+    # keys: act as the panel (own its bus name) and send them.
+    bus = client.daemon.bus
+    panel = IBus.PanelService.new(bus.get_connection())
+    bus.request_name(IBus.SERVICE_PANEL, 0)
+    try:
+        client.focus_out()
+        client.focus_in()  # the daemon tells the new panel which context has focus
+        client.type("th")
+        candidates = wait_for_completions(client, "th", "the")
+        assert len(candidates) > 5, candidates
+
+        def after(send, what):
+            updates = len(client.tables)
+            send()
+            pump_until(lambda: len(client.tables) > updates, what=what)
+            return client.last_table
+
+        table = after(panel.cursor_down, "the table after the panel's cursor-down")
+        assert table.is_cursor_visible() and table.get_cursor_pos() == 0
+        assert after(panel.cursor_down, "a second cursor-down").get_cursor_pos() == 1
+        assert after(panel.cursor_up, "cursor-up").get_cursor_pos() == 0
+        table = after(panel.page_down, "page-down")
+        assert table.get_cursor_pos() >= table.get_page_size(), (table.get_cursor_pos(), table.get_page_size())
+        assert client.commits == [] and client.preedit[0] == "th", "moving the highlight commits nothing"
+    finally:
+        bus.release_name(IBus.SERVICE_PANEL)
+
+
 def test_escape_hides_the_table_and_keeps_the_word(client):
     client.type("hel")
     wait_for_completions(client, "hel")
