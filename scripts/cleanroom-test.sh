@@ -37,29 +37,18 @@ START=$(date +%s)
 log() { printf '[cleanroom %4ds] %s\n' "$(($(date +%s) - START))" "$*"; }
 die() { log "ERROR: $*"; exit 1; }
 
-[ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot, mounts)"
 
-DEB=${1:-}
-if [ -z "$DEB" ]; then
-    DEB=$(ls -t build/ibus-inkling_*_amd64.deb 2>/dev/null | head -1 || true)
-fi
-[ -n "$DEB" ] && [ -f "$DEB" ] || die "no .deb given and none in build/ (run 'make deb' first)"
-DEB=$(realpath "$DEB")
-
-if ! command -v debootstrap >/dev/null; then
-    log "installing debootstrap"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
-fi
-
-# The first Debian mirror the host uses for a suite ("bookworm" or "bookworm-security").
+# The first Debian mirror the host uses for a suite ("bookworm" or "bookworm-security"), read from
+# the machine's own apt sources (APT_ETC, default /etc/apt): the repository names no archive host.
+APT_ETC=${APT_ETC:-/etc/apt}
 host_mirror() {
     local want=$1 f
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    for f in "$APT_ETC"/sources.list "$APT_ETC"/sources.list.d/*.list; do
         [ -f "$f" ] || continue
         awk -v s="$want" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
                            if ($(i + 1) == s) { print $i; exit } }' "$f"
     done
-    for f in /etc/apt/sources.list.d/*.sources; do
+    for f in "$APT_ETC"/sources.list.d/*.sources; do
         [ -f "$f" ] || continue
         awk -v s="$want" 'BEGIN { RS = ""; FS = "\n" }
             { uri = ""; ok = 0; deb = 0
@@ -72,8 +61,24 @@ host_mirror() {
     done
 }
 MIRROR=${CLEANROOM_MIRROR:-$(host_mirror $SUITE | head -1)}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
 SECURITY=$(host_mirror $SUITE-security | head -1)
+if [ "${1:-}" = --print-mirrors ]; then
+    printf 'mirror=%s\nsecurity=%s\n' "$MIRROR" "$SECURITY"
+    exit 0
+fi
+[ -n "$MIRROR" ] || die "no $SUITE mirror in $APT_ETC/sources.list{,.d}; set CLEANROOM_MIRROR"
+[ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot, mounts)"
+if ! command -v debootstrap >/dev/null; then
+    log "installing debootstrap"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+fi
+
+DEB=${1:-}
+if [ -z "$DEB" ]; then
+    DEB=$(ls -t build/ibus-inkling_*_amd64.deb 2>/dev/null | head -1 || true)
+fi
+[ -n "$DEB" ] && [ -f "$DEB" ] || die "no .deb given and none in build/ (run 'make deb' first)"
+DEB=$(realpath "$DEB")
 
 # --- mounts and cleanup -----------------------------------------------------------------------
 MOUNTS=()

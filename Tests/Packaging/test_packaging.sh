@@ -266,5 +266,26 @@ EOF
     fi
 fi
 
+# --- (z) the clean-room script takes its Debian mirror from the machine's apt sources ---------
+cleanroom_mirrors() {
+    local etc=$TMP/apt-etc
+    mkdir -p "$etc/sources.list.d"
+    printf 'deb [signed-by=/k.gpg] http://mirror.invalid/debian bookworm main\n' >"$etc/sources.list"
+    printf 'Types: deb\nURIs: http://security.invalid/debian-security\nSuites: bookworm-security\nComponents: main\n' \
+        >"$etc/sources.list.d/security.sources"
+    local out
+    out=$(APT_ETC=$etc bash scripts/cleanroom-test.sh --print-mirrors) || return 1
+    [ "$out" = $'mirror=http://mirror.invalid/debian\nsecurity=http://security.invalid/debian-security' ] || {
+        echo "got: $out"
+        return 1
+    }
+    # No sources at all: a clear refusal, never a built-in archive host.
+    out=$(APT_ETC=$TMP/no-apt bash scripts/cleanroom-test.sh 2>&1) && return 1
+    [[ "$out" == *"no bookworm mirror"* ]] || { echo "got: $out"; return 1; }
+    # The repository's scripts name no archive host.
+    ! grep -rnE 'deb\.debian\.org|archive\.ubuntu\.com' scripts Makefile packaging/tests
+}
+check "clean-room mirror comes from the machine's apt sources, none hard-coded" cleanroom_mirrors
+
 echo "packaging: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]
