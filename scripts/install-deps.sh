@@ -7,6 +7,8 @@ PACKAGES="
 pkg-config
 libglib2.0-dev
 libibus-1.0-dev
+libxkbcommon-dev
+libx11-data
 ibus
 gir1.2-ibus-1.0
 python3-gi
