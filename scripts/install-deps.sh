@@ -14,6 +14,7 @@ gir1.2-ibus-1.0
 python3-gi
 xvfb
 xdotool
+x11-xkb-utils
 dbus
 dbus-x11
 gir1.2-gtk-3.0
