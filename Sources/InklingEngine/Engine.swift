@@ -138,6 +138,7 @@ final class EngineInstance {
     }
 
     func candidateClicked(index: UInt32) {
+        compose?.cancel()  // A click ends whatever the keys were composing.
         guard let session else { return }
         let result = session.candidateClicked(pageIndex: Int(index))
         render(result.effects)

@@ -211,6 +211,11 @@ def helper_main():
         c.check("the word is still kept", client.preedit == ("caf", 3, True), client.preedit)
         client.type("e ")
         c.check("text cafe", client.text == "cafe ", client.text)
+        client.type("caf")
+        candidates = client.wait_for_table(what="completions of caf")
+        press(client, IBus.KEY_dead_acute)
+        c.check("F1 after a dead key still selects", press(client, IBus.KEY_F1)[0])
+        c.check("the first candidate is committed", client.commits[-1:] == candidates[:1], client.commits[-1:])
         client.destroy()
 
     def password(c):

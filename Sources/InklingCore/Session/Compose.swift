@@ -34,7 +34,8 @@ public protocol KeysymComposer: AnyObject {
 ///
 /// An invalid sequence (`dead_acute` then `q`), Escape or BackSpace while composing drop the
 /// sequence and the key that ended it, as GTK's simple input method and ibus-engine-simple do;
-/// the word being typed is kept. Password and PIN fields, and clients that cannot show a
+/// the word being typed is kept. A key that types no character (F1, Return, Tab, arrows) drops
+/// the sequence and then does what it always does, so a pending accent never eats a selection. Password and PIN fields, and clients that cannot show a
 /// preedit, get every key untouched: the application composes there itself.
 public final class ComposeFilter {
     /// The session the keys go to.
@@ -87,6 +88,9 @@ public final class ComposeFilter {
             return consumed(event)
         case .cancelled:
             cancel()
+            // A key that types nothing (F1, Return, an arrow) still does its job; a letter that
+            // fits no sequence is dropped with the accent.
+            if !Self.typesCharacter(event) { return session.processKey(event) }
             return consumed(event)
         case .composed(let text):
             isComposing = false
@@ -124,6 +128,11 @@ public final class ComposeFilter {
         }
         remember(event)
         return KeyResult(handled: true, effects: effects, needsSuggestions: needsSuggestions)
+    }
+
+    private static func typesCharacter(_ event: KeyEvent) -> Bool {
+        guard let character = event.character else { return false }
+        return character.value >= 0x20 && character.value != 0x7F
     }
 
     private func consumed(_ event: KeyEvent) -> KeyResult {

@@ -162,6 +162,20 @@ struct ComposeSessionTests {
         #expect(input.field.preedit?.text == "cafe")
     }
 
+    @Test func keysThatTypeNothingDropTheAccentAndStillWork() throws {
+        let input = ComposingField()
+        input.type("caf")
+        let first = try #require(input.field.table?.candidates.first)
+        input.dead(Dead.acute)
+        #expect(input.press(Keysym.f1), "F1 still selects")
+        #expect(!input.filter.isComposing)
+        #expect(input.field.text == first)
+        input.dead(Dead.acute)
+        #expect(input.press(Keysym.returnKey, character: "\r") == false, "Return reaches the application")
+        #expect(input.field.preedit == nil, "the pending space was settled by Return, not kept for the accent")
+        #expect(input.releasesHandled.last == false, "a key given to the session keeps its release")
+    }
+
     @Test func aChordAbandonsTheSequence() {
         let input = ComposingField()
         input.dead(Dead.acute)
