@@ -35,7 +35,8 @@ public protocol KeysymComposer: AnyObject {
 /// An invalid sequence (`dead_acute` then `q`), Escape or BackSpace while composing drop the
 /// sequence and the key that ended it, as GTK's simple input method and ibus-engine-simple do;
 /// the word being typed is kept. A key that types no character (F1, Return, Tab, arrows) drops
-/// the sequence and then does what it always does, so a pending accent never eats a selection. Password and PIN fields, and clients that cannot show a
+/// the sequence and then does what it always does, so a pending accent never eats a selection;
+/// a second dead key replaces the first. Password and PIN fields, and clients that cannot show a
 /// preedit, get every key untouched: the application composes there itself.
 public final class ComposeFilter {
     /// The session the keys go to.
@@ -79,7 +80,19 @@ public final class ComposeFilter {
             cancel()
             return consumed(event)
         }
-        switch composer.feed(event.keyval) {
+        var step = composer.feed(event.keyval)
+        if step == .cancelled {
+            cancel()
+            // Another dead key or Compose starts its own sequence (`dead_acute dead_tilde n` → `ñ`).
+            step = composer.feed(event.keyval)
+            if step == .none {
+                // A key that types nothing (F1, Return, an arrow) still does its job; a letter
+                // that fits no sequence is dropped with the accent.
+                if !Self.typesCharacter(event) { return session.processKey(event) }
+                return consumed(event)
+            }
+        }
+        switch step {
         case .none:
             isComposing = false
             return session.processKey(event)
@@ -88,9 +101,6 @@ public final class ComposeFilter {
             return consumed(event)
         case .cancelled:
             cancel()
-            // A key that types nothing (F1, Return, an arrow) still does its job; a letter that
-            // fits no sequence is dropped with the accent.
-            if !Self.typesCharacter(event) { return session.processKey(event) }
             return consumed(event)
         case .composed(let text):
             isComposing = false

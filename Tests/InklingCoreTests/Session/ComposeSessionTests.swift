@@ -176,6 +176,16 @@ struct ComposeSessionTests {
         #expect(input.releasesHandled.last == false, "a key given to the session keeps its release")
     }
 
+    @Test func aSecondDeadKeyReplacesTheFirst() {
+        let input = ComposingField()
+        input.type("se")
+        input.dead(Dead.acute)
+        #expect(input.press(Dead.tilde), "the second dead key is consumed, not sent to the application")
+        #expect(input.filter.isComposing)
+        input.type("n")
+        #expect(input.field.preedit?.text == "señ")
+    }
+
     @Test func aChordAbandonsTheSequence() {
         let input = ComposingField()
         input.dead(Dead.acute)
