@@ -68,11 +68,16 @@ final class XkbComposer: KeysymComposer {
             buffer = [CChar](repeating: 0, count: length + 1)
             _ = xkb_compose_state_get_utf8(state, &buffer, buffer.count)
         }
-        if length > 0 { return String(validatingCString: buffer) }
+        if length > 0 { return Self.string(buffer) }
         let keysym = xkb_compose_state_get_one_sym(state)
         guard keysym != 0 else { return nil }
         var symbol = [CChar](repeating: 0, count: 8)
         guard xkb_keysym_to_utf8(keysym, &symbol, symbol.count) > 0 else { return nil }
-        return String(validatingCString: symbol)
+        return Self.string(symbol)
+    }
+
+    /// The UTF-8 text before the terminating NUL; nil when it is not valid UTF-8.
+    private static func string(_ buffer: [CChar]) -> String? {
+        String(validating: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -46,7 +46,7 @@ final class EngineInstance {
     func processKey(keyval: UInt32, keycode: UInt32, state: UInt32) -> Bool {
         let modifiers = KeyModifiers(rawValue: state)
         if !modifiers.contains(.release) { diagnostics?.keyPressed() }
-        guard let session, let compose else { return false }
+        guard let compose else { return false }
         let start = diagnostics != nil ? MemoryDiagnostics.now() : 0
         defer { if start != 0 { diagnostics?.recordKey(since: start) } }
         let scalar = ibus_keyval_to_unicode(keyval)
