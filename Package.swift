@@ -34,10 +34,17 @@ let package = Package(
             pkgConfig: "ibus-1.0",
             providers: [.apt(["libibus-1.0-dev"])]
         ),
+        /// libxkbcommon (pkg-config `xkbcommon`) for the engine: the system's Compose tables.
+        .systemLibrary(
+            name: "CXkbCommon",
+            path: "Sources/CXkbCommon",
+            pkgConfig: "xkbcommon",
+            providers: [.apt(["libxkbcommon-dev"])]
+        ),
         /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
         .executableTarget(
             name: "InklingEngine",
-            dependencies: ["InklingCore", "CIBus", "InklingStore", "InklingDigest"],
+            dependencies: ["InklingCore", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest"],
             path: "Sources/InklingEngine"
         ),
         /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.

@@ -7,11 +7,14 @@ PACKAGES="
 pkg-config
 libglib2.0-dev
 libibus-1.0-dev
+libxkbcommon-dev
+libx11-data
 ibus
 gir1.2-ibus-1.0
 python3-gi
 xvfb
 xdotool
+x11-xkb-utils
 dbus
 dbus-x11
 gir1.2-gtk-3.0

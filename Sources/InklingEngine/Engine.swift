@@ -16,6 +16,8 @@ final class EngineInstance {
     private(set) var engine: UnsafeMutablePointer<IBusEngine>?
     /// Nil when no usable pack was found: then every key passes through.
     let session: InputSession?
+    /// Dead keys and Compose sequences in front of the session (nil with the session).
+    private let compose: ComposeFilter?
     private var idleQueued = false
     private let diagnostics: MemoryDiagnostics?
 
@@ -28,6 +30,7 @@ final class EngineInstance {
     init(engine: UnsafeMutablePointer<IBusEngine>, session: InputSession?, diagnostics: MemoryDiagnostics?) {
         self.engine = engine
         self.session = session
+        compose = session.map { ComposeFilter(session: $0, composer: XkbComposer.make()) }
         self.diagnostics = diagnostics
         Self.live += 1
         Self.nextID += 1
@@ -43,14 +46,14 @@ final class EngineInstance {
     func processKey(keyval: UInt32, keycode: UInt32, state: UInt32) -> Bool {
         let modifiers = KeyModifiers(rawValue: state)
         if !modifiers.contains(.release) { diagnostics?.keyPressed() }
-        guard let session else { return false }
+        guard let compose else { return false }
         let start = diagnostics != nil ? MemoryDiagnostics.now() : 0
         defer { if start != 0 { diagnostics?.recordKey(since: start) } }
         let scalar = ibus_keyval_to_unicode(keyval)
         let event = KeyEvent(
             keyval: keyval, keycode: keycode, modifiers: modifiers,
             character: scalar == 0 ? nil : Unicode.Scalar(scalar))
-        let result = session.processKey(event)
+        let result = compose.processKey(event)
         if EngineTrace.enabled && !modifiers.contains(.release) {
             trace("key handled=\(result.handled) suggest=\(result.needsSuggestions)")
         }
@@ -64,6 +67,7 @@ final class EngineInstance {
     func focusIn() {
         trace("focus-in")
         requestSurroundingText()
+        compose?.cancel()
         guard let session else { return }
         registerProperties()
         render(session.focusIn())
@@ -73,6 +77,7 @@ final class EngineInstance {
 
     func focusOut() {
         trace("focus-out")
+        compose?.cancel()
         guard let session else { return }
         render(session.focusOut())
         CloudBridge.shared.afterInput(self)
@@ -80,6 +85,7 @@ final class EngineInstance {
 
     func reset() {
         trace("reset")
+        compose?.cancel()
         guard let session else { return }
         render(session.reset())
     }
@@ -92,6 +98,7 @@ final class EngineInstance {
     func disable() {
         trace("disable")
         // The daemon has already settled the preedit (commit-on-focus-out mode); clear our state.
+        compose?.cancel()
         guard let session else { return }
         render(session.reset())
     }
@@ -131,6 +138,7 @@ final class EngineInstance {
     }
 
     func candidateClicked(index: UInt32) {
+        compose?.cancel()  // A click ends whatever the keys were composing.
         guard let session else { return }
         let result = session.candidateClicked(pageIndex: Int(index))
         render(result.effects)

@@ -17,8 +17,8 @@ DRIVER = os.path.join(HERE, "e2e", "e2e_driver.py")
 
 COMMON = ["select", "punctuation", "focus-out", "panel-click", "surrounding-ascii"]
 CASES = {
-    "gtk3": COMMON + ["surrounding", "fix"],
-    "gtk4": COMMON + ["surrounding", "fix"],
+    "gtk3": COMMON + ["surrounding", "fix", "dead-keys", "altgr-pl"],
+    "gtk4": COMMON + ["surrounding", "fix", "dead-keys", "altgr-pl"],
     # Qt reports surrounding-text offsets in UTF-16 units: with an emoji before the cursor the
     # offsets cannot be code points, the text is rejected (by design), and no prediction follows.
     "qt5": COMMON,
@@ -35,7 +35,7 @@ def toolkit_available(toolkit):
 
 @functools.lru_cache(maxsize=None)
 def run_driver(toolkit):
-    for tool in ("Xvfb", "xdotool", "dbus-run-session"):
+    for tool in ("Xvfb", "xdotool", "dbus-run-session", "setxkbmap"):
         if shutil.which(tool) is None:
             pytest.fail("%s is missing (scripts/install-deps.sh installs it)" % tool)
     command = ["dbus-run-session", "--", "/usr/bin/python3", DRIVER, "--toolkit", toolkit]

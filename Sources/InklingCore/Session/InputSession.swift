@@ -291,7 +291,7 @@ public final class InputSession {
                 return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: true)
             }
         }
-        if !event.modifiers.intersection(.shortcut).isEmpty {
+        if event.isShortcut {
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
         }
         switch event.keyval {

@@ -13,8 +13,10 @@ import argparse
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -237,6 +239,45 @@ def case_fix(app, env, panel):
     return expected, app.wait_for_text("main", expected, "the fixed sentence")
 
 
+def with_layout(env, layout, variant, typing):
+    """Switches the X keyboard layout for one case (setxkbmap), and back to plain US after it."""
+    args = ["setxkbmap", "-layout", layout] + (["-variant", variant] if variant else [])
+    subprocess.run(args, env=env, check=True, timeout=30)
+    try:
+        return typing()
+    finally:
+        subprocess.run(["setxkbmap", "-layout", "us"], env=env, check=True, timeout=30)
+
+
+def case_dead_keys(app, env, panel):
+    """US-International dead keys compose inside the word, with candidates: `café naïve señor`."""
+
+    def typing():
+        press(env, "c", "a", "f", "dead_acute", "e")
+        try:
+            completions = "cafés" in panel.wait_for(lambda c: "cafés" in c, "completions of café")
+        except Timeout:
+            completions = False  # Reported with the text, which shows what became of the word.
+        press(env, "space", "n", "a", "dead_diaeresis", "i", "v", "e", "space")
+        press(env, "s", "e", "dead_tilde", "n", "o", "r", "space")
+        expected = "café naïve señor "
+        got = app.wait_for_text("main", expected, "the words typed with dead keys")
+        return {"text": expected, "completions of café": True}, {"text": got, "completions of café": completions}
+
+    return with_layout(env, "us", "intl", typing)
+
+
+def case_altgr_polish(app, env, panel):
+    """AltGr (ISO_Level3_Shift) letters of the Polish layout are typed into the word: `Łódź`."""
+
+    def typing():
+        press(env, "shift+ISO_Level3_Shift+l", "ISO_Level3_Shift+o", "d", "ISO_Level3_Shift+x", "space")
+        expected = "Łódź "
+        return expected, app.wait_for_text("main", expected, "the word typed with AltGr")
+
+    return with_layout(env, "pl", None, typing)
+
+
 TOOLKIT = None
 
 CASES = {
@@ -247,7 +288,13 @@ CASES = {
     "panel-click": case_panel_click,
     "surrounding": case_surrounding,
     "fix": case_fix,
+    "dead-keys": case_dead_keys,
+    "altgr-pl": case_altgr_polish,
 }
+
+# The engine reads the Compose table of this locale (and only it: $XCOMPOSEFILE includes just the
+# locale's file, so the user's ~/.XCompose stays out); the application keeps its own locale.
+COMPOSE_LOCALE = "en_US.UTF-8"
 
 
 def main():
@@ -260,10 +307,22 @@ def main():
     TOOLKIT = args.toolkit
 
     xvfb = Xvfb()
+    compose_dir = tempfile.mkdtemp(prefix="inkling-e2e-compose-")
+    compose_file = os.path.join(compose_dir, "XCompose")
+    with open(compose_file, "w") as f:
+        f.write('include "%L"\n')
+    locale_env = {"LC_ALL": COMPOSE_LOCALE, "LC_CTYPE": COMPOSE_LOCALE, "LANG": COMPOSE_LOCALE}
     # INKLING_DEBUG_EVENTS=1 in the environment: the engine's event trace lands in the daemon log.
-    daemon = Daemon(env={"DISPLAY": xvfb.display}, verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS"))).start()
+    daemon = Daemon(
+        env=dict(locale_env, DISPLAY=xvfb.display, XCOMPOSEFILE=compose_file),
+        verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS")),
+    ).start()
     panel = PanelRecorder(daemon.bus)
     env = dict(daemon.env)
+    for name in list(locale_env) + ["XCOMPOSEFILE"]:
+        env.pop(name, None)
+        if name in os.environ:
+            env[name] = os.environ[name]
     env.update(
         {
             "DISPLAY": xvfb.display,
@@ -306,6 +365,7 @@ def main():
             app.stop()
         daemon.stop()
         xvfb.stop()
+        shutil.rmtree(compose_dir, ignore_errors=True)
     print(json.dumps(report))
 
 
