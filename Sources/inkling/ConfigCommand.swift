@@ -1,5 +1,6 @@
 import CGio
 import FoundationEssentials
+import InklingCore
 
 #if canImport(Glibc)
     import Glibc
@@ -317,15 +318,8 @@ enum ConfigCommand {
                 .filter { !$0.isEmpty }
         }
 
-        static func isLanguageCode(_ code: String) -> Bool {
-            let parts = code.split(separator: "_", omittingEmptySubsequences: false)
-            guard let first = parts.first, (2...3).contains(first.count),
-                first.allSatisfy({ $0.isASCII && $0.isLowercase })
-            else { return false }
-            return parts.dropFirst().allSatisfy { part in
-                !part.isEmpty && part.count <= 8 && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-            }
-        }
+        /// The one shared check (InklingCore's `LanguageCode`), as the engine applies it.
+        static func isLanguageCode(_ code: String) -> Bool { LanguageCode.isValid(code) }
 
         /// GTK accelerator syntax, checked lightly: `<Modifier>`… then a key name; empty disables.
         static func isAccelerator(_ text: String) -> Bool {
