@@ -15,7 +15,7 @@ enum PackCommand {
         do {
             return try String(decoding: Data(contentsOf: URL(filePath: path)), as: UTF8.self)
         } catch {
-            fail("cannot read \(path): \(error)")
+            fail("cannot read \(path): \(FileProblem.reason(error))")
         }
     }
 
@@ -56,20 +56,21 @@ enum PackCommand {
                 try Data(text.utf8).write(to: URL(filePath: heldOut), options: .atomic)
             }
         } catch {
-            fail("cannot write \(output): \(error)")
+            fail("cannot write \(output): \(FileProblem.reason(error))")
         }
         warn("pack build: wrote \(output) (\(bytes.count) bytes)")
     }
 
     static func info(_ arguments: Arguments) {
         guard arguments.positional.count >= 2 else { fail("pack info needs a file") }
+        let path = arguments.positional[1]
         do {
-            let pack = try LanguagePack(path: arguments.positional[1])
+            let pack = try LanguagePack(path: path)
             print("file: \(pack.path) (\(pack.file.size) bytes)")
             for (key, value) in pack.metadata.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
             print("vocabulary: \(pack.wordCount) words")
         } catch {
-            fail("\(error)")
+            fail(error.sentence(path: path))
         }
     }
 }

@@ -134,7 +134,7 @@ enum PacksCommand {
         // Checked before anything is created or fetched: file:, gopher:, dict:… and clear-text
         // http:// to another machine never reach libcurl.
         do { _ = try PackDownload.check(url) } catch {
-            fail("the manifest's URL for '\(language)' \(error); nothing was installed")
+            fail("the '\(language)' pack's URL \(error); nothing was installed")
         }
         removeAbandonedPartials()
         let final = packFolder + "/\(language).inkpack"
@@ -348,7 +348,7 @@ enum Downloader {
         for _ in 0...PackDownload.maximumRedirects {
             let scheme: PackDownload.Scheme
             do { scheme = try PackDownload.check(current) } catch {
-                return current == url ? "\(error)" : "the server redirected to \(error)"
+                return current == url ? "\(error)" : "the redirect to \(error)"
             }
             // A redirect's body (or a first try's) must not end up in the file.
             guard fflush(file) == 0, ftruncate(fileno(file), 0) == 0 else { return "cannot write \(path)" }

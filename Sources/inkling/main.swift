@@ -92,7 +92,7 @@ func openPack(_ arguments: Arguments) -> LanguagePack {
     do {
         return try LanguagePack(path: path)
     } catch {
-        fail("\(error)")
+        fail(error.sentence(path: path))
     }
 }
 
@@ -150,10 +150,9 @@ case "predict":
     server.learns = arguments.flags.contains("--learn")
     server.run()
     if let userFile, server.learns {
-        do {
-            try Data(UserModelFile.write(predictor.userModel.allEntries).utf8).write(to: URL(filePath: userFile), options: .atomic)
-        } catch {
-            fail("cannot write \(userFile): \(error)")
+        // Learned words: 0600 whatever the umask.
+        if let problem = PrivateFiles.writeAtomically(Array(UserModelFile.write(predictor.userModel.allEntries).utf8), to: userFile) {
+            fail(problem)
         }
     }
     if let userStore, server.learns {
