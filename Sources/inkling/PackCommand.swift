@@ -32,7 +32,11 @@ enum PackCommand {
         inputs.bigrams = optional("bigrams.tsv")
         inputs.spellings = optional("hunspell.txt")
         var parameters = PackBuilder.Parameters()
-        if let value = arguments.options["--language"] { parameters.language = value }
+        if let value = arguments.options["--language"] {
+            // The code names the pack's file once installed: the one shared check.
+            if let problem = LanguageCode.problem(value) { fail(problem, status: 2) }
+            parameters.language = value
+        }
         if let value = arguments.options["--name"] { parameters.displayName = value }
         if let value = arguments.options["--version"] { parameters.version = value }
         if let value = arguments.int("--vocabulary") { parameters.vocabularySize = value }

@@ -266,6 +266,10 @@ def main():
             suite.check(f"'{' '.join(command)}' is refused", r.returncode == 2 and "is not a language code" in r.stderr
                         and one_sentence(r.stderr), f"{r.returncode} {r.stderr}")
         suite.check("the victim file survives", os.path.exists(victim) and open(victim).read() == "precious")
+        built = os.path.join(work, "bad-language.inkpack")
+        r = run(["pack", "build", "--prepared", os.path.join(work, "prepared"), "-o", built, "--language", "../de"], env, timeout=QUICK)
+        suite.check("'pack build --language ../de' is refused", r.returncode == 2 and "is not a language code" in r.stderr
+                    and not os.path.exists(built), f"{r.returncode} {r.stderr}")
 
         # --- item 15: partial downloads do not outlive their install -------------------------------
         def slow_install():
