@@ -77,7 +77,7 @@ enum PacksCommand {
 
     static func list(_ arguments: Arguments) {
         removeAbandonedPartials()
-        guard let (manifest, _) = currentManifest() else {
+        guard let (manifest, source) = currentManifest() else {
             print("no pack manifest yet: run 'inkling packs update --manifest-url URL'")
             return
         }
@@ -85,6 +85,9 @@ enum PacksCommand {
             let path = packFolder + "/\(entry.language).inkpack"
             var status = "available"
             if entry.url.isEmpty { status = "bundled" }
+            if !entry.url.isEmpty, (try? PackDownload.check(PackDownload.resolve(entry.url, against: source))) == nil {
+                status = "refused URL (https:// only)"
+            }
             if FileManager.default.fileExists(atPath: path) { status = "installed" }
             if !entry.isSupported { status += ", needs Inkling \(entry.minEngineVersion)" }
             print("\(entry.language)\t\(entry.displayName)\t\(entry.version)\t\(entry.size / 1024) KiB\t\(status)")
@@ -120,6 +123,12 @@ enum PacksCommand {
             warn("inkling: \(problem)")
         }
         print("manifest updated: \(manifest.packs.count) packs")
+        // Said now, before anyone tries to install them.
+        for entry in manifest.packs where !entry.url.isEmpty {
+            do { _ = try PackDownload.check(PackDownload.resolve(entry.url, against: url)) } catch {
+                warn("inkling: the '\(entry.language)' pack's URL \(error); it cannot be installed")
+            }
+        }
     }
 
     static func install(_ language: String, _ arguments: Arguments) {

@@ -192,6 +192,12 @@ def main():
         # --- item 12: under umask 000 everything created is private -------------------------------
         r = run(["packs", "update"], env, umask=0)
         suite.check("update works", r.returncode == 0, r.stderr)
+        suite.check("update names every refused pack URL", all(f"'{code}' pack's URL '{hostile[code]}'" in r.stderr for code in hostile)
+                    and "'de' pack's URL" not in r.stderr, r.stderr)
+        r = run(["packs", "list"], env)
+        listed = {line.split("\t")[0]: line.split("\t")[-1] for line in r.stdout.splitlines()}
+        suite.check("list marks refused URLs", all(listed.get(code, "").startswith("refused URL") for code in hostile)
+                    and listed.get("de") == "available", r.stdout)
         r = run(["packs", "install", "de"], env, umask=0)
         suite.check("install works", r.returncode == 0 and installed("de"), r.stderr)
         learn_input = os.path.join(work, "learn.txt")
