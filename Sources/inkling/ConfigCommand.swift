@@ -275,10 +275,9 @@ enum ConfigCommand {
                         <Control> <Alt> <Shift> <Super>, then one key name), or '' to disable it; not '\(text)'
                         """)
                 }
-                if key == "cloud-endpoint" && !text.isEmpty && !text.hasPrefix("https://") && !text.hasPrefix("http://localhost")
-                    && !text.hasPrefix("http://127.0.0.1")
-                {
-                    ConfigCommand.error("cloud-endpoint takes an https:// URL (or '' for none), not '\(text)'")
+                // The host is parsed, not prefix-matched: http://localhost.evil.example is another machine.
+                if key == "cloud-endpoint" && !text.isEmpty && (try? PackDownload.check(text)) == nil {
+                    ConfigCommand.error("cloud-endpoint takes an https:// URL (http:// only to this machine; '' for none), not '\(text)'")
                 }
                 return g_variant_new_string(text)
             case "as":

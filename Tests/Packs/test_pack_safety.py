@@ -260,6 +260,19 @@ def main():
                     r.returncode not in (0, -999) and "took longer" in r.stderr and partials() == [], f"{took:.1f} s: {r.stderr}")
         print(f"     (drip abandoned after {took:.1f} s; the whole drip would take {drip_size / 600:.0f} s)")
 
+        # Same class: the cloud endpoint's loopback test parses the host too (not a prefix match).
+        schemas = os.path.join(work, "schemas")
+        os.makedirs(schemas)
+        for name in os.listdir(os.path.join(ROOT, "data", "gschema")):
+            shutil.copy(os.path.join(ROOT, "data", "gschema", name), schemas)
+        subprocess.run(["glib-compile-schemas", schemas], check=True)
+        config_env = dict(env, GSETTINGS_SCHEMA_DIR=schemas, GSETTINGS_BACKEND="memory")
+        for endpoint in ["http://localhost.evil.example/v1", "http://127.0.0.1.evil.example/v1", "http://127.0.0.1@evil.example/v1"]:
+            r = run(["config", "set", "cloud-endpoint", endpoint], config_env, timeout=QUICK)
+            suite.check(f"config refuses the cloud endpoint {endpoint}", r.returncode == 1 and "https://" in r.stderr, f"{r.returncode} {r.stderr}")
+        r = run(["config", "set", "cloud-endpoint", "http://127.0.0.1:11434/v1"], config_env, timeout=QUICK)
+        suite.check("config accepts a loopback cloud endpoint", r.returncode == 0, r.stderr)
+
         # --- item 9: language codes are checked by every command ----------------------------------
         victim = os.path.join(home, "victim.inkpack")
         with open(victim, "w") as f:
