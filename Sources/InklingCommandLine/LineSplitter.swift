@@ -1,21 +1,21 @@
 /// Splits a byte stream into lines with a hard length limit. A line longer than the limit is
 /// not kept: its bytes are counted and dropped as they arrive, so memory stays bounded.
-struct LineSplitter {
-    enum Item: Equatable {
+public struct LineSplitter {
+    public enum Item: Equatable, Sendable {
         case line([UInt8])
         /// A line that exceeded the limit, with its length in bytes (without the newline).
         case oversized(Int)
     }
 
-    let limit: Int
+    public let limit: Int
     private var buffer: [UInt8] = []
     private var discarded: Int?
 
-    init(limit: Int) {
+    public init(limit: Int) {
         self.limit = limit
     }
 
-    mutating func feed<Bytes: Collection>(_ bytes: Bytes) -> [Item] where Bytes.Element == UInt8 {
+    public mutating func feed<Bytes: Collection>(_ bytes: Bytes) -> [Item] where Bytes.Element == UInt8 {
         var items: [Item] = []
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
