@@ -8,12 +8,21 @@ public struct OptionSpec: Sendable {
     public var help: String
     /// Left out of `--help` and the man page (test and benchmark knobs).
     public var hidden: Bool
+    /// For a whole-number option: the values allowed (checked when the command line is read).
+    public var integers: ClosedRange<Int>?
+    /// For a number option: the values allowed (finite, checked when the command line is read).
+    public var numbers: ClosedRange<Double>?
 
     /// Creates an option.
-    public init(_ names: String..., value: String? = nil, help: String, hidden: Bool = false) {
+    public init(
+        _ names: String..., value: String? = nil, help: String, integers: ClosedRange<Int>? = nil,
+        numbers: ClosedRange<Double>? = nil, hidden: Bool = false
+    ) {
         self.names = names
         self.value = value
         self.help = help
+        self.integers = integers
+        self.numbers = numbers
         self.hidden = hidden
     }
 
@@ -72,10 +81,10 @@ public struct CommandSpec: Sendable {
         OptionSpec("--version", help: "show the version and exit"),
     ]
 
-    /// The usage lines: this command's, or one per visible subcommand.
+    /// The usage lines: its synopsis, or else one per visible subcommand.
     public var usageLines: [String] {
         let visible = subcommands.filter { !$0.hidden }
-        if !visible.isEmpty { return visible.flatMap(\.usageLines) }
+        if !visible.isEmpty && synopsis.isEmpty { return visible.flatMap(\.usageLines) }
         return [synopsis.isEmpty ? name : name + " " + synopsis]
     }
 

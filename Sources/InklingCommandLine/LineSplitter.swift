@@ -11,10 +11,12 @@ public struct LineSplitter {
     private var buffer: [UInt8] = []
     private var discarded: Int?
 
+    /// A splitter that keeps lines of at most `limit` bytes.
     public init(limit: Int) {
         self.limit = limit
     }
 
+    /// The lines completed by these bytes (a newline ends a line; a `\r` before it is dropped).
     public mutating func feed<Bytes: Collection>(_ bytes: Bytes) -> [Item] where Bytes.Element == UInt8 {
         var items: [Item] = []
         for byte in bytes {
@@ -37,5 +39,15 @@ public struct LineSplitter {
             }
         }
         return items
+    }
+
+    /// At the end of the stream: the last line if it had no newline (nil when there is none).
+    public mutating func finish() -> Item? {
+        defer {
+            buffer.removeAll()
+            discarded = nil
+        }
+        if let count = discarded { return .oversized(count) }
+        return buffer.isEmpty ? nil : .line(buffer)
     }
 }

@@ -154,6 +154,8 @@ extension CommandSpec {
                     throw UsageError("\(name) needs a value (\(placeholder))", command: self)
                 }
                 for alias in option.names { parsed.values[alias] = value }
+                if let range = option.integers { _ = try parsed.integer(name, in: range) }
+                if let range = option.numbers { _ = try parsed.number(name, in: range) }
             } else {
                 if attached != nil { throw UsageError("\(name) takes no value", command: self) }
                 for alias in option.names { parsed.flags.insert(alias) }

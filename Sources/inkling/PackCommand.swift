@@ -21,7 +21,7 @@ enum PackCommand {
 
     static func build(_ arguments: Arguments) {
         guard let folder = arguments.options["--prepared"], let output = arguments.options["-o"] else {
-            fail("pack build needs --prepared DIR and -o FILE")
+            arguments.usageError("pack build needs --prepared DIR and -o FILE")
         }
         func optional(_ name: String) -> String {
             let path = folder + "/" + name
@@ -34,7 +34,7 @@ enum PackCommand {
         var parameters = PackBuilder.Parameters()
         if let value = arguments.options["--language"] { parameters.language = value }
         if let value = arguments.options["--name"] { parameters.displayName = value }
-        if let value = arguments.options["--version"] { parameters.version = value }
+        if let value = arguments.options["--pack-version"] { parameters.version = value }
         if let value = arguments.int("--vocabulary") { parameters.vocabularySize = value }
         if let value = arguments.int("--char-table-bytes") { parameters.characterTableBytes = value }
         if let value = arguments.int("--char-order") { parameters.characterOrder = value }
