@@ -95,14 +95,14 @@ public struct CommandSpec: Sendable {
 
     /// The full `--help` text.
     public var helpText: String {
-        var text = usage + "\n\n" + summary + "\n"
+        var text = usage + "\n\n" + Self.wrap(summary) + "\n"
         let visibleCommands = subcommands.filter { !$0.hidden }
         if !visibleCommands.isEmpty {
             text += "\ncommands:\n"
             let width = visibleCommands.map { $0.path.last?.count ?? 0 }.max() ?? 0
             for command in visibleCommands {
                 let word = command.path.last ?? ""
-                text += "  " + word + String(repeating: " ", count: width - word.count + 2) + command.summary + "\n"
+                text += Self.wrap("  " + word + String(repeating: " ", count: width - word.count + 2) + command.summary, hanging: width + 4) + "\n"
             }
             text += "Run '\(name) COMMAND --help' for a command's options.\n"
         }
@@ -114,14 +114,34 @@ public struct CommandSpec: Sendable {
         let width = min(28, labels.map(\.count).max() ?? 0)
         for (label, option) in zip(labels, visibleOptions) {
             if label.count > width {
-                text += "  " + label + "\n  " + String(repeating: " ", count: width + 2) + option.help + "\n"
+                text += "  " + label + "\n" + Self.wrap(String(repeating: " ", count: width + 4) + option.help, hanging: width + 4) + "\n"
             } else {
-                text += "  " + label + String(repeating: " ", count: width - label.count + 2) + option.help + "\n"
+                text += Self.wrap("  " + label + String(repeating: " ", count: width - label.count + 2) + option.help, hanging: width + 4) + "\n"
             }
         }
-        if !details.isEmpty { text += "\n" + details + "\n" }
+        if !details.isEmpty { text += "\n" + Self.wrap(details) + "\n" }
         text += "\n" + Self.exitStatusLine + "\n"
         return text
+    }
+
+    /// Breaks lines longer than `width` at spaces; continuation lines start `hanging` spaces in
+    /// (default: the line's own indentation).
+    static func wrap(_ text: String, width: Int = 100, hanging: Int? = nil) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            var rest = Array(line)
+            let ownIndent = rest.prefix(while: { $0 == " " }).count
+            let indent = Array(repeating: Character(" "), count: hanging ?? ownIndent)
+            var lines: [String] = []
+            while rest.count > width {
+                // The last space within the width that follows some text of this line.
+                let textStart = rest.firstIndex(where: { $0 != " " }) ?? 0
+                guard let space = rest[..<(width + 1)].lastIndex(of: " "), space > textStart else { break }
+                lines.append(String(rest[..<space]).replacingTrailingSpaces)
+                rest = indent + rest[(space + 1)...].drop(while: { $0 == " " })
+            }
+            lines.append(String(rest))
+            return lines.joined(separator: "\n")
+        }.joined(separator: "\n")
     }
 
     /// The option with this name, if the command has it.
@@ -132,5 +152,14 @@ public struct CommandSpec: Sendable {
     /// The subcommand with this name, if there is one.
     public func subcommand(named name: String) -> CommandSpec? {
         subcommands.first { $0.path.last == name }
+    }
+}
+
+extension String {
+    /// The string without spaces at its end.
+    fileprivate var replacingTrailingSpaces: String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
     }
 }
