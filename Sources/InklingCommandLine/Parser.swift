@@ -110,7 +110,8 @@ extension CommandSpec {
                 throw UsageError("unknown option '\(ParsedArguments.shown(first))' (a command comes first)", command: self)
             }
             guard let sub = subcommand(named: first) else {
-                throw UsageError("unknown command '\(ParsedArguments.shown(first))'", command: self)
+                let kind = path.count > 1 ? "subcommand" : "command"
+                throw UsageError("unknown \(kind) '\(ParsedArguments.shown(first))'", command: self)
             }
             return try sub.parse(Array(arguments.dropFirst()))
         }
@@ -162,12 +163,35 @@ extension CommandSpec {
             }
         }
         if parsed.positional.count < self.arguments.lowerBound {
-            throw UsageError(self.arguments.lowerBound == 1 && parsed.positional.isEmpty ? "missing an argument" : "missing arguments", command: self)
+            throw UsageError("\(path.last ?? name) needs \(argumentNames)", command: self)
         }
         if parsed.positional.count > self.arguments.upperBound {
             let extra = parsed.positional[self.arguments.upperBound]
             throw UsageError(quotesArguments ? "unexpected argument '\(ParsedArguments.shown(extra))'" : "unexpected argument", command: self)
         }
         return .run(parsed)
+    }
+
+    /// The positional arguments the synopsis names (`KEY and VALUE`): option groups in brackets
+    /// and options with their values left out.
+    var argumentNames: String {
+        var depth = 0
+        var outside = ""
+        for character in synopsis {
+            if character == "[" { depth += 1 } else if character == "]" { depth = max(0, depth - 1) } else if depth == 0 { outside.append(character) }
+        }
+        var names: [String] = []
+        var skipValue = false
+        for token in outside.split(separator: " ") {
+            if token.hasPrefix("-") && token != "-" {
+                skipValue = true
+            } else if skipValue && token.uppercased() == token {
+                skipValue = false
+            } else {
+                names.append(String(token))
+                skipValue = false
+            }
+        }
+        return names.isEmpty ? "an argument" : names.joined(separator: " and ")
     }
 }

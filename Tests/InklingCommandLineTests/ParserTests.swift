@@ -54,6 +54,10 @@ struct ParserTests {
         #expect(usageError(["suggest", "-n"]) == "-n needs a value (N)")
         #expect(usageError(["suggest", "--quiet=yes"]) == "--quiet takes no value")
         #expect(usageError(["frobnicate"]) == "unknown command 'frobnicate'")
+        let group = CommandSpec(["tool", "group"], summary: "", subcommands: [Self.suggest])
+        #expect(throws: UsageError("unknown subcommand 'x'", command: group)) { try group.parse(["x"]) }
+        let set = CommandSpec(["tool", "set"], synopsis: "KEY VALUE [--db PATH]", summary: "", arguments: 2...2)
+        #expect(throws: UsageError("set needs KEY and VALUE", command: set)) { try set.parse(["k"]) }
         #expect(usageError(["--bogus"])?.hasPrefix("unknown option '--bogus'") == true)
         #expect(usageError([]) == "needs a command: suggest, wipe")
         #expect(usageError(["wipe", "extra"]) == "unexpected argument 'extra'")
