@@ -12,11 +12,7 @@ enum PackCommand {
     }
 
     static func read(_ path: String) -> String {
-        do {
-            return try String(decoding: Data(contentsOf: URL(filePath: path)), as: UTF8.self)
-        } catch {
-            fail("cannot read \(path): \(error)")
-        }
+        String(decoding: FileProblem.contents(path), as: UTF8.self)
     }
 
     static func build(_ arguments: Arguments) {
@@ -62,14 +58,10 @@ enum PackCommand {
     }
 
     static func info(_ arguments: Arguments) {
-        guard arguments.positional.count >= 2 else { fail("pack info needs a file") }
-        do {
-            let pack = try LanguagePack(path: arguments.positional[1])
-            print("file: \(pack.path) (\(pack.file.size) bytes)")
-            for (key, value) in pack.metadata.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
-            print("vocabulary: \(pack.wordCount) words")
-        } catch {
-            fail("\(error)")
-        }
+        guard arguments.positional.count >= 2 else { arguments.usageError("pack info needs a FILE") }
+        let pack = openPack(path: arguments.positional[1])
+        print("file: \(pack.path) (\(pack.file.size) bytes)")
+        for (key, value) in pack.metadata.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
+        print("vocabulary: \(pack.wordCount) words")
     }
 }

@@ -62,10 +62,50 @@ func openPack(_ arguments: Arguments) -> LanguagePack {
     } else {
         fail("no bundled English pack found near \(PackLocator.currentExecutablePath()); pass --pack PATH")
     }
+    return openPack(path: path)
+}
+
+/// Opens a pack file, or exits with one sentence naming the file and what is wrong with it.
+func openPack(path: String) -> LanguagePack {
+    // Why a file cannot be read, in the system's words (before the pack reader's own report).
+    if let problem = FileProblem.reading(path) { fail("cannot read the language pack \(path): \(problem)") }
     do {
         return try LanguagePack(path: path)
     } catch {
-        fail("\(error)")
+        let text = "\(error)"
+        fail(text.contains(path) ? text : "the language pack \(path) cannot be used: \(text)")
+    }
+}
+
+/// Problems with files, as one short phrase from the system (`No such file or directory`).
+enum FileProblem {
+    /// Why `path` cannot be opened and read as a regular file, or nil when it can.
+    static func reading(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return String(cString: strerror(errno)) }
+        if status.st_mode & S_IFMT == S_IFDIR { return String(cString: strerror(EISDIR)) }
+        return nil
+    }
+
+    /// The whole file, or exits with one sentence naming it.
+    static func contents(_ path: String) -> [UInt8] {
+        if let problem = reading(path) { fail("cannot read \(path): \(problem)") }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { fail("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = read(descriptor, &buffer, buffer.count)
+            if got < 0, errno == EINTR { continue }
+            if got < 0 { fail("cannot read \(path): \(String(cString: strerror(errno)))") }
+            if got == 0 { break }
+            bytes += buffer[0..<got]
+        }
+        return bytes
     }
 }
 

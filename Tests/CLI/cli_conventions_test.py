@@ -401,12 +401,26 @@ def a_100_mb_request_line_is_answered_with_an_error_without_being_held():
 @test
 def errors_are_one_sentence_naming_the_file():
     missing = "/nonexistent-inkling-folder/words.txt"
-    for words in (("learn", missing, "--pack", ARGS.pack), ("learned", "import", missing),
-                  ("check-bench", "--text", missing, "--pack", ARGS.pack)):
+    folder = tempfile.mkdtemp(prefix="inkling-conv-")
+    not_a_pack = os.path.join(folder, "words.inkpack")
+    with open(not_a_pack, "w") as handle:
+        handle.write("hello\n" * 100)
+    for words, named in (
+        (("learn", missing, "--pack", ARGS.pack), missing),
+        (("learned", "import", missing), missing),
+        (("check-bench", "--text", missing, "--pack", ARGS.pack), missing),
+        (("check-bench", "--text", folder, "--pack", ARGS.pack), folder),
+        (("suggest", "--pack", missing, "x"), missing),
+        (("suggest", "--pack", not_a_pack, "x"), not_a_pack),
+        (("pack", "info", missing), missing),
+        (("pack", "info", not_a_pack), not_a_pack),
+    ):
         result = inkling(*words)
         assert result.returncode == 1, (words, result)
         lines = [line for line in result.stderr.split("\n") if line]
-        assert len(lines) == 1 and missing in lines[0] and lines[0].startswith("inkling: "), (words, result.stderr)
+        assert len(lines) == 1 and named in lines[0] and lines[0].startswith("inkling: "), (words, result.stderr)
+        # A sentence from the system or the pack reader, not a dump of an error value.
+        assert "Error(" not in lines[0] and "userInfo" not in lines[0], (words, lines[0])
 
 
 def main():
