@@ -340,6 +340,29 @@ def a_count_that_is_a_surrogate_code_point_is_refused_not_a_crash():
     assert replies[6].startswith('{"id":6,"words":['), replies[6]
 
 
+@test
+def numbers_out_of_range_are_usage_errors_not_traps():
+    """The same class as the surrogate count: numbers from the command line converted unchecked
+    (each of these trapped on main: UInt64(-1), a negative window, prefix(-1), Int(1e300 * 1000))."""
+    folder = tempfile.mkdtemp(prefix="inkling-conv-")
+    text = os.path.join(folder, "text.txt")
+    with open(text, "w") as handle:
+        handle.write("hello world\n")
+    request = '{"id":1,"before":"the qui","n":3}\n'
+    for words, named in (
+        (("check-bench", "--text", text, "--pack", ARGS.pack, "--seed", "-1"), "--seed"),
+        (("predict", "--stdio", "--pack", ARGS.pack, "--window", "-1"), "--window"),
+        (("predict", "--stdio", "--pack", ARGS.pack, "--learned-window", "-1"), "--learned-window"),
+        (("predict", "--stdio", "--pack", ARGS.pack, "--char-weight", "nan"), "--char-weight"),
+        (("learned", "_stress", "--seconds", "1e300", "--db", os.path.join(folder, "s.sqlite3")), "--seconds"),
+        (("learned", "list", "--limit", "1e3", "--db", os.path.join(folder, "s.sqlite3")), "--limit"),
+        (("check-bench", "--text", text, "--pack", ARGS.pack, "--rate", "2"), "--rate"),
+    ):
+        result = inkling(*words, input=request)
+        assert result.returncode == USAGE_EXIT, (words, result.returncode, result.stderr[-300:])
+        assert result.stderr.split("\n")[0].endswith("'") and named in result.stderr, (words, result.stderr)
+
+
 def peak_rss_kib(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:

@@ -119,4 +119,13 @@ struct SharedLineSplitterTests {
         items = splitter.feed(Array("xyz\nok\r\n".utf8))
         #expect(items == [.oversized(19), .line(Array("ok".utf8))])
     }
+
+    @Test func theLastLineWithoutANewlineIsKeptAtTheEnd() {
+        var splitter = LineSplitter(limit: 8)
+        #expect(splitter.feed(Array("a\nbc".utf8)) == [.line(Array("a".utf8))])
+        #expect(splitter.finish() == .line(Array("bc".utf8)))
+        #expect(splitter.finish() == nil)
+        _ = splitter.feed(Array("0123456789".utf8))
+        #expect(splitter.finish() == .oversized(10))
+    }
 }
