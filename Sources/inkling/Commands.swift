@@ -148,7 +148,8 @@ enum Commands {
                 ["inkling", "learned", "_stress"], summary: "Crash-test writer (tests only).",
                 options: [
                     OptionSpec("--start", value: "N", help: "first word number", integers: 0...Int(Int32.max)),
-                    OptionSpec("--seconds", value: "X", help: "how long", numbers: 0...86_400), db,
+                    OptionSpec("--seconds", value: "X", help: "how long", numbers: 0...86_400),
+                    OptionSpec("--words", value: "N", help: "stop after N words", integers: 0...Int.max), db,
                 ], hidden: true),
         ],
         details: "the store: $XDG_DATA_HOME/inkling/user.sqlite3 (default ~/.local/share/inkling/user.sqlite3)")

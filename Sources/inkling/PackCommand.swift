@@ -12,7 +12,7 @@ enum PackCommand {
     }
 
     static func read(_ path: String) -> String {
-        String(decoding: FileProblem.contents(path), as: UTF8.self)
+        String(decoding: FileAccess.contents(path), as: UTF8.self)
     }
 
     static func build(_ arguments: Arguments) {

@@ -68,7 +68,7 @@ func openPack(_ arguments: Arguments) -> LanguagePack {
 /// Opens a pack file, or exits with one sentence naming the file and what is wrong with it.
 func openPack(path: String) -> LanguagePack {
     // Why a file cannot be read, in the system's words (before the pack reader's own report).
-    if let problem = FileProblem.reading(path) { fail("cannot read the language pack \(path): \(problem)") }
+    if let problem = FileAccess.reading(path) { fail("cannot read the language pack \(path): \(problem)") }
     do {
         return try LanguagePack(path: path)
     } catch {
@@ -78,7 +78,7 @@ func openPack(path: String) -> LanguagePack {
 }
 
 /// Problems with files, as one short phrase from the system (`No such file or directory`).
-enum FileProblem {
+enum FileAccess {
     /// Why `path` cannot be opened and read as a regular file, or nil when it can.
     static func reading(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
