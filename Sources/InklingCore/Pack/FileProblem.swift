@@ -45,11 +45,3 @@ public enum FileProblem {
         }
     }
 }
-
-extension PackError {
-    /// One sentence naming the pack file (`.unreadable` names it already).
-    public func sentence(path: String) -> String {
-        if case .unreadable = self { return description }
-        return "cannot use the language pack \(path): \(description)"
-    }
-}
