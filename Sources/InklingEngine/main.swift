@@ -76,6 +76,14 @@ enum EngineProcess {
 
 @MainActor
 func runEngine(ownName: Bool) -> Never {
+    // Flush learning and leave the main loop on SIGTERM, SIGINT or SIGHUP (exit status 0).
+    TerminationSignals.install(onMainLoop: { _ in
+        MainActor.assumeIsolated {
+            LearningBridge.shutdown()
+            ibus_quit()
+        }
+        return 0  // G_SOURCE_REMOVE
+    })
     EngineProcess.loadPack()
     PackLoader.start()
     LearningBridge.start()
