@@ -41,10 +41,13 @@ let package = Package(
             pkgConfig: "xkbcommon",
             providers: [.apt(["libxkbcommon-dev"])]
         ),
+        /// The log of the engine and the cloud helper: GLib structured logging, to the journal
+        /// when ibus-daemon discarded stderr (the choice is `LogDestination` in InklingCore).
+        .target(name: "InklingLog", dependencies: ["InklingCore", "CGio"]),
         /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
         .executableTarget(
             name: "InklingEngine",
-            dependencies: ["InklingCore", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest"],
+            dependencies: ["InklingCore", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest", "InklingLog"],
             path: "Sources/InklingEngine"
         ),
         /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.
@@ -64,7 +67,7 @@ let package = Package(
         /// `inkling-cloud`: the opt-in cloud-check helper process (JSON lines on stdin/stdout ⇄ HTTPS).
         .executableTarget(
             name: "InklingCloud",
-            dependencies: ["InklingCore", "CCurl", "CSecret"],
+            dependencies: ["InklingCore", "CCurl", "CSecret", "InklingLog"],
             path: "Sources/InklingCloud"
         ),
         .testTarget(

@@ -1,6 +1,8 @@
 // ibus-engine-inkling: the Inkling IBus engine process.
 //
-//   --ibus      started by ibus-daemon (the component's <exec>): owns org.freedesktop.IBus.Inkling
+//   --supervise ARGS   the component's <exec>: runs the engine (this binary with ARGS) as a child
+//               and restarts it when it dies by a signal (Supervisor.swift)
+//   --ibus      the engine as started for ibus-daemon: owns org.freedesktop.IBus.Inkling
 //   --xml       prints the component XML, with this binary's absolute path as <exec>
 //   --version   prints the version
 //   (none)      for development: registers the component with the running daemon itself
@@ -8,14 +10,17 @@
 // The language pack is opened once per process; every engine object gets its own session.
 import CIBus
 import InklingCore
+import InklingLog
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 let usage = """
-    usage: ibus-engine-inkling [--ibus | --xml | --version]
-      --ibus      run as started by ibus-daemon
+    usage: ibus-engine-inkling [--supervise --ibus | --ibus | --xml | --version]
+      --supervise --ibus   run as started by ibus-daemon: the engine under a supervisor that
+                           restarts it after a crash
+      --ibus      run the engine for ibus-daemon (no supervisor)
       --xml       print the IBus component XML for this binary
       --version   print the version
       (no option) register the component with the running IBus daemon and serve it
@@ -30,8 +35,8 @@ let usage = """
       INKLING_CLOUD_TIMEOUT_MS=N   the helper's --timeout-ms
       INKLING_CLOUD_NO_KEYRING=1   the helper's --no-keyring
       INKLING_CLOUD_HELPER=PATH    another helper executable (tests)
-    Logs go to stderr (ibus-daemon discards its engines' stderr unless run with --verbose) and
-    never contain typed text.
+    Logs go to the systemd journal when stderr is /dev/null (ibus-daemon discards its engines'
+    stderr unless run with --verbose), else to stderr; they never contain typed text.
 
     """
 
@@ -76,6 +81,7 @@ enum EngineProcess {
 
 @MainActor
 func runEngine(ownName: Bool) -> Never {
+    EngineRecovery.adoptSupervisor()
     // Flush learning and leave the main loop on SIGTERM, SIGINT or SIGHUP (exit status 0).
     TerminationSignals.install(onMainLoop: { _ in
         MainActor.assumeIsolated {
@@ -111,6 +117,7 @@ func runEngine(ownName: Bool) -> Never {
 
     if ownName {
         ibus_bus_request_name(bus, Component.busName, 0)
+        EngineRecovery.reattachIfOrphaned(bus)
     } else {
         let xml = Component.xml(exec: PackLocator.currentExecutablePath())
         guard let node = ibus_xml_parse_buffer(xml), let component = ibus_component_new_from_xml_node(node) else {
@@ -128,8 +135,14 @@ func runEngine(ownName: Bool) -> Never {
     exit(0)
 }
 
+ProcessLog.setUp(identifier: "ibus-engine-inkling")
+// Before anything is typed: no core dumps of a process that holds the user's text.
+if inkling_engine_harden_process() != 0 { log("could not disable core dumps", priority: .warning) }
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
+case "--supervise":
+    Supervisor.run(engineArguments: Array(arguments.dropFirst()))
 case "--version":
     print("ibus-engine-inkling \(Component.version)")
 case "--xml":

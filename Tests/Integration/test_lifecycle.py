@@ -444,6 +444,9 @@ def scenario_journal(checks):
             time.sleep(0.05)
         cloud = [e for e in journal.read() if e.get("SYSLOG_IDENTIFIER") == "inkling-cloud"]
         checks.check("the cloud helper logs to the journal", cloud, journal.entries[-5:])
+        checks.check("its entries are whole messages", all(e.get("MESSAGE") and e.get("PRIORITY") for e in cloud), cloud[:3])
+        debug = [e for e in journal.read() if e.get("PRIORITY") == "7"]
+        checks.check("no GLib debug messages without G_MESSAGES_DEBUG", not debug, debug[:3])
         everything = json.dumps(journal.read())
         for text in (WORD, "secret words"):
             checks.check("no typed text (%s) in the journal" % text, text not in everything)
