@@ -5,8 +5,9 @@
 /// applications raw until the user selects the engine again. So a crash (an end by a signal) is
 /// answered by a restart, at once the first time and then with a growing delay; more than
 /// `maximumCrashes` crashes within `window` is a crash loop, and the supervisor gives up rather
-/// than spin. An engine that exits by itself (the bus went away, it could not connect) or that was
-/// asked to stop is not restarted: the supervisor ends with it.
+/// than spin. An engine that exits by itself (the bus went away, it could not connect), that was
+/// asked to stop, or that a termination signal ended before it could handle it (SIGTERM, SIGINT,
+/// SIGHUP: someone meant it to end) is not restarted: the supervisor ends with it.
 public struct EngineRestartPolicy: Sendable {
     /// How the engine process ended.
     public enum Ending: Equatable, Sendable {
@@ -25,6 +26,9 @@ public struct EngineRestartPolicy: Sendable {
         /// A crash loop: ends with this exit status, saying why.
         case giveUp(status: Int32)
     }
+
+    /// SIGHUP, SIGINT and SIGTERM (Linux numbers): an end that was asked for, not a crash.
+    public static let terminationSignals: Set<Int32> = [1, 2, 15]
 
     /// Crashes older than this (milliseconds) no longer count.
     public var window: Int64 = 60_000
@@ -53,6 +57,8 @@ public struct EngineRestartPolicy: Sendable {
         switch ending {
         case .exited(let status):
             return .exit(status: status)
+        case .killedBySignal(let signal) where Self.terminationSignals.contains(signal):
+            return .exit(status: Self.status(forSignal: signal))
         case .killedBySignal(let signal):
             crashes.removeAll { now - $0 >= window || $0 > now }
             crashes.append(now)

@@ -46,6 +46,14 @@ import Testing
         #expect(policy.engineEnded(.exited(status: 1), stopRequested: false, now: 0) == .exit(status: 1))
     }
 
+    @Test func aTerminationSignalTheEngineCouldNotHandleYetIsNotACrash() {
+        // SIGTERM, SIGINT or SIGHUP before the engine installed its handlers (at start-up).
+        for signal: Int32 in [1, 2, 15] {
+            var policy = EngineRestartPolicy()
+            #expect(policy.engineEnded(.killedBySignal(signal), stopRequested: false, now: 0) == .exit(status: 128 + signal))
+        }
+    }
+
     @Test func anEngineAskedToStopIsNotRestartedWhateverItsEnd() {
         var policy = EngineRestartPolicy()
         #expect(policy.engineEnded(.exited(status: 0), stopRequested: true, now: 0) == .exit(status: 0))
