@@ -191,12 +191,14 @@ class Daemon:
         """The pid of the running engine process (`executable`: default the Inkling engine)."""
         executable = os.path.realpath(executable or self.engine)
         for pid in self.children():
+            # The command line first: /proc/PID/exe of a hardened (not dumpable) engine can be
+            # read only by root, its cmdline by everyone.
             try:
-                if os.path.realpath("/proc/%d/exe" % pid) == executable:
-                    return pid
                 with open("/proc/%d/cmdline" % pid, "rb") as f:
                     argv = f.read().split(b"\0")
                 if any(os.path.basename(executable).encode() in a for a in argv[:2]):
+                    return pid
+                if os.path.realpath("/proc/%d/exe" % pid) == executable:
                     return pid
             except OSError:
                 continue
