@@ -57,6 +57,33 @@ def test_sigterm_to_the_supervised_engine_ends_it_cleanly_without_a_restart():
     run_scenario("supervised_term")
 
 
+def test_closures_run_off_the_main_thread_cannot_inherit_main_actor_isolation():
+    """The class of the SIGTERM trap: a closure formed in a @MainActor context and handed to a
+    Dispatch API that does not take a @Sendable closure (setEventHandler, setCancelHandler,
+    setRegistrationHandler, DispatchWorkItem) is main-actor isolated; run on a dispatch thread,
+    Swift 6's isolation check traps. Such closures must be written @Sendable. And nothing may be
+    scheduled on the main dispatch queue or the main actor's executor: neither runs under
+    ibus_main(), whose GLib main loop is the only loop of the engine."""
+    import re
+
+    root = os.path.dirname(os.path.dirname(HERE))
+    problems = []
+    for folder in ("Sources/InklingEngine", "Sources/InklingCloud", "Sources/InklingLog", "Sources/InklingStore"):
+        for name in sorted(os.listdir(os.path.join(root, folder))):
+            if not name.endswith(".swift"):
+                continue
+            with open(os.path.join(root, folder, name)) as f:
+                text = f.read()
+            where = "%s/%s" % (folder, name)
+            for match in re.finditer(r"(setEventHandler|setCancelHandler|setRegistrationHandler|DispatchWorkItem)\s*(\(\s*(handler:|block:|qos:[^)]*,)?\s*)?\{", text):
+                if not re.match(r"\s*@Sendable\b", text[match.end():]):
+                    problems.append("%s: a %s closure without @Sendable" % (where, match.group(1)))
+            for pattern in (r"\bTask\s*(\(.*\))?\s*\{", r"DispatchQueue\.main\b", r"MainActor\.run\b", r"\bdispatchMain\("):
+                if re.search(pattern, text):
+                    problems.append("%s: %s (never runs under ibus_main)" % (where, pattern))
+    assert not problems, "\n".join(problems)
+
+
 # -- item 2: hardening -------------------------------------------------------------------------
 
 
