@@ -53,8 +53,14 @@ def test_two_quick_sigterms_still_exit_0():
     run_scenario("double_term")
 
 
-def test_sigterm_to_the_supervised_engine_ends_it_cleanly_without_a_restart():
-    run_scenario("supervised_term")
+@pytest.mark.parametrize("target", ["engine", "supervisor"])
+def test_sigterm_to_the_supervised_engine_ends_it_cleanly_without_a_restart(target):
+    # "supervisor": what ibus-daemon itself does when it exits or restarts (bus_component_stop).
+    run_scenario("supervised_term", target)
+
+
+def test_when_the_daemon_dies_the_engine_and_its_supervisor_end_without_restarts():
+    run_scenario("bus_gone")
 
 
 def test_closures_run_off_the_main_thread_cannot_inherit_main_actor_isolation():
@@ -288,7 +294,7 @@ def pump_for(seconds):
         GLib.source_remove(ticker)
 
 
-def scenario_supervised_term(checks):
+def scenario_supervised_term(checks, target):
     from ibus_harness import pump_until
 
     daemon, client = daemon_with_client()
@@ -299,7 +305,7 @@ def scenario_supervised_term(checks):
         checks.check("the engine runs under it", engine is not None and engine != supervisor)
         client.type("I like %s " % WORD)
         client.focus_out()
-        os.kill(engine, signal.SIGTERM)
+        os.kill(engine if target == "engine" else supervisor, signal.SIGTERM)
         pump_until(lambda: not alive(engine), what="the engine to exit")
         pump_until(lambda: supervisor is None or not alive(supervisor), what="the supervisor to exit")
         pump_for(1.5)
@@ -308,6 +314,42 @@ def scenario_supervised_term(checks):
         words = learned_words(daemon)
         checks.check("the word is in the store on disk", WORD in words, sorted(words)[:20])
         checks.check("the supervisor logged no crash", "restarting" not in daemon.log(), daemon.log()[-2000:])
+    finally:
+        daemon.stop()
+
+
+def engine_processes(executable):
+    """Live processes running this engine binary (any parent)."""
+    result = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and alive(int(entry)):
+            try:
+                with open("/proc/%s/cmdline" % entry, "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                continue
+            if argv and argv[0] == os.fsencode(executable):
+                result.append(int(entry))
+    return result
+
+
+def scenario_bus_gone(checks):
+    from ibus_harness import pump_until
+
+    daemon, client = daemon_with_client()
+    try:
+        engine = daemon.engine_pid()
+        supervisor = supervisor_pid(daemon)
+        checks.check("engine and supervisor run", engine and supervisor, descendants(daemon.process.pid))
+        client.type("I like %s " % WORD)
+        before = set(engine_processes(daemon.engine))
+        daemon.process.kill()
+        daemon.process.wait()
+        pump_until(lambda: not alive(engine), what="the engine to end with its bus")
+        pump_until(lambda: not alive(supervisor), what="the supervisor to end with its engine")
+        time.sleep(1.0)  # a restart would be immediate
+        orphans = sorted(set(engine_processes(daemon.engine)) - before)
+        checks.check("no engine was restarted", not orphans, orphans)
     finally:
         daemon.stop()
 
