@@ -100,9 +100,10 @@ def test_the_engine_and_its_supervisor_allow_no_core_dumps():
 # -- item 7: recovery after a crash ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["SIGKILL", "SIGSEGV"])
-def test_a_crashed_engine_is_restarted_and_the_next_key_reaches_a_fresh_engine(name):
-    run_scenario("crash", name)
+@pytest.mark.parametrize("name,client", [("SIGKILL", "plain"), ("SIGSEGV", "plain"), ("SIGKILL", "client-commit")])
+def test_a_crashed_engine_is_restarted_and_the_next_key_reaches_a_fresh_engine(name, client):
+    # "client-commit": a client that commits the preedit itself on focus-out (as GTK does).
+    run_scenario("crash", name, client)
 
 
 def test_a_crash_loop_gives_up_instead_of_restarting_forever():
@@ -271,11 +272,11 @@ def alive(pid):
         return False
 
 
-def daemon_with_client(env=None, verbose=True):
+def daemon_with_client(env=None, verbose=True, client_commit=False):
     from ibus_harness import Client, Daemon
 
     daemon = Daemon(env=env, verbose=verbose).start()
-    client = Client(daemon)
+    client = Client(daemon, client_commit=client_commit)
     client.focus_in()
     client.set_engine("inkling")
     return daemon, client
@@ -382,11 +383,11 @@ def scenario_hardened(checks):
         daemon.stop()
 
 
-def scenario_crash(checks, name):
+def scenario_crash(checks, name, kind="plain"):
     from ibus_harness import IBus, pump_until
 
     number = getattr(signal, name)
-    daemon, client = daemon_with_client()
+    daemon, client = daemon_with_client(client_commit=kind == "client-commit")
     try:
         supervisor = supervisor_pid(daemon)
         engine = daemon.engine_pid()
@@ -520,6 +521,27 @@ def scenario_journal(checks):
         for text in (WORD, "secret words"):
             checks.check("no typed text (%s) in the journal" % text, text not in everything)
         checks.extra["journal_entries"] = len(journal.entries)
+
+        # The same line (a complaint about an unknown option) from a terminal stays on the
+        # terminal; with stderr discarded it is a journal entry.
+        import pty
+
+        master, slave = pty.openpty()
+        subprocess.run([daemon.engine, "--no-such-option"], stdout=subprocess.DEVNULL, stderr=slave, timeout=30)
+        os.close(slave)
+        terminal = os.read(master, 65536).decode(errors="replace")
+        os.close(master)
+        checks.check("a terminal gets the plain line", "ibus-engine-inkling: " in terminal and "--no-such-option" in terminal, terminal)
+        journal.read()
+        checks.check("... and the journal nothing",
+                     not any("--no-such-option" in e.get("MESSAGE", "") for e in journal.entries))
+        subprocess.run([daemon.engine, "--no-such-option"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=30)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not any("--no-such-option" in e.get("MESSAGE", "") for e in journal.read()):
+            time.sleep(0.05)
+        checks.check("with stderr on /dev/null the line is a journal entry",
+                     any("--no-such-option" in e.get("MESSAGE", "") for e in journal.entries))
     finally:
         daemon.stop()
 
