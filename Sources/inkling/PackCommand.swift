@@ -12,16 +12,12 @@ enum PackCommand {
     }
 
     static func read(_ path: String) -> String {
-        do {
-            return try String(decoding: Data(contentsOf: URL(filePath: path)), as: UTF8.self)
-        } catch {
-            fail("cannot read \(path): \(error)")
-        }
+        String(decoding: FileAccess.contents(path), as: UTF8.self)
     }
 
     static func build(_ arguments: Arguments) {
         guard let folder = arguments.options["--prepared"], let output = arguments.options["-o"] else {
-            fail("pack build needs --prepared DIR and -o FILE")
+            arguments.usageError("pack build needs --prepared DIR and -o FILE")
         }
         func optional(_ name: String) -> String {
             let path = folder + "/" + name
@@ -34,7 +30,7 @@ enum PackCommand {
         var parameters = PackBuilder.Parameters()
         if let value = arguments.options["--language"] { parameters.language = value }
         if let value = arguments.options["--name"] { parameters.displayName = value }
-        if let value = arguments.options["--version"] { parameters.version = value }
+        if let value = arguments.options["--pack-version"] { parameters.version = value }
         if let value = arguments.int("--vocabulary") { parameters.vocabularySize = value }
         if let value = arguments.int("--char-table-bytes") { parameters.characterTableBytes = value }
         if let value = arguments.int("--char-order") { parameters.characterOrder = value }
@@ -62,14 +58,10 @@ enum PackCommand {
     }
 
     static func info(_ arguments: Arguments) {
-        guard arguments.positional.count >= 2 else { fail("pack info needs a file") }
-        do {
-            let pack = try LanguagePack(path: arguments.positional[1])
-            print("file: \(pack.path) (\(pack.file.size) bytes)")
-            for (key, value) in pack.metadata.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
-            print("vocabulary: \(pack.wordCount) words")
-        } catch {
-            fail("\(error)")
-        }
+        guard arguments.positional.count >= 2 else { arguments.usageError("pack info needs a FILE") }
+        let pack = openPack(path: arguments.positional[1])
+        print("file: \(pack.path) (\(pack.file.size) bytes)")
+        for (key, value) in pack.metadata.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
+        print("vocabulary: \(pack.wordCount) words")
     }
 }
