@@ -24,6 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 WORD = "zorblaxqua"
+# Waits for a process to end or start again: generous, for a loaded two-core machine.
+SLOW = 60
 
 
 def run_scenario(*args, timeout=180, prefix=()):
@@ -307,8 +309,8 @@ def scenario_supervised_term(checks, target):
         client.type("I like %s " % WORD)
         client.focus_out()
         os.kill(engine if target == "engine" else supervisor, signal.SIGTERM)
-        pump_until(lambda: not alive(engine), what="the engine to exit")
-        pump_until(lambda: supervisor is None or not alive(supervisor), what="the supervisor to exit")
+        pump_until(lambda: not alive(engine), what="the engine to exit", timeout=SLOW)
+        pump_until(lambda: supervisor is None or not alive(supervisor), what="the supervisor to exit", timeout=SLOW)
         pump_for(1.5)
         checks.check("no engine was restarted after a clean exit", daemon.engine_pid() is None,
                      descendants(daemon.process.pid))
@@ -346,8 +348,8 @@ def scenario_bus_gone(checks):
         before = set(engine_processes(daemon.engine))
         daemon.process.kill()
         daemon.process.wait()
-        pump_until(lambda: not alive(engine), what="the engine to end with its bus")
-        pump_until(lambda: not alive(supervisor), what="the supervisor to end with its engine")
+        pump_until(lambda: not alive(engine), what="the engine to end with its bus", timeout=SLOW)
+        pump_until(lambda: not alive(supervisor), what="the supervisor to end with its engine", timeout=SLOW)
         time.sleep(1.0)  # a restart would be immediate
         orphans = sorted(set(engine_processes(daemon.engine)) - before)
         checks.check("no engine was restarted", not orphans, orphans)
@@ -396,17 +398,17 @@ def scenario_crash(checks, name, kind="plain"):
         client.commits.clear()
         os.kill(engine, number)
         # The daemon settles a commit-mode preedit itself when the engine's connection closes.
-        pump_until(lambda: "hel" in client.commits, what="the preedit committed after the crash")
+        pump_until(lambda: "hel" in client.commits, what="the preedit committed after the crash", timeout=SLOW)
         checks.check("the preedit is committed once", client.commits == ["hel"], client.commits)
         checks.check("the field holds the word", client.text == "hel", client.text)
-        pump_until(lambda: daemon.engine_pid() not in (None, engine), what="a new engine process")
+        pump_until(lambda: daemon.engine_pid() not in (None, engine), what="a new engine process", timeout=SLOW)
         checks.check("the supervisor is the same process", supervisor_pid(daemon) == supervisor)
 
         def reattached():
             desc = client.ic.get_engine()
             return desc is not None and desc.get_name() == "inkling"
 
-        pump_until(reattached, what="the fresh engine on the focused context")
+        pump_until(reattached, what="the fresh engine on the focused context", timeout=SLOW)
         client.tables.clear()
         client.preedit_updates.clear()
         handled = client.key(IBus.unicode_to_keyval("p"))
