@@ -46,10 +46,13 @@ let package = Package(
             pkgConfig: "xkbcommon",
             providers: [.apt(["libxkbcommon-dev"])]
         ),
+        /// The log of the engine and the cloud helper: GLib structured logging, to the journal
+        /// when ibus-daemon discarded stderr (the choice is `LogDestination` in InklingCore).
+        .target(name: "InklingLog", dependencies: ["InklingCore", "CGio"]),
         /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
         .executableTarget(
             name: "InklingEngine",
-            dependencies: ["InklingCore", "InklingCommandLine", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest"],
+            dependencies: ["InklingCore", "InklingCommandLine", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest", "InklingLog"],
             path: "Sources/InklingEngine"
         ),
         /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.
@@ -69,7 +72,7 @@ let package = Package(
         /// `inkling-cloud`: the opt-in cloud-check helper process (JSON lines on stdin/stdout ⇄ HTTPS).
         .executableTarget(
             name: "InklingCloud",
-            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret"],
+            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog"],
             path: "Sources/InklingCloud"
         ),
         .testTarget(

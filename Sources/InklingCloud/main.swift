@@ -3,10 +3,12 @@ import Dispatch
 import Glibc
 import InklingCommandLine
 import InklingCore
+import InklingLog
 
 // inkling-cloud: the cloud-check helper. Speaks the JSON-lines protocol of `CloudProtocol` on
 // stdin/stdout and asks an OpenAI-compatible chat-completions endpoint. See Service.swift.
 
+ProcessLog.setUp(identifier: "inkling-cloud")
 signal(SIGPIPE, SIG_IGN)
 if inkling_harden_process() != 0 { Log.note("could not disable core dumps") }
 

@@ -59,7 +59,7 @@ def test_xml_is_the_template_with_the_absolute_engine_path():
     with open(os.path.join(REPO, "ibus-component", "inkling.xml.in")) as f:
         template = f.read()
     assert xml == template.replace("@EXEC@", engine)
-    assert "<exec>%s --ibus</exec>" % engine in xml
+    assert "<exec>%s --supervise --ibus</exec>" % engine in xml
     version = subprocess.run([engine, "--version"], check=True, capture_output=True, text=True).stdout
     assert version.startswith("ibus-engine-inkling ")
 
