@@ -39,7 +39,14 @@ public enum UserStoreError: Error, Equatable, CustomStringConvertible {
 /// Layout: table `entries(context, key, display, count, last_used)` keyed by (context, key) — the
 /// rows of `UserModel` — and `meta(name, value)` holding a `generation` that every committed write
 /// increases, so a long-running writer (the engine) notices that someone else (the CLI: forget,
-/// wipe, import, learn) changed the store and reloads instead of overwriting it.
+/// wipe, import, learn; another session's engine) changed the store; `reconcile` then merges its
+/// changes instead of overwriting or dropping them. The removal log — `forgotten(tag, generation,
+/// at)` with 16-bit word tags, and `meta` rows `wiped_at` and `forgotten_complete_since` — lets
+/// a forget or wipe win over changes made before it (`RemovalLog`).
+///
+/// Besides the file and its `-wal`/`-shm`, the only files with learned words Inkling writes next
+/// to it are damaged stores moved aside (`<path>.corrupt-*`, see `open`): `leftoverCopies(of:)`
+/// finds them and `learned wipe` deletes them. Temporary data stays in memory (`temp_store`).
 ///
 /// The file is private (mode 0600, also its `-wal` and `-shm` companions), in WAL mode so that
 /// readers never block the writer and the CLI and the engine can use it at the same time (a
