@@ -1,6 +1,7 @@
 import CCurl
 import Dispatch
 import Glibc
+import InklingCommandLine
 import InklingCore
 
 // inkling-cloud: the cloud-check helper. Speaks the JSON-lines protocol of `CloudProtocol` on
@@ -16,8 +17,13 @@ do {
     switch error {
     case let .usage(problem):
         Log.usage(problem)
+        exit(2)
+    case .help:
+        Terminal.write(Options.command.helpText, to: 1)
+    case .version:
+        Terminal.write("inkling-cloud \(InklingVersion.current)\n", to: 1)
     }
-    exit(2)
+    exit(0)
 }
 
 HTTPClient.globalInit()

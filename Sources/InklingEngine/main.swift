@@ -2,38 +2,39 @@
 //
 //   --ibus      started by ibus-daemon (the component's <exec>): owns org.freedesktop.IBus.Inkling
 //   --xml       prints the component XML, with this binary's absolute path as <exec>
-//   --version   prints the version
+//   --version   prints the version; --help the usage
 //   (none)      for development: registers the component with the running daemon itself
 //
 // The language pack is opened once per process; every engine object gets its own session.
 import CIBus
+import InklingCommandLine
 import InklingCore
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-let usage = """
-    usage: ibus-engine-inkling [--ibus | --xml | --version]
-      --ibus      run as started by ibus-daemon
-      --xml       print the IBus component XML for this binary
-      --version   print the version
-      (no option) register the component with the running IBus daemon and serve it
-
-    environment:
-      INKLING_DEBUG_MEMORY=N   every N key presses, log RSS, peak RSS, the pack's mapped size,
-                               live engine objects and the engine's own key/suggestion times
-      INKLING_DEBUG_EVENTS=1   log the IBus notifications received (names and numbers only)
-    for tests and development (override GSettings; see CloudBridge.swift):
-      INKLING_CLOUD_CHECK=1    turn the cloud check on in every session
-      INKLING_CLOUD_ENDPOINT=URL, INKLING_CLOUD_MODEL=NAME   the helper's --endpoint and --model
-      INKLING_CLOUD_TIMEOUT_MS=N   the helper's --timeout-ms
-      INKLING_CLOUD_NO_KEYRING=1   the helper's --no-keyring
-      INKLING_CLOUD_HELPER=PATH    another helper executable (tests)
-    Logs go to stderr (ibus-daemon discards its engines' stderr unless run with --verbose) and
-    never contain typed text.
-
-    """
+/// The engine's command line (shared conventions: `--help`, `--version`, exit status 2).
+let commandSpec = CommandSpec(
+    ["ibus-engine-inkling"], synopsis: "[--ibus | --xml]",
+    summary: "The Inkling input method engine for IBus. ibus-daemon starts it with --ibus; without options it registers its component with the running daemon itself and serves it (development).",
+    options: [
+        OptionSpec("--ibus", help: "run as started by ibus-daemon (the component's exec line)"),
+        OptionSpec("--xml", help: "print the IBus component XML for this binary and exit"),
+    ],
+    details: """
+        environment:
+          INKLING_DEBUG_MEMORY=N   every N key presses, log RSS, peak RSS, the pack's mapped size,
+                                   live engine objects and the engine's own key/suggestion times
+          INKLING_DEBUG_EVENTS=1   log the IBus notifications received (names and numbers only)
+        for tests and development (override GSettings; see CloudBridge.swift):
+          INKLING_CLOUD_CHECK=1    turn the cloud check on in every session
+          INKLING_CLOUD_ENDPOINT=URL, INKLING_CLOUD_MODEL=NAME   the helper's --endpoint and --model
+          INKLING_CLOUD_TIMEOUT_MS=N   the helper's --timeout-ms
+          INKLING_CLOUD_NO_KEYRING=1   the helper's --no-keyring
+          INKLING_CLOUD_HELPER=PATH    another helper executable (tests)
+        Logs never contain typed text.
+        """)
 
 @MainActor
 enum EngineProcess {
@@ -120,20 +121,12 @@ func runEngine(ownName: Bool) -> Never {
     exit(0)
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments.first {
-case "--version":
-    print("ibus-engine-inkling \(Component.version)")
-case "--xml":
+let arguments = Terminal.parse(Array(CommandLine.arguments.dropFirst()), with: commandSpec, version: Component.version)
+if arguments.has("--xml") && arguments.has("--ibus") {
+    Terminal.exitWithUsageError(UsageError("--xml and --ibus cannot be combined", command: commandSpec))
+}
+if arguments.has("--xml") {
     print(Component.xml(exec: PackLocator.currentExecutablePath()), terminator: "")
-case "--help", "-h":
-    print(usage, terminator: "")
-case "--ibus":
-    runEngine(ownName: true)
-case nil:
-    runEngine(ownName: false)
-default:
-    log("unknown option \(arguments[0])")
-    print(usage, terminator: "")
-    exit(2)
+} else {
+    runEngine(ownName: arguments.has("--ibus"))
 }

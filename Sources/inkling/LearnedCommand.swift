@@ -11,15 +11,8 @@ import Synchronization
 /// store the engine uses (`--db PATH` to use another). Output goes to the terminal only when the
 /// user asks for it (list, export); nothing typed is ever logged.
 enum LearnedCommand {
-    static let usage = """
-        usage: inkling learned list [--limit N] [--db PATH]     learned words: count, last used
-               inkling learned forget WORD [--db PATH]          forget a word everywhere
-               inkling learned wipe [--db PATH]                 forget everything
-               inkling learned export [FILE|-] [--db PATH]      TSV (context, key, display, count, last used)
-               inkling learned import FILE [--db PATH]          merge a TSV export (larger count wins)
-               inkling learn FILE|- [--db PATH] [--pack PATH]   learn from your own texts, one document a line
-        the store: $XDG_DATA_HOME/inkling/user.sqlite3 (default ~/.local/share/inkling/user.sqlite3)
-        """
+    /// The usage lines (`Commands.learned`, which the command line is read against).
+    static var usage: String { Commands.learned.usage }
 
     /// Opens the store (`--db` or the default), saying so when a damaged one was moved aside.
     static func openStore(_ path: String) -> UserStore {
@@ -37,10 +30,6 @@ enum LearnedCommand {
     static func storePath(_ arguments: Arguments) -> String { arguments.options["--db"] ?? UserStore.defaultPath() }
 
     static func run(_ arguments: Arguments) {
-        if arguments.flags.contains("-h") || arguments.flags.contains("--help") {
-            print(usage)
-            return
-        }
         guard let subcommand = arguments.positional.first else { fail(usage, status: 2) }
         let rest = Array(arguments.positional.dropFirst())
         let path = storePath(arguments)
@@ -64,6 +53,7 @@ enum LearnedCommand {
                 print(removed == 0 ? "'\(word)' was not learned; nothing removed" : "forgot '\(word)': removed \(removed) entries")
                 warnAboutCopies(path)
             case "wipe":
+                confirmWipe(path: path, arguments)
                 let store = openStore(path)
                 let removed = try store.wipe()
                 let copies = try UserStore.removeLeftoverCopies(of: path)

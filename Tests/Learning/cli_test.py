@@ -93,7 +93,7 @@ def learn_list_forget_export_import_wipe():
     assert exported == inkling("learned", "export", "--db", db).stdout
     assert exported == inkling("learned", "export", "-", "--db", db).stdout
     count = len(exported.splitlines())
-    assert f"wiped {count} entries" in inkling("learned", "wipe", "--db", db).stdout
+    assert f"wiped {count} entries" in inkling("learned", "wipe", "--yes", "--db", db).stdout
     assert rows(db, "SELECT count(*) FROM entries") == [(0,)]
     assert f"imported {count} entries" in inkling("learned", "import", export, "--db", db).stdout
     assert inkling("learned", "export", "--db", db).stdout == exported

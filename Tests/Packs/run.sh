@@ -1,6 +1,11 @@
 #!/bin/bash
-# Language-pack download tests against a loopback server (needs the release build).
-set -euo pipefail
+# Language-pack download tests against loopback servers (needs the release build): the normal
+# install paths (test_packs.py), then hostile URLs, redirects, slow servers, language codes,
+# file modes, interrupted installs and unreadable packs (test_pack_safety.py).
+set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PYTHONDONTWRITEBYTECODE=1
-exec /usr/bin/python3 Tests/Packs/test_packs.py
+status=0
+/usr/bin/python3 Tests/Packs/test_packs.py || status=1
+/usr/bin/python3 Tests/Packs/test_pack_safety.py || status=1
+exit $status

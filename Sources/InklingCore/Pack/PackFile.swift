@@ -142,7 +142,7 @@ public final class PackFile: @unchecked Sendable {
         do {
             data = try Data(contentsOf: URL(filePath: path), options: .alwaysMapped)
         } catch {
-            throw .unreadable(path: path, reason: "\(error)")
+            throw .unreadable(path: path, reason: FileProblem.reason(error))
         }
         try self.init(data: data)
     }
