@@ -254,7 +254,7 @@ def wipe_removes_damaged_copies_that_list_and_forget_mention():
     forgot = inkling("learned", "forget", "zorblaxqua", "--db", db)
     assert "damaged copy of the store" in forgot.stderr, forgot.stderr
     inkling("learn", "-", "--db", db, input="fresh zorblaxqua\n")
-    wiped = inkling("learned", "wipe", "--db", db).stdout
+    wiped = inkling("learned", "wipe", "--yes", "--db", db).stdout
     assert "removed 1 damaged copy" in wiped, wiped
     assert not [name for name in os.listdir(folder) if ".corrupt-" in name], os.listdir(folder)
     for name in os.listdir(folder):
