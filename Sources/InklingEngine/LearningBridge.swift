@@ -33,12 +33,13 @@ enum LearningBridge {
     /// Takes the model's changes and queues them for the writer (never blocks on disk).
     static func tick() {
         guard let writer, let predictor = PackLoader.predictor, !stopped else { return }
-        if let fresh = writer.takeReload() {  // the CLI forgot, wiped, imported or learned
-            predictor.replaceUserModel(with: fresh)
-        }
-        // Taking the changes leaves the predictor's answers (and their cache) untouched.
+        // Taking the changes leaves the predictor's answers (and their cache) untouched. They are
+        // handed over before a reload replaces the model, which would otherwise drop them.
         let changes = predictor.takeLearnedChanges()
         if !changes.isEmpty { writer.submit(changes) }
+        if let fresh = writer.takeReload() {  // the CLI or another engine wrote; includes `changes`
+            predictor.replaceUserModel(with: fresh)
+        }
     }
 
     /// A language switch: the old predictor's pending changes are queued, and the learned model
