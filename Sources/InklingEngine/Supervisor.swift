@@ -116,17 +116,13 @@ enum Supervisor {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-        var environment: [String] = []
+        var inherited: [String] = []
         var entry = environ
         while let pointer = entry.pointee {
-            let variable = String(cString: pointer)
-            if !variable.hasPrefix(EngineRecovery.supervisorVariable + "="), !variable.hasPrefix(EngineRecovery.recoveringVariable + "=") {
-                environment.append(variable)
-            }
+            inherited.append(String(cString: pointer))
             entry += 1
         }
-        environment.append("\(EngineRecovery.supervisorVariable)=\(getpid())")
-        if recovering { environment.append("\(EngineRecovery.recoveringVariable)=1") }
+        let environment = EngineEnvironment.forEngine(inheriting: inherited, supervisorProcessID: getpid(), recovering: recovering)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
@@ -147,8 +143,8 @@ enum Supervisor {
 /// The engine's side of supervision.
 @MainActor
 enum EngineRecovery {
-    nonisolated static let supervisorVariable = "INKLING_SUPERVISOR_PID"
-    nonisolated static let recoveringVariable = "INKLING_ENGINE_RECOVERING"
+    nonisolated static let supervisorVariable = EngineEnvironment.supervisorVariable
+    nonisolated static let recoveringVariable = EngineEnvironment.recoveringVariable
 
     /// Whether this engine replaces one that crashed.
     private(set) static var recovering = false
