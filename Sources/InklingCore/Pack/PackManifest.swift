@@ -77,10 +77,25 @@ public struct PackManifest: Codable, Equatable, Sendable {
         for entry in manifest.packs {
             let hexDigits = entry.sha256.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
             // The language becomes a file name in the packs folder: the one shared check.
-            guard entry.size > 0, entry.sha256.count == 64, hexDigits, LanguageCode.isValid(entry.language)
+            guard entry.size > 0, entry.sha256.count == 64, hexDigits, LanguageCode.isValid(entry.language),
+                isShownSafely(entry.displayName), isVersion(entry.version), isVersion(entry.minEngineVersion)
             else { throw .invalidEntry(entry.language) }
         }
         return manifest
+    }
+
+    /// Whether a name from the manifest may be shown in the language menu and printed to a
+    /// terminal: 1–64 visible characters, no control, bidi or invisible ones (a hostile manifest
+    /// could otherwise send terminal escapes or reorder what the menu shows).
+    static func isShownSafely(_ name: String) -> Bool {
+        let count = name.unicodeScalars.count
+        return (1...64).contains(count) && CloudText.isClean(name) && name.first != " " && name.last != " "
+    }
+
+    /// Whether a version is dotted ASCII (`1.2.0`, `0.1.0-beta+2`), at most 32 characters.
+    static func isVersion(_ version: String) -> Bool {
+        (1...32).contains(version.utf8.count)
+            && version.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ".+-".unicodeScalars.contains($0) }
     }
 
     /// The entry for a language.
