@@ -203,14 +203,9 @@ enum LearnedCommand {
 
     /// An export holds what the user typed: the file is created 0600, written whole, then renamed.
     static func writePrivateFile(_ path: String, _ text: String) {
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { fail("cannot write \(path): \(String(cString: strerror(errno)))") }
-        writeAll(fd, text)
-        guard fsync(fd) == 0, close(fd) == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            fail("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
+        // A fresh, unpredictable 0600 temporary opened with O_EXCL|O_NOFOLLOW: a link planted at
+        // a guessable name beside the target (a shared folder) can no longer redirect the write.
+        if let problem = PrivateFiles.writeAtomically(Array(text.utf8), to: path) { fail(problem) }
     }
 
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {

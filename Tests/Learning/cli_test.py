@@ -100,6 +100,26 @@ def learn_list_forget_export_import_wipe():
 
 
 @test
+def export_never_follows_a_link_planted_at_its_temporary_name():
+    """The export used to write through TARGET.tmp-PID with O_TRUNC and no O_NOFOLLOW: a link planted
+    there by another user of a shared folder made it overwrite any file the user can write."""
+    db = fresh_db()
+    inkling("learn", "-", "--db", db, input="Tuesday gardening zorblaxqua.\n")
+    folder = tempfile.mkdtemp(prefix="inkling-export-")
+    victim = os.path.join(folder, "victim.txt")
+    with open(victim, "w") as handle:
+        handle.write("keep me\n")
+    target = os.path.join(folder, "export.tsv")
+    # exec keeps the shell's PID, so $$ is the PID inkling will have.
+    script = 'ln -s "$1" "$2.tmp-$$" && exec "$3" learned export "$2" --db "$4"'
+    result = subprocess.run(["sh", "-c", script, "sh", victim, target, ARGS.inkling, db], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert open(victim).read() == "keep me\n", "the export wrote through the planted link"
+    assert "zorblaxqua" in open(target).read()
+    assert not os.path.islink(target) and mode(target) == 0o600
+
+
+@test
 def what_the_policy_refuses_is_never_stored_or_printed():
     db = fresh_db()
     secrets = ["alice@example.com", "https://bob:hunter2@example.org/x", "sk9Fq2LmZx7Pw3Rt", "4111111111111111",
