@@ -35,7 +35,9 @@ extension LearnedCommand {
         guard Terminal.inputIsTerminal else {
             arguments.usageError("wiping needs --yes when standard input is not a terminal; nothing was wiped")
         }
-        guard Terminal.confirm("Forget every learned word in \(path)? This cannot be undone.") else {
+        let copies = UserStore.leftoverCopies(of: path).count
+        let alsoCopies = copies == 0 ? "" : " and the \(copies) moved-aside damaged \(copies == 1 ? "copy" : "copies") beside it"
+        guard Terminal.confirm("Forget every learned word in \(path)\(alsoCopies)? This cannot be undone.") else {
             fail("nothing was wiped")
         }
     }
