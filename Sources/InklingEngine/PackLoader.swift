@@ -12,7 +12,9 @@ import InklingDigest
 /// pack is verified (size and SHA-256 against the manifest, GLib's GChecksum) and opened on a
 /// background queue, then every live session switches to it on the main loop. Until then, and
 /// whenever a pack is refused, English serves. A pack no longer used has no references left
-/// (sessions, checkers and this loader drop it), so it is unmapped.
+/// (sessions, checkers and this loader drop it), so its memory is freed. Packs are read into
+/// private memory, never mapped, so a pack file rewritten or truncated on disk cannot crash
+/// the engine.
 ///
 /// One predictor per process is shared by every session: one learned model, one stream of
 /// changes for the user store.
@@ -98,9 +100,9 @@ enum PackLoader {
         }
     }
 
-    /// Asks the kernel to reclaim a pack's resident pages (`MADV_PAGEOUT`). The mapping stays;
-    /// the pages are read back from the page cache when next used. Unlike `MADV_DONTNEED` this
-    /// never changes what the memory holds, whatever kind of mapping backs it.
+    /// Asks the kernel to reclaim a pack's resident pages (`MADV_PAGEOUT`): the pack's private
+    /// memory goes to swap where there is swap, and comes back when next used. Unlike
+    /// `MADV_DONTNEED` this never changes what the memory holds.
     nonisolated static func releaseResidentPages(of pack: LanguagePack) {
         let region = pack.file.mappedBytes
         let page = sysconf(Int32(_SC_PAGESIZE))
@@ -180,15 +182,21 @@ enum PackLoader {
         guard Int(status.st_size) == entry.size else {
             return .failure(Failure(reason: "size \(status.st_size) bytes, expected \(entry.size)"))
         }
-        guard let digest = FileDigest.sha256(path: path) else { return .failure(Failure(reason: "cannot read the file")) }
-        guard digest == entry.sha256 else { return .failure(Failure(reason: "SHA-256 mismatch")) }
         do {
-            let pack = try LanguagePack(path: path)
+            // Read once into private memory; size, SHA-256 and structure are all checked on
+            // these very bytes, and the file changing later cannot affect the pack in use.
+            let data = try PackFile.read(path: path)
+            guard data.count == entry.size else {
+                return .failure(Failure(reason: "size \(data.count) bytes, expected \(entry.size)"))
+            }
+            guard let digest = data.withUnsafeBytes({ FileDigest.sha256(bytes: $0) }) else {
+                return .failure(Failure(reason: "cannot compute its SHA-256"))
+            }
+            guard digest == entry.sha256 else { return .failure(Failure(reason: "SHA-256 mismatch")) }
+            let pack = try LanguagePack(data: data, path: path)
             guard pack.language == language else {
                 return .failure(Failure(reason: "it is a '\(pack.language)' pack"))
             }
-            // Opening read the whole pack for its checksum: keep resident only what typing uses.
-            releaseResidentPages(of: pack)
             return .success(pack)
         } catch {
             return .failure(Failure(reason: "\(error)"))
