@@ -57,9 +57,14 @@ struct PackFileLifetimeTests {
             let path = try FixturePacks.writeTemporaryFile(FixturePacks.englishBytes)
             defer { FixturePacks.removeTemporaryFile(path) }
             let pack = try LanguagePack(path: path)
+            // The committed pack too: large files must not be mapped either.
+            let committed = FixturePacks.committedEnglishPackPath(from: #filePath)
+            let large = try committed.map { try LanguagePack(path: $0) }
             let maps = String(decoding: try Data(contentsOf: URL(filePath: "/proc/self/maps")), as: UTF8.self)
             #expect(!maps.contains(path))
+            if let committed { #expect(!maps.contains(committed)) }
             #expect(pack.wordCount == FixturePacks.english.wordCount)
+            #expect(large.map { $0.wordCount > 50_000 } ?? true)
         }
     #endif
 
