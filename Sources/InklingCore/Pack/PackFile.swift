@@ -153,7 +153,9 @@ public final class PackFile: @unchecked Sendable {
     public static func read(path: String) throws(PackError) -> Data {
         let attributes: [FileAttributeKey: Any]
         do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
+            // Of the file itself: a pack may be a symbolic link (to the bundled one, say).
+            let target = URL(filePath: path).resolvingSymlinksInPath().path
+            attributes = try FileManager.default.attributesOfItem(atPath: target)
         } catch {
             throw .unreadable(path: path, reason: Self.reason(error))
         }

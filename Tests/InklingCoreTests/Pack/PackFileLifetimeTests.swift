@@ -90,6 +90,26 @@ struct PackFileLifetimeTests {
             #expect(mkfifo(fifo, 0o600) == 0)
             defer { unlink(fifo) }
             #expect(throws: PackError.unreadable(path: fifo, reason: "not a regular file")) { try PackFile.read(path: fifo) }
+            let linkToFifo = fifo + ".link"
+            #expect(symlink(fifo, linkToFifo) == 0)
+            defer { unlink(linkToFifo) }
+            #expect(throws: PackError.unreadable(path: linkToFifo, reason: "not a regular file")) { try PackFile.read(path: linkToFifo) }
         #endif
     }
+
+    #if canImport(Glibc)
+        @Test("a pack reached through symbolic links opens (two hops, one relative)")
+        func symbolicLink() throws {
+            let path = try FixturePacks.writeTemporaryFile(FixturePacks.englishBytes)
+            defer { FixturePacks.removeTemporaryFile(path) }
+            let first = path + ".link1"
+            let second = path + ".link2"
+            #expect(symlink(URL(filePath: path).lastPathComponent, first) == 0)
+            #expect(symlink(first, second) == 0)
+            defer { unlink(first); unlink(second) }
+            let pack = try LanguagePack(path: second)
+            #expect(pack.path == second)
+            #expect(pack.wordCount == FixturePacks.english.wordCount)
+        }
+    #endif
 }
