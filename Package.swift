@@ -16,8 +16,13 @@ let package = Package(
         .target(name: "InklingCore"),
         /// Fixtures and helpers shared by the test targets (tiny packs, marked text).
         .target(name: "InklingTestSupport", dependencies: ["InklingCore"]),
+        /// The command-line conventions of the three executables: options, help, usage errors,
+        /// bounded line reading. Pure Swift (Glibc for the terminal), no other dependencies.
+        .target(name: "InklingCommandLine"),
+        .testTarget(name: "InklingCommandLineTests", dependencies: ["InklingCommandLine"]),
         /// The `inkling` command-line tool: a thin shell over InklingCore.
-        .executableTarget(name: "inkling", dependencies: ["InklingCore", "CGio", "CCurl", "InklingStore", "InklingDigest"]),
+        .executableTarget(
+            name: "inkling", dependencies: ["InklingCore", "InklingCommandLine", "CGio", "CCurl", "InklingStore", "InklingDigest"]),
         /// SHA-256 of pack files (GLib's GChecksum), shared by the CLI and the engine.
         .target(name: "InklingDigest", dependencies: ["CGio"]),
         /// GIO (pkg-config `gio-2.0`) for `inkling config` (GSettings) and `InklingDigest` (GChecksum).
@@ -41,10 +46,13 @@ let package = Package(
             pkgConfig: "xkbcommon",
             providers: [.apt(["libxkbcommon-dev"])]
         ),
+        /// The log of the engine and the cloud helper: GLib structured logging, to the journal
+        /// when ibus-daemon discarded stderr (the choice is `LogDestination` in InklingCore).
+        .target(name: "InklingLog", dependencies: ["InklingCore", "CGio"]),
         /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
         .executableTarget(
             name: "InklingEngine",
-            dependencies: ["InklingCore", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest"],
+            dependencies: ["InklingCore", "InklingCommandLine", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest", "InklingLog"],
             path: "Sources/InklingEngine"
         ),
         /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.
@@ -64,12 +72,12 @@ let package = Package(
         /// `inkling-cloud`: the opt-in cloud-check helper process (JSON lines on stdin/stdout ⇄ HTTPS).
         .executableTarget(
             name: "InklingCloud",
-            dependencies: ["InklingCore", "CCurl", "CSecret"],
+            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog"],
             path: "Sources/InklingCloud"
         ),
         .testTarget(
             name: "InklingCloudTests",
-            dependencies: ["InklingCloud"],
+            dependencies: ["InklingCloud", "InklingCommandLine"],
             path: "Tests/Cloud/Unit"
         ),
         /// SQLite (pkg-config `sqlite3`) for the user store. Only InklingStore imports it.

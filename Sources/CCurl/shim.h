@@ -1,4 +1,4 @@
-/* CCurl: libcurl (pkg-config libcurl) for the `inkling-cloud` helper.
+/* CCurl: libcurl (pkg-config libcurl) for the `inkling-cloud` helper and `inkling packs`.
  *
  * curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: typed
  * static inline wrappers stand in for them (no separate C target needed).
@@ -54,6 +54,13 @@ static inline long inkling_curl_response_code(CURL *handle) {
     long code = 0;
     if (curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK) return 0;
     return code;
+}
+
+/* The Location a 3xx response points to (absolute), or NULL; valid until the next transfer. */
+static inline const char *inkling_curl_redirect_url(CURL *handle) {
+    char *url = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_REDIRECT_URL, &url) != CURLE_OK) return NULL;
+    return url;
 }
 
 /* Not libcurl, but only the helper imports this module: no core dumps (they would hold typed

@@ -7,6 +7,8 @@
 #define INKLING_CIBUS_SHIM_H
 
 #include <ibus.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 
 /* g_signal_connect_data with a destroy notify for the user data (each connection owns a reference). */
 static inline gulong inkling_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
@@ -18,5 +20,21 @@ static inline GObject *inkling_object(gpointer instance) { return G_OBJECT(insta
 static inline IBusEngine *inkling_engine(gpointer instance) { return IBUS_ENGINE(instance); }
 static inline IBusText *inkling_text(gpointer instance) { return IBUS_IS_TEXT(instance) ? IBUS_TEXT(instance) : NULL; }
 static inline const gchar *inkling_text_string(IBusText *text) { return text ? text->text : NULL; }
+
+/* No core dumps (systemd-coredump or apport would store the surrounding text and the preedit)
+ * and no ptrace or /proc/<pid>/mem access by other processes of the user, as the cloud helper
+ * does. prctl is variadic, hence this wrapper. Returns 0 on success. */
+static inline int inkling_engine_harden_process(void) {
+    struct rlimit none = { 0, 0 };
+    int failed = setrlimit(RLIMIT_CORE, &none) != 0;
+    failed |= prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L) != 0;
+    return failed ? -1 : 0;
+}
+
+/* The engine started by a supervisor ends with it (SIGTERM when its parent dies), so no
+ * orphaned engine keeps the bus name. Returns 0 on success. */
+static inline int inkling_end_with_parent(void) {
+    return prctl(PR_SET_PDEATHSIG, SIGTERM, 0L, 0L, 0L);
+}
 
 #endif

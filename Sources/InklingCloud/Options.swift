@@ -1,4 +1,5 @@
 import Glibc
+import InklingCommandLine
 
 /// The helper's command line:
 /// `inkling-cloud --endpoint URL --model NAME [--key-file PATH] [--timeout-ms N]`
@@ -16,44 +17,60 @@ struct Options: Equatable, Sendable {
     var breakerMilliseconds: UInt64 = 30_000
     var verbose = false
 
-    static let usage = "usage: inkling-cloud --endpoint URL --model NAME [--key-file PATH] [--timeout-ms N]"
+    /// The command line's description (shared conventions: `--help`, `--version`, exit status 2).
+    static let command: CommandSpec = {
+        var command = CommandSpec(
+            ["inkling-cloud"], synopsis: "--endpoint URL --model NAME [--key-file PATH] [--timeout-ms N]",
+            summary: "The cloud-check helper of the Inkling input method, started by the engine: JSON lines on standard input and output, HTTPS to an OpenAI-compatible endpoint. The API key comes from the keyring or the key file, never from the command line.",
+            options: [
+                OptionSpec("--endpoint", value: "URL", help: "the service's https:// URL (http:// only to this machine)"),
+                OptionSpec("--model", value: "NAME", help: "the model name sent with each request"),
+                OptionSpec("--key-file", value: "PATH", help: "the API key file (default $XDG_CONFIG_HOME/inkling/cloud-key, mode 0600)"),
+                OptionSpec("--timeout-ms", value: "N", help: "request deadline in milliseconds, 100 to 120000 (default 8000)"),
+                OptionSpec("--no-keyring", help: "do not ask the keyring for the key (tests)"),
+                OptionSpec("--breaker-ms", value: "N", help: "first pause after repeated failures in milliseconds, 10 to 300000 (tests)"),
+                OptionSpec("--verbose", help: "one line per request on standard error (numbers only, never text)"),
+            ])
+        command.quotesArguments = false
+        return command
+    }()
+
+    /// The usage lines and where to find more (printed with every usage error).
+    static var usage: String { command.usage + "\nRun 'inkling-cloud --help' for more." }
 
     enum ParseError: Error, Equatable {
         case usage(String)
+        /// Not a failure: `--help` was asked for.
+        case help
+        /// Not a failure: `--version` was asked for.
+        case version
     }
 
     static func parse(_ arguments: [String]) throws(ParseError) -> Options {
-        var endpoint: String?
-        var model: String?
+        let invocation: Invocation
+        do {
+            invocation = try command.parse(arguments)
+        } catch {
+            throw .usage(error.message)
+        }
+        let parsed: ParsedArguments
+        switch invocation {
+        case .help: throw .help
+        case .version: throw .version
+        case .run(let result): parsed = result
+        }
         var options = Options(endpoint: "", model: "")
-        var index = 0
-        func value(_ name: String) throws(ParseError) -> String {
-            index += 1
-            guard index < arguments.count else { throw .usage("\(name) needs a value") }
-            return arguments[index]
+        let endpoint = parsed.value("--endpoint")
+        let model = parsed.value("--model")
+        options.keyFile = parsed.value("--key-file")
+        do {
+            if let ms = try parsed.integer("--timeout-ms", in: 100...120_000) { options.timeoutMilliseconds = ms }
+            if let ms = try parsed.integer("--breaker-ms", in: 10...300_000) { options.breakerMilliseconds = UInt64(ms) }
+        } catch {
+            throw .usage(error.message)
         }
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "--endpoint": endpoint = try value(argument)
-            case "--model": model = try value(argument)
-            case "--key-file": options.keyFile = try value(argument)
-            case "--timeout-ms":
-                guard let ms = Int(try value(argument)), (100...120_000).contains(ms) else {
-                    throw .usage("--timeout-ms must be a number of milliseconds from 100 to 120000")
-                }
-                options.timeoutMilliseconds = ms
-            case "--breaker-ms":
-                guard let ms = UInt64(try value(argument)), (10...300_000).contains(ms) else {
-                    throw .usage("--breaker-ms must be a number of milliseconds from 10 to 300000")
-                }
-                options.breakerMilliseconds = ms
-            case "--no-keyring": options.useKeyring = false
-            case "--verbose": options.verbose = true
-            default: throw .usage("unknown argument (keys are never taken from the command line)")
-            }
-            index += 1
-        }
+        options.useKeyring = !parsed.has("--no-keyring")
+        options.verbose = parsed.has("--verbose")
         guard let endpoint, !endpoint.isEmpty else { throw .usage("--endpoint is required") }
         guard let model, !model.isEmpty, model.utf8.count <= 256,
             !model.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })

@@ -1,11 +1,14 @@
 import CCurl
 import Dispatch
 import Glibc
+import InklingCommandLine
 import InklingCore
+import InklingLog
 
 // inkling-cloud: the cloud-check helper. Speaks the JSON-lines protocol of `CloudProtocol` on
 // stdin/stdout and asks an OpenAI-compatible chat-completions endpoint. See Service.swift.
 
+ProcessLog.setUp(identifier: "inkling-cloud")
 signal(SIGPIPE, SIG_IGN)
 if inkling_harden_process() != 0 { Log.note("could not disable core dumps") }
 
@@ -16,8 +19,13 @@ do {
     switch error {
     case let .usage(problem):
         Log.usage(problem)
+        exit(2)
+    case .help:
+        Terminal.write(Options.command.helpText, to: 1)
+    case .version:
+        Terminal.write("inkling-cloud \(InklingVersion.current)\n", to: 1)
     }
-    exit(2)
+    exit(0)
 }
 
 HTTPClient.globalInit()

@@ -13,7 +13,7 @@ enum Component {
         <component>
           <name>org.freedesktop.IBus.Inkling</name>
           <description>Inkling predictive text</description>
-          <exec>@EXEC@ --ibus</exec>
+          <exec>@EXEC@ --supervise --ibus</exec>
           <version>0.1.0</version>
           <author>The Inkling authors</author>
           <license>see /usr/share/doc/inkling/copyright</license>

@@ -1,12 +1,13 @@
+import InklingLog
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Writes one line to standard error. Only numbers and fixed messages: never typed text.
-func log(_ message: String) {
-    let line = "ibus-engine-inkling: " + message + "\n"
-    var bytes = Array(line.utf8)
-    bytes.withUnsafeMutableBytes { buffer in _ = write(2, buffer.baseAddress, buffer.count) }
+/// Writes one log entry: to the journal when ibus-daemon discarded stderr, else a line on
+/// stderr (see `ProcessLog`). Only numbers and fixed messages: never typed text.
+func log(_ message: String, priority: ProcessLog.Priority = .notice) {
+    ProcessLog.write(message, priority: priority)
 }
 
 /// `INKLING_DEBUG_MEMORY=N`: every N key presses, logs VmRSS and VmHWM (from /proc/self/status),

@@ -1,5 +1,4 @@
 import CIBus
-import Dispatch
 import InklingCore
 import InklingStore
 
@@ -10,13 +9,10 @@ import InklingStore
 /// Persists learning: the user store is read once at start (before the first key) into the
 /// shared predictor's model; every second the model's changes are handed to the store's
 /// background writer (which writes on its own queue, never on the main thread); at exit
-/// (SIGTERM, or the bus going away) the rest is flushed.
+/// (a termination signal, see `TerminationSignals`, or the bus going away) the rest is flushed.
 @MainActor
 enum LearningBridge {
     private static var writer: UserStoreWriter?
-    nonisolated(unsafe) private static var signalSource: DispatchSourceSignal?
-    /// SIGTERMs received (touched only by the signal source's handler, which runs serially).
-    nonisolated(unsafe) private static var terminationRequests = 0
     private static var stopped = false
 
     static func start() {
@@ -32,33 +28,18 @@ enum LearningBridge {
             MainActor.assumeIsolated { LearningBridge.tick() }
             return 1  // G_SOURCE_CONTINUE
         }, nil)
-
-        // SIGTERM: flush on the main loop, then exit. The signal is received by a dispatch source
-        // on a global queue (not the main queue, which does not run under ibus_main()).
-        signal(SIGTERM, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global(qos: .userInitiated))
-        source.setEventHandler {
-            // A second SIGTERM while the main loop is stuck ends the process at once.
-            LearningBridge.terminationRequests += 1
-            if LearningBridge.terminationRequests > 1 { _exit(0) }
-            g_idle_add({ _ in
-                MainActor.assumeIsolated { LearningBridge.shutdown() }
-                exit(0)
-            }, nil)
-        }
-        source.resume()
-        signalSource = source
     }
 
     /// Takes the model's changes and queues them for the writer (never blocks on disk).
     static func tick() {
         guard let writer, let predictor = PackLoader.predictor, !stopped else { return }
-        if let fresh = writer.takeReload() {  // the CLI forgot, wiped, imported or learned
-            predictor.replaceUserModel(with: fresh)
-        }
-        // Taking the changes leaves the predictor's answers (and their cache) untouched.
+        // Taking the changes leaves the predictor's answers (and their cache) untouched. They are
+        // handed over before a reload replaces the model, which would otherwise drop them.
         let changes = predictor.takeLearnedChanges()
         if !changes.isEmpty { writer.submit(changes) }
+        if let fresh = writer.takeReload() {  // the CLI or another engine wrote; includes `changes`
+            predictor.replaceUserModel(with: fresh)
+        }
     }
 
     /// A language switch: the old predictor's pending changes are queued, and the learned model

@@ -160,7 +160,7 @@ enum PackLoader {
     /// Whether a pack is whole is checked when it is chosen, off the main thread.
     static func installedLanguages() -> Set<String> {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: UserPaths.packFolder())) ?? []
-        return Set(files.filter { $0.hasSuffix(".inkpack") && !$0.hasPrefix(".") }.map { String($0.dropLast(".inkpack".count)) })
+        return Set(files.filter { $0.hasSuffix(".inkpack") }.map { String($0.dropLast(".inkpack".count)) }.filter(LanguageCode.isValid))
     }
 
     /// Language names from the manifest (read once; English is always known).
@@ -174,6 +174,8 @@ enum PackLoader {
     private static var cachedDisplayNames: [String: String]?
 
     nonisolated static func load(language: String) -> Result<LanguagePack, Failure> {
+        // The code becomes a file name: the one shared check, whatever the settings hold.
+        guard LanguageCode.isValid(language) else { return .failure(Failure(reason: "not a language code")) }
         let path = UserPaths.packFolder() + "/\(language).inkpack"
         var status = stat()
         guard stat(path, &status) == 0 else {

@@ -237,10 +237,10 @@ enum EngineSettings {
             var index = 0
             while let item = list[index] {
                 let code = String(cString: item)
-                if !code.isEmpty, code.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || $0 == "-" || $0 == "_" }) {
+                if LanguageCode.isValid(code) {
                     codes.append(code)
                 } else {
-                    note("settings: ignoring the language code '\(code)'")
+                    note("settings: ignoring the language code '\(LanguageCode.printable(code))'")
                 }
                 index += 1
             }

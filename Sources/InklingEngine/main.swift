@@ -1,39 +1,47 @@
 // ibus-engine-inkling: the Inkling IBus engine process.
 //
-//   --ibus      started by ibus-daemon (the component's <exec>): owns org.freedesktop.IBus.Inkling
+//   --supervise [--ibus]   the component's <exec>: runs the engine (this binary with --ibus) as a child
+//               and restarts it when it dies by a signal (Supervisor.swift)
+//   --ibus      the engine as started for ibus-daemon: owns org.freedesktop.IBus.Inkling
 //   --xml       prints the component XML, with this binary's absolute path as <exec>
-//   --version   prints the version
+//   --version   prints the version; --help the usage
 //   (none)      for development: registers the component with the running daemon itself
 //
 // The language pack is opened once per process; every engine object gets its own session.
 import CIBus
+import InklingCommandLine
 import InklingCore
+import InklingLog
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-let usage = """
-    usage: ibus-engine-inkling [--ibus | --xml | --version]
-      --ibus      run as started by ibus-daemon
-      --xml       print the IBus component XML for this binary
-      --version   print the version
-      (no option) register the component with the running IBus daemon and serve it
-
-    environment:
-      INKLING_DEBUG_MEMORY=N   every N key presses, log RSS, peak RSS, the pack's mapped size,
-                               live engine objects and the engine's own key/suggestion times
-      INKLING_DEBUG_EVENTS=1   log the IBus notifications received (names and numbers only)
-    for tests and development (override GSettings; see CloudBridge.swift):
-      INKLING_CLOUD_CHECK=1    turn the cloud check on in every session
-      INKLING_CLOUD_ENDPOINT=URL, INKLING_CLOUD_MODEL=NAME   the helper's --endpoint and --model
-      INKLING_CLOUD_TIMEOUT_MS=N   the helper's --timeout-ms
-      INKLING_CLOUD_NO_KEYRING=1   the helper's --no-keyring
-      INKLING_CLOUD_HELPER=PATH    another helper executable (tests)
-    Logs go to stderr (ibus-daemon discards its engines' stderr unless run with --verbose) and
-    never contain typed text.
-
-    """
+/// The engine's command line (shared conventions: `--help`, `--version`, exit status 2).
+let commandSpec = CommandSpec(
+    ["ibus-engine-inkling"], synopsis: "[--supervise] [--ibus] | --xml",
+    summary: "The Inkling input method engine for IBus. ibus-daemon starts it with --supervise --ibus; without options it registers its component with the running daemon itself and serves it (development).",
+    options: [
+        OptionSpec(
+            "--supervise",
+            help: "run the engine as a child and restart it when it dies by a signal (the component's exec line)"),
+        OptionSpec("--ibus", help: "run as started by ibus-daemon: own the component's bus name"),
+        OptionSpec("--xml", help: "print the IBus component XML for this binary and exit"),
+    ],
+    details: """
+        environment:
+          INKLING_DEBUG_MEMORY=N   every N key presses, log RSS, peak RSS, the pack's mapped size,
+                                   live engine objects and the engine's own key/suggestion times
+          INKLING_DEBUG_EVENTS=1   log the IBus notifications received (names and numbers only)
+        for tests and development (override GSettings; see CloudBridge.swift):
+          INKLING_CLOUD_CHECK=1    turn the cloud check on in every session
+          INKLING_CLOUD_ENDPOINT=URL, INKLING_CLOUD_MODEL=NAME   the helper's --endpoint and --model
+          INKLING_CLOUD_TIMEOUT_MS=N   the helper's --timeout-ms
+          INKLING_CLOUD_NO_KEYRING=1   the helper's --no-keyring
+          INKLING_CLOUD_HELPER=PATH    another helper executable (tests)
+        Logs go to the systemd journal when stderr is /dev/null (ibus-daemon discards its
+        engines' stderr unless run with --verbose), else to stderr; they never contain typed text.
+        """)
 
 @MainActor
 enum EngineProcess {
@@ -76,6 +84,15 @@ enum EngineProcess {
 
 @MainActor
 func runEngine(ownName: Bool) -> Never {
+    EngineRecovery.adoptSupervisor()
+    // Flush learning and leave the main loop on SIGTERM, SIGINT or SIGHUP (exit status 0).
+    TerminationSignals.install(onMainLoop: { _ in
+        MainActor.assumeIsolated {
+            LearningBridge.shutdown()
+            ibus_quit()
+        }
+        return 0  // G_SOURCE_REMOVE
+    })
     EngineProcess.loadPack()
     PackLoader.start()
     LearningBridge.start()
@@ -103,6 +120,7 @@ func runEngine(ownName: Bool) -> Never {
 
     if ownName {
         ibus_bus_request_name(bus, Component.busName, 0)
+        EngineRecovery.reattachIfOrphaned(bus)
     } else {
         let xml = Component.xml(exec: PackLocator.currentExecutablePath())
         guard let node = ibus_xml_parse_buffer(xml), let component = ibus_component_new_from_xml_node(node) else {
@@ -120,20 +138,18 @@ func runEngine(ownName: Bool) -> Never {
     exit(0)
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments.first {
-case "--version":
-    print("ibus-engine-inkling \(Component.version)")
-case "--xml":
+ProcessLog.setUp(identifier: "ibus-engine-inkling")
+// Before anything is typed: no core dumps of a process that holds the user's text.
+if inkling_engine_harden_process() != 0 { log("could not disable core dumps", priority: .warning) }
+
+let arguments = Terminal.parse(Array(CommandLine.arguments.dropFirst()), with: commandSpec, version: Component.version)
+if arguments.has("--xml") && (arguments.has("--ibus") || arguments.has("--supervise")) {
+    Terminal.exitWithUsageError(UsageError("--xml cannot be combined with --ibus or --supervise", command: commandSpec))
+}
+if arguments.has("--xml") {
     print(Component.xml(exec: PackLocator.currentExecutablePath()), terminator: "")
-case "--help", "-h":
-    print(usage, terminator: "")
-case "--ibus":
-    runEngine(ownName: true)
-case nil:
-    runEngine(ownName: false)
-default:
-    log("unknown option \(arguments[0])")
-    print(usage, terminator: "")
-    exit(2)
+} else if arguments.has("--supervise") {
+    Supervisor.run(engineArguments: arguments.has("--ibus") ? ["--ibus"] : [])
+} else {
+    runEngine(ownName: arguments.has("--ibus"))
 }

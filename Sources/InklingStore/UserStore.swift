@@ -39,7 +39,14 @@ public enum UserStoreError: Error, Equatable, CustomStringConvertible {
 /// Layout: table `entries(context, key, display, count, last_used)` keyed by (context, key) — the
 /// rows of `UserModel` — and `meta(name, value)` holding a `generation` that every committed write
 /// increases, so a long-running writer (the engine) notices that someone else (the CLI: forget,
-/// wipe, import, learn) changed the store and reloads instead of overwriting it.
+/// wipe, import, learn; another session's engine) changed the store; `reconcile` then merges its
+/// changes instead of overwriting or dropping them. The removal log — `forgotten(tag, generation,
+/// at)` with 16-bit word tags, and `meta` rows `wiped_at` and `forgotten_complete_since` — lets
+/// a forget or wipe win over changes made before it (`RemovalLog`).
+///
+/// Besides the file and its `-wal`/`-shm`, the only files with learned words Inkling writes next
+/// to it are damaged stores moved aside (`<path>.corrupt-*`, see `open`): `leftoverCopies(of:)`
+/// finds them and `learned wipe` deletes them. Temporary data stays in memory (`temp_store`).
 ///
 /// The file is private (mode 0600, also its `-wal` and `-shm` companions), in WAL mode so that
 /// readers never block the writer and the CLI and the engine can use it at the same time (a
@@ -165,6 +172,8 @@ public final class UserStore {
         // the log shrinks back to 1 MiB (a whole-model rewrite can make it several).
         _ = try rows(db, "PRAGMA secure_delete=ON", operation: "setting secure_delete")
         _ = try rows(db, "PRAGMA journal_size_limit=1048576", operation: "limiting the log")
+        // Sorting and VACUUM work in memory: no temporary file with words in it is ever written.
+        _ = try rows(db, "PRAGMA temp_store=MEMORY", operation: "keeping temporary data in memory")
         fixCompanionModes(path)
 
         if version < schemaVersion {
@@ -196,6 +205,22 @@ public final class UserStore {
         }
         let tables = try rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('entries', 'meta')", operation: "checking the schema")
         guard tables == ["2"] else { throw UserStoreError.corrupt(path: path, detail: "schema version \(schemaVersion) without its tables") }
+        try addRemovalLog(db)
+    }
+
+    /// The removal log (`RemovalLog`): forgotten-word tags and the last wipe, so that writers
+    /// holding older changes do not write removed words back. Added to any version-1 store (an
+    /// older Inkling ignores it), so the schema version stays 1.
+    private static func addRemovalLog(_ db: OpaquePointer) throws {
+        let present = try rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'forgotten'", operation: "checking the schema")
+        let metaRows = try rows(db, "SELECT count(*) FROM meta WHERE name IN ('wiped_at', 'forgotten_complete_since')", operation: "checking the schema")
+        guard present != ["1"] || metaRows != ["2"] else { return }
+        try exec(db, """
+            BEGIN IMMEDIATE;
+            CREATE TABLE IF NOT EXISTS forgotten(tag INTEGER PRIMARY KEY, generation INTEGER NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID;
+            INSERT OR IGNORE INTO meta(name, value) VALUES ('wiped_at', 0), ('forgotten_complete_since', 0);
+            COMMIT;
+            """, operation: "adding the removal log")
     }
 
     private static func makeParentDirectory(of path: String) throws {
@@ -249,6 +274,42 @@ public final class UserStore {
         return target
     }
 
+    // MARK: Other files with learned words
+
+    /// Every file besides the store itself that may hold learned words: damaged stores moved
+    /// aside by `open` (`<path>.corrupt-*`, with their `-wal`, `-journal`, `-shm`), sorted. A
+    /// SQLite companion of the live store (`-wal`, `-shm`) is not listed: it belongs to the store.
+    public static func leftoverCopies(of path: String) -> [String] {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let directory = opendir(folder.isEmpty ? "/" : folder) else { return [] }
+        defer { closedir(directory) }
+        var found: [String] = []
+        while let item = readdir(directory) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasPrefix(base + ".corrupt-") { found.append((slash == nil ? "" : folder + "/") + name) }
+        }
+        return found.sorted()
+    }
+
+    /// Deletes `leftoverCopies(of:)`; returns how many files were removed. Throws when one could
+    /// not be removed (naming it).
+    @discardableResult
+    public static func removeLeftoverCopies(of path: String) throws -> Int {
+        var removed = 0
+        for file in leftoverCopies(of: path) {
+            if unlink(file) == 0 {
+                removed += 1
+            } else if errno != ENOENT {
+                throw UserStoreError.cannotOpen(path: file, reason: "could not remove this damaged copy of the store: \(String(cString: strerror(errno)))")
+            }
+        }
+        return removed
+    }
+
     // MARK: Reading
 
     /// Every entry.
@@ -266,6 +327,38 @@ public final class UserStore {
             inTransaction = false
         }
         return (try loadAll(), try generation())
+    }
+
+    /// What a writer needs to take over from other processes: every entry, the generation, and
+    /// the removal log, read in one transaction.
+    public func snapshotWithRemovals() throws -> (entries: [LearnedEntry], generation: Int64, removals: RemovalLog) {
+        if inTransaction { return (try loadAll(), try generation(), try removalLog()) }
+        try execute("BEGIN", operation: "reading entries")
+        inTransaction = true
+        defer {
+            try? execute("COMMIT", operation: "reading entries")
+            inTransaction = false
+        }
+        return (try loadAll(), try generation(), try removalLog())
+    }
+
+    /// The forgets and the last wipe other writers must respect (see `RemovalLog`).
+    public func removalLog() throws -> RemovalLog {
+        let statement = try statement("SELECT tag, generation FROM forgotten")
+        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        var forgotten: [UInt16: Int64] = [:]
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else { throw Self.error(try connection(), status, "reading the removal log") }
+            let tag = UInt16(truncatingIfNeeded: sqlite3_column_int64(statement, 0))
+            forgotten[tag] = max(forgotten[tag] ?? 0, sqlite3_column_int64(statement, 1))
+        }
+        return RemovalLog(
+            wipedAt: try scalar("SELECT value FROM meta WHERE name = 'wiped_at'", operation: "reading the removal log"),
+            forgotten: forgotten,
+            completeSince: try scalar("SELECT value FROM meta WHERE name = 'forgotten_complete_since'", operation: "reading the removal log"))
     }
 
     /// The learned words (no context), most used first.
@@ -346,12 +439,129 @@ public final class UserStore {
         }
     }
 
+    /// A change a writer made on a model loaded at generation `base` (see `RemovalLog`).
+    public struct PendingChange: Sendable {
+        public var context: String
+        public var key: String
+        /// The entry's new state; nil: removed.
+        public var entry: LearnedEntry?
+        /// The store generation the writer's model was loaded at when it made the change.
+        public var base: Int64
+        public init(context: String, key: String, entry: LearnedEntry?, base: Int64) {
+            self.context = context
+            self.key = key
+            self.entry = entry
+            self.base = base
+        }
+    }
+
+    /// What `reconcile` did.
+    public struct ReconcileOutcome: Equatable, Sendable {
+        /// The store's generation after the write.
+        public var generation: Int64
+        /// Another process had written since the writer's model was loaded (`modelGeneration`):
+        /// the writer's model lacks that, and should be reloaded.
+        public var othersWrote: Bool
+        /// Changes not written because a later forget or wipe removed their words.
+        public var dropped: Int
+    }
+
+    /// Writes a writer's changes in one transaction, whatever happened to the store meanwhile.
+    ///
+    /// A change whose words a forget or wipe removed after its model was loaded is dropped
+    /// (`RemovalLog.allows`). Otherwise, if nobody wrote since its model was loaded, the entry is
+    /// written as it is; if someone did, it is merged with the stored one (`LearnedMerge`:
+    /// neither side's word is lost). Removals (nil) are always applied, and a removed plain word
+    /// is logged like a forget (the engine's own forget, or a capacity eviction), so that other
+    /// writers do not bring it back.
+    @discardableResult
+    public func reconcile(_ changes: [PendingChange], modelGeneration: Int64) throws -> ReconcileOutcome {
+        try writeTransaction {
+            let current = try generation()
+            let next = current + 1
+            let removals = try removalLog()
+            let upsert = try statement("""
+                INSERT INTO entries(context, key, display, count, last_used) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT(context, key) DO UPDATE SET display = excluded.display, count = excluded.count, last_used = excluded.last_used
+                """)
+            let merge = try statement("""
+                INSERT INTO entries(context, key, display, count, last_used) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT(context, key) DO UPDATE SET
+                    display = CASE WHEN excluded.last_used >= last_used THEN excluded.display ELSE display END,
+                    count = min(max(count, excluded.count), ?6),
+                    last_used = max(last_used, excluded.last_used)
+                """)
+            let delete = try statement("DELETE FROM entries WHERE context = ?1 AND key = ?2")
+            var dropped = 0
+            var removedWords: [String] = []
+            for change in changes {
+                guard removals.allows(context: change.context, key: change.key, base: change.base) else {
+                    dropped += 1
+                    continue
+                }
+                if let entry = change.entry, Self.mayStore(entry) {
+                    let statement = change.base == current ? upsert : merge
+                    try run(statement, operation: "writing an entry") { statement in
+                        bind(statement, 1, change.context)
+                        bind(statement, 2, change.key)
+                        bind(statement, 3, entry.display)
+                        sqlite3_bind_double(statement, 4, entry.count)
+                        sqlite3_bind_int64(statement, 5, entry.lastUsed)
+                        if change.base != current { sqlite3_bind_double(statement, 6, LearnedEntry.maximumCount) }
+                    }
+                } else {
+                    try run(delete, operation: "deleting an entry") { statement in
+                        bind(statement, 1, change.context)
+                        bind(statement, 2, change.key)
+                    }
+                    if change.context.isEmpty && sqlite3_changes(db) > 0 { removedWords.append(change.key) }
+                }
+            }
+            for key in removedWords { try logForget(key, generation: next) }
+            let generation = try bumpGeneration()
+            return ReconcileOutcome(generation: generation, othersWrote: current != modelGeneration, dropped: dropped)
+        }
+    }
+
+    /// How long a forget is remembered for writers holding older changes (they flush every second
+    /// or so; one stuck for longer has its older changes refused as a whole).
+    public static let forgetLogSeconds: Int64 = 600
+
+    /// Records a forgotten word's tag at `generation` and prunes tags older than `forgetLogSeconds`.
+    private func logForget(_ key: String, generation: Int64) throws {
+        let now = Int64(time(nil))
+        let record = try statement("""
+            INSERT INTO forgotten(tag, generation, at) VALUES (?1, ?2, ?3)
+            ON CONFLICT(tag) DO UPDATE SET generation = max(generation, excluded.generation), at = excluded.at
+            """)
+        try run(record, operation: "logging a forget") { statement in
+            sqlite3_bind_int64(statement, 1, Int64(RemovalLog.tag(key)))
+            sqlite3_bind_int64(statement, 2, generation)
+            sqlite3_bind_int64(statement, 3, now)
+        }
+        let horizon = try statement("""
+            UPDATE meta SET value = max(value, (SELECT coalesce(max(generation), 0) FROM forgotten WHERE at < ?1 OR at > ?2))
+            WHERE name = 'forgotten_complete_since'
+            """)
+        try run(horizon, operation: "pruning the removal log") { statement in
+            sqlite3_bind_int64(statement, 1, now - Self.forgetLogSeconds)
+            sqlite3_bind_int64(statement, 2, now + Self.forgetLogSeconds)
+        }
+        let prune = try statement("DELETE FROM forgotten WHERE at < ?1 OR at > ?2")
+        try run(prune, operation: "pruning the removal log") { statement in
+            sqlite3_bind_int64(statement, 1, now - Self.forgetLogSeconds)
+            sqlite3_bind_int64(statement, 2, now + Self.forgetLogSeconds)
+        }
+    }
+
     /// The last check before disk: a positive count, and a word and context words that
     /// `LearningPolicy` allows (keys are lower case, so secrets are best caught before, where
     /// their case is known).
     static func mayStore(_ entry: LearnedEntry) -> Bool {
-        guard entry.count.isFinite, entry.count > 0, LearningPolicy.mayRecord(entry.display) else { return false }
-        return entry.context.isEmpty || entry.context.split(separator: " ").allSatisfy { LearningPolicy.mayRecord(String($0)) }
+        guard entry.count.isFinite, entry.count > 0, entry.count <= LearnedEntry.maximumCount, entry.sanitized() != nil,
+            LearningPolicy.isStorableWord(entry.display)
+        else { return false }
+        return entry.context.isEmpty || entry.context.split(separator: " ").allSatisfy { LearningPolicy.isStorableWord(String($0)) }
     }
 
     /// Merges imported entries in one transaction: the larger count and the later use win (so
@@ -396,6 +606,8 @@ public final class UserStore {
                 """)
             try run(delete, operation: "forgetting a word") { statement in bind(statement, 1, key) }
             let removed = Int(sqlite3_changes(db))
+            // Logged even when nothing was stored: a writer may still hold the word, unwritten.
+            try logForget(key, generation: try generation() + 1)
             try bumpGeneration()
             return removed
         }
@@ -409,7 +621,10 @@ public final class UserStore {
         let removed = try writeTransaction {
             try execute("DELETE FROM entries", operation: "wiping")
             let removed = Int(sqlite3_changes(db))
-            try bumpGeneration()
+            let generation = try bumpGeneration()
+            // Every change a writer made before now is refused; forgotten tags are superseded.
+            try execute("DELETE FROM forgotten", operation: "wiping")
+            try execute("UPDATE meta SET value = \(generation) WHERE name = 'wiped_at'", operation: "wiping")
             return removed
         }
         try? execute("VACUUM", operation: "compacting")
@@ -488,10 +703,11 @@ public final class UserStore {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { break }
             guard status == SQLITE_ROW else { throw Self.error(try connection(), status, operation) }
-            entries.append(
-                LearnedEntry(
-                    context: Self.text(statement, 0), key: Self.text(statement, 1), display: Self.text(statement, 2),
-                    count: sqlite3_column_double(statement, 3), lastUsed: sqlite3_column_int64(statement, 4)))
+            // Whatever wrote the file (an older or hostile program), what is read is in range.
+            let stored = LearnedEntry(
+                context: Self.text(statement, 0), key: Self.text(statement, 1), display: Self.text(statement, 2),
+                count: sqlite3_column_double(statement, 3), lastUsed: sqlite3_column_int64(statement, 4))
+            if let entry = stored.sanitized() { entries.append(entry) }
         }
         return entries
     }

@@ -12,23 +12,27 @@ import Synchronization
 ///     // start-up
 ///     let (writer, entries) = try UserStoreWriter.open(path: UserStore.defaultPath())
 ///     predictor.updateUserModel { $0.load(entries) }
-///     // every second
-///     if let fresh = writer.takeReload() {            // the CLI forgot, wiped, imported or learned
-///         predictor.updateUserModel { $0 = UserModel(); $0.load(fresh) }
-///     }
+///     // every second: hand over the changes first, then take a reload (the reload includes
+///     // them; taken the other way round, the model's untaken changes would be lost)
 ///     var changes: [(context: String, key: String, entry: LearnedEntry?)] = []
 ///     predictor.updateUserModel { changes = $0.takeChanges() }
 ///     writer.submit(changes)                           // never blocks on disk
+///     if let fresh = writer.takeReload() {            // another process wrote the store
+///         predictor.updateUserModel { $0 = UserModel(); $0.load(fresh) }
+///     }
 ///     // at exit (disable / SIGTERM): the same submit, then
 ///     try writer.flushAndWait()
 ///
-/// Submissions are coalesced by (context, key): the latest state of an entry wins. If the store
-/// changed under the writer (another process wrote: its `generation` moved), the pending batch is
-/// not written over it; the writer reads the store afresh and waits until the engine takes that
-/// through `takeReload()`; batches submitted meanwhile describe the old model and are dropped
-/// (at most a second or two of learning). A failed write (disk full, the store busy beyond its
-/// timeout) keeps its batch and is retried after `interval`; `lastError` tells. Nothing here
-/// logs: errors name files and SQLite's reasons, never a word.
+/// Submissions are coalesced by (context, key): the latest state of an entry wins. Each change
+/// remembers the store generation its model was loaded at. When another process wrote the store
+/// meanwhile (a second engine, `inkling learn`, `learned import`), the writer's changes are still
+/// written, merged with what is there (`UserStore.reconcile`: the larger count wins), except those
+/// whose words a later forget or wipe removed (`RemovalLog`); then the writer reads the store
+/// afresh and offers it through `takeReload()`, with the changes still pending laid over it. So
+/// two writers lose no word, and a forget or wipe always wins over older changes. A failed write
+/// (disk full, the store busy beyond its timeout) keeps its batch and is retried after
+/// `interval`; `lastError` tells. Nothing here logs: errors name files and SQLite's reasons,
+/// never a word.
 public final class UserStoreWriter: Sendable {
     /// Reported after each COMMIT (on the writer's queue).
     public struct Commit: Sendable {
@@ -41,7 +45,7 @@ public final class UserStoreWriter: Sendable {
     }
 
     private struct EntryID: Hashable { var context: String; var key: String }
-    private struct Change { var entry: LearnedEntry? }
+    private struct Change { var entry: LearnedEntry?; var base: Int64 }
 
     private struct State {
         var pending: [EntryID: Change] = [:]
@@ -49,9 +53,9 @@ public final class UserStoreWriter: Sendable {
         var submitted = 0
         var scheduled = false
         var lastFlush: ContinuousClock.Instant?
-        var expectedGeneration: Int64
-        var awaitingReload = false
-        var reload: (entries: [LearnedEntry], generation: Int64)?
+        /// The store generation the caller's model was loaded at (or last written at by us).
+        var modelGeneration: Int64
+        var reload: (entries: [LearnedEntry], generation: Int64, removals: RemovalLog)?
         var lastError: UserStoreError?
     }
 
@@ -71,7 +75,7 @@ public final class UserStoreWriter: Sendable {
     /// was loaded at (`UserStore.snapshot()`).
     public init(store: sending UserStore, generation: Int64, interval: Duration = .seconds(1), onCommit: (@Sendable (Commit) -> Void)? = nil) {
         connection = Connection(store)
-        state = Mutex(State(expectedGeneration: generation))
+        state = Mutex(State(modelGeneration: generation))
         self.interval = interval
         self.onCommit = onCommit
     }
@@ -90,9 +94,9 @@ public final class UserStoreWriter: Sendable {
         let (number, delay) = state.withLock { state -> (Int, Duration?) in
             guard !changes.isEmpty else { return (state.submitted, nil) }
             state.submitted += 1
-            // Describes the model from before a pending reload: the reload replaces it.
-            if state.awaitingReload { return (state.submitted, nil) }
-            for change in changes { state.pending[EntryID(context: change.context, key: change.key)] = Change(entry: change.entry) }
+            for change in changes {
+                state.pending[EntryID(context: change.context, key: change.key)] = Change(entry: change.entry, base: state.modelGeneration)
+            }
             state.pendingThrough = state.submitted
             guard !state.scheduled else { return (state.submitted, nil) }
             state.scheduled = true
@@ -103,15 +107,29 @@ public final class UserStoreWriter: Sendable {
         return number
     }
 
-    /// The store's current entries when another process changed it; the caller replaces its
+    /// The store's current entries when another process changed it, with this writer's pending
+    /// changes laid over them (those a forget or wipe removed left out); the caller replaces its
     /// model with them (see the type's example). Nil when nothing happened.
     public func takeReload() -> [LearnedEntry]? {
         state.withLock { state in
-            guard state.awaitingReload, let reload = state.reload else { return nil }
+            guard let reload = state.reload else { return nil }
             state.reload = nil
-            state.awaitingReload = false
-            state.expectedGeneration = reload.generation
-            return reload.entries
+            state.modelGeneration = reload.generation
+            var entries: [EntryID: LearnedEntry] = [:]
+            entries.reserveCapacity(reload.entries.count)
+            for entry in reload.entries { entries[EntryID(context: entry.context, key: entry.key)] = entry }
+            for (id, change) in state.pending {
+                guard reload.removals.allows(context: id.context, key: id.key, base: change.base) else {
+                    state.pending[id] = nil
+                    continue
+                }
+                if let ours = change.entry {
+                    entries[id] = LearnedMerge.merged(stored: entries[id], ours: ours)
+                } else {
+                    entries[id] = nil
+                }
+            }
+            return Array(entries.values)
         }
     }
 
@@ -139,34 +157,33 @@ public final class UserStoreWriter: Sendable {
 
     /// On `queue` only.
     private func flush() {
-        let work = state.withLock { state -> (batch: [EntryID: Change], through: Int, expected: Int64)? in
+        let work = state.withLock { state -> (batch: [EntryID: Change], through: Int, model: Int64)? in
             state.scheduled = false
-            guard !state.pending.isEmpty, !state.awaitingReload else { return nil }
+            guard !state.pending.isEmpty else { return nil }
             let batch = state.pending
             state.pending = [:]
             state.lastFlush = .now
-            return (batch, state.pendingThrough, state.expectedGeneration)
+            return (batch, state.pendingThrough, state.modelGeneration)
         }
         guard let work else { return }
         let store = connection.store
         do {
-            let changes = work.batch.map { (context: $0.key.context, key: $0.key.key, entry: $0.value.entry) }
-            switch try store.apply(changes, ifGeneration: work.expected) {
-            case .applied(let generation):
-                state.withLock { state in
-                    state.expectedGeneration = generation
-                    state.lastError = nil
+            let changes = work.batch.map { UserStore.PendingChange(context: $0.key.context, key: $0.key.key, entry: $0.value.entry, base: $0.value.base) }
+            let outcome = try store.reconcile(changes, modelGeneration: work.model)
+            // Someone else wrote since the model was loaded: offer the store's state (read after
+            // our write, so it holds our changes too) for the caller to take.
+            // (If that read fails, the next flush finds the model still behind and tries again.)
+            let fresh = outcome.othersWrote ? try? store.snapshotWithRemovals() : nil
+            state.withLock { state in
+                if let fresh {
+                    state.reload = fresh
+                } else if !outcome.othersWrote, state.modelGeneration == work.model, state.reload == nil {
+                    // Only our own write since the model was loaded: the model still matches the store.
+                    state.modelGeneration = outcome.generation
                 }
-                onCommit?(Commit(through: work.through, entries: changes.count, generation: generation))
-            case .stale:
-                let snapshot = try store.snapshot()
-                state.withLock { state in
-                    state.awaitingReload = true
-                    state.reload = snapshot
-                    state.pending = [:]
-                    state.lastError = nil
-                }
+                state.lastError = nil
             }
+            onCommit?(Commit(through: work.through, entries: changes.count, generation: outcome.generation))
         } catch {
             let retry = state.withLock { state -> Bool in
                 state.lastError = error as? UserStoreError ?? .sqlite(operation: "writing", code: -1, message: "\(error)")

@@ -45,7 +45,7 @@ enum CheckCommand {
     }
 
     static func bench(_ arguments: Arguments) {
-        guard let path = arguments.options["--text"] else { fail("check-bench needs --text FILE") }
+        guard let path = arguments.options["--text"] else { arguments.usageError("check-bench needs --text FILE") }
         let pack = openPack(arguments)
         let checker = checker(arguments, pack: pack)
         let documents = PackCommand.read(path).split(separator: "\n").map(String.init).filter { !$0.isEmpty }

@@ -1,5 +1,6 @@
 import CGio
 import FoundationEssentials
+import InklingCore
 
 #if canImport(Glibc)
     import Glibc
@@ -274,10 +275,9 @@ enum ConfigCommand {
                         <Control> <Alt> <Shift> <Super>, then one key name), or '' to disable it; not '\(text)'
                         """)
                 }
-                if key == "cloud-endpoint" && !text.isEmpty && !text.hasPrefix("https://") && !text.hasPrefix("http://localhost")
-                    && !text.hasPrefix("http://127.0.0.1")
-                {
-                    ConfigCommand.error("cloud-endpoint takes an https:// URL (or '' for none), not '\(text)'")
+                // The host is parsed, not prefix-matched: http://localhost.evil.example is another machine.
+                if key == "cloud-endpoint" && !text.isEmpty && (try? PackDownload.check(text)) == nil {
+                    ConfigCommand.error("cloud-endpoint takes an https:// URL (http:// only to this machine; '' for none), not '\(text)'")
                 }
                 return g_variant_new_string(text)
             case "as":
@@ -317,15 +317,8 @@ enum ConfigCommand {
                 .filter { !$0.isEmpty }
         }
 
-        static func isLanguageCode(_ code: String) -> Bool {
-            let parts = code.split(separator: "_", omittingEmptySubsequences: false)
-            guard let first = parts.first, (2...3).contains(first.count),
-                first.allSatisfy({ $0.isASCII && $0.isLowercase })
-            else { return false }
-            return parts.dropFirst().allSatisfy { part in
-                !part.isEmpty && part.count <= 8 && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-            }
-        }
+        /// The one shared check (InklingCore's `LanguageCode`), as the engine applies it.
+        static func isLanguageCode(_ code: String) -> Bool { LanguageCode.isValid(code) }
 
         /// GTK accelerator syntax, checked lightly: `<Modifier>`… then a key name; empty disables.
         static func isAccelerator(_ text: String) -> Bool {

@@ -11,15 +11,8 @@ import Synchronization
 /// store the engine uses (`--db PATH` to use another). Output goes to the terminal only when the
 /// user asks for it (list, export); nothing typed is ever logged.
 enum LearnedCommand {
-    static let usage = """
-        usage: inkling learned list [--limit N] [--db PATH]     learned words: count, last used
-               inkling learned forget WORD [--db PATH]          forget a word everywhere
-               inkling learned wipe [--db PATH]                 forget everything
-               inkling learned export [FILE|-] [--db PATH]      TSV (context, key, display, count, last used)
-               inkling learned import FILE [--db PATH]          merge a TSV export (larger count wins)
-               inkling learn FILE|- [--db PATH] [--pack PATH]   learn from your own texts, one document a line
-        the store: $XDG_DATA_HOME/inkling/user.sqlite3 (default ~/.local/share/inkling/user.sqlite3)
-        """
+    /// The usage lines (`Commands.learned`, which the command line is read against).
+    static var usage: String { Commands.learned.usage }
 
     /// Opens the store (`--db` or the default), saying so when a damaged one was moved aside.
     static func openStore(_ path: String) -> UserStore {
@@ -37,10 +30,6 @@ enum LearnedCommand {
     static func storePath(_ arguments: Arguments) -> String { arguments.options["--db"] ?? UserStore.defaultPath() }
 
     static func run(_ arguments: Arguments) {
-        if arguments.flags.contains("-h") || arguments.flags.contains("--help") {
-            print(usage)
-            return
-        }
         guard let subcommand = arguments.positional.first else { fail(usage, status: 2) }
         let rest = Array(arguments.positional.dropFirst())
         let path = storePath(arguments)
@@ -56,15 +45,19 @@ enum LearnedCommand {
                     print(pad(entry.display, width) + "  " + pad(format(entry.count), 8, right: true) + "  " + date(entry.lastUsed))
                 }
                 warn("\(words.count) of \(store.wordCount) words (\(store.count) entries with contexts, \(kib(store.fileSize))) in \(path)")
+                warnAboutCopies(path)
             case "forget":
                 guard let word = rest.first, rest.count == 1 else { fail("learned forget takes one WORD", status: 2) }
                 let store = openStore(path)
                 let removed = try store.forget(word)
                 print(removed == 0 ? "'\(word)' was not learned; nothing removed" : "forgot '\(word)': removed \(removed) entries")
+                warnAboutCopies(path)
             case "wipe":
+                confirmWipe(path: path, arguments)
                 let store = openStore(path)
                 let removed = try store.wipe()
-                print("wiped \(removed) entries from \(path)")
+                let copies = try UserStore.removeLeftoverCopies(of: path)
+                print("wiped \(removed) entries from \(path)" + (copies > 0 ? "; removed \(copies) damaged \(copies == 1 ? "copy" : "copies") of the store moved aside earlier" : ""))
             case "export":
                 let target = rest.first ?? "-"
                 let store = openStore(path)
@@ -79,13 +72,16 @@ enum LearnedCommand {
             case "import":
                 guard let file = rest.first, rest.count == 1 else { fail("learned import takes one FILE", status: 2) }
                 let text = readInput(file)
-                let lines = text.split(separator: "\n", omittingEmptySubsequences: true).count
-                let entries = UserModelFile.read(text)
+                let (entries, problems) = UserModelFile.parse(text)
+                // Name each refused line (never its words), so the user can fix the file.
+                for problem in problems.prefix(10) { warn("inkling: \(file) line \(problem.line) not imported: \(problem.reason)") }
+                if problems.count > 10 { warn("inkling: \(problems.count - 10) more lines of \(file) not imported") }
                 let store = openStore(path)
                 let merged = try store.merge(entries)
-                print("imported \(merged) entries from \(file)" + (lines > merged ? " (\(lines - merged) lines skipped: malformed or refused by the learning policy)" : ""))
+                let refused = problems.count + entries.count - merged
+                print("imported \(merged) entries from \(file)" + (refused > 0 ? " (\(refused) lines skipped: malformed or refused by the learning policy)" : ""))
             case "_stress":
-                stress(path: path, start: arguments.int("--start") ?? 0, seconds: arguments.double("--seconds") ?? 30)
+                stress(path: path, start: arguments.int("--start") ?? 0, seconds: arguments.double("--seconds") ?? 30, words: arguments.int("--words"))
             default:
                 fail("unknown learned command '\(subcommand)'\n\(usage)", status: 2)
             }
@@ -131,8 +127,9 @@ enum LearnedCommand {
     /// Hidden crash-test writer: records made-up words (`LearnFromText.stressWord`) from `start`
     /// on, hands batches to a `UserStoreWriter` every 10 ms, which commits every 100 ms; after
     /// each COMMIT prints `committed N`: the first N words are on disk. Takes reloads like the
-    /// engine when another process writes the store.
-    static func stress(path: String, start: Int, seconds: Double) {
+    /// engine when another process writes the store. With `words`, stops after that many words
+    /// (or `seconds`, whichever comes first), writes the rest and prints `finished N`.
+    static func stress(path: String, start: Int, seconds: Double, words limit: Int? = nil) {
         let store = openStore(path)
         let snapshot: (entries: [LearnedEntry], generation: Int64)
         do { snapshot = try store.snapshot() } catch { fail("\(error)") }
@@ -147,14 +144,14 @@ enum LearnedCommand {
         let clock = ContinuousClock()
         let end = clock.now + .milliseconds(Int(seconds * 1000))
         var recent: [String] = []
-        while clock.now < end {
+        while clock.now < end, limit.map({ index - start < $0 }) ?? true {
             // As the engine does: another process wrote (forget, wipe…): continue from the store.
             if let fresh = writer.takeReload() {
                 model = UserModel()
                 model.capacity = Int.max
                 model.load(fresh)
             }
-            for _ in 0..<50 {
+            for _ in 0..<min(50, limit.map { start + $0 - index } ?? 50) {
                 let word = LearnFromText.stressWord(index)
                 model.record(word: word, after: recent, now: Int64(index))
                 recent = Array((recent + [word]).suffix(2))
@@ -168,9 +165,17 @@ enum LearnedCommand {
             usleep(10_000)
         }
         do { try writer.flushAndWait() } catch { fail("\(error)") }
+        if limit != nil { writeAll(1, "finished \(index - start)\n") }
     }
 
     // MARK: Helpers
+
+    /// Damaged stores moved aside earlier still hold learned words: say so (names only).
+    static func warnAboutCopies(_ path: String) {
+        let copies = UserStore.leftoverCopies(of: path)
+        guard !copies.isEmpty else { return }
+        warn("inkling: \(copies.count) damaged \(copies.count == 1 ? "copy" : "copies") of the store, moved aside earlier, may still hold learned words (\(copies.prefix(3).joined(separator: ", "))\(copies.count > 3 ? ", …" : "")); `inkling learned wipe` removes them with everything else")
+    }
 
     static func readInput(_ file: String) -> String {
         if file != "-" { return PackCommand.read(file) }
@@ -213,16 +218,18 @@ enum LearnedCommand {
         return right ? fill + text : text + fill
     }
 
+    /// One decimal; total for any value (the store clamps counts, but this must not trap either).
     static func format(_ count: Double) -> String {
-        let tenths = (count * 10).rounded()
-        return "\(Int(tenths) / 10).\(Int(tenths) % 10)"
+        guard count.isFinite, abs(count) < 1e15 else { return count.isNaN ? "-" : (count < 0 ? "-∞" : "∞") }
+        let tenths = Int((count * 10).rounded())
+        return (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
     }
 
     static func date(_ seconds: Int64) -> String {
         guard seconds > 0 else { return "-" }
         var time = time_t(seconds)
         var parts = tm()
-        localtime_r(&time, &parts)
+        guard localtime_r(&time, &parts) != nil else { return "-" }
         var buffer = [CChar](repeating: 0, count: 32)
         let length = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M", &parts)
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)

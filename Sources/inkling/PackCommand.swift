@@ -12,16 +12,12 @@ enum PackCommand {
     }
 
     static func read(_ path: String) -> String {
-        do {
-            return try String(decoding: Data(contentsOf: URL(filePath: path)), as: UTF8.self)
-        } catch {
-            fail("cannot read \(path): \(error)")
-        }
+        String(decoding: FileAccess.contents(path), as: UTF8.self)
     }
 
     static func build(_ arguments: Arguments) {
         guard let folder = arguments.options["--prepared"], let output = arguments.options["-o"] else {
-            fail("pack build needs --prepared DIR and -o FILE")
+            arguments.usageError("pack build needs --prepared DIR and -o FILE")
         }
         func optional(_ name: String) -> String {
             let path = folder + "/" + name
@@ -32,9 +28,13 @@ enum PackCommand {
         inputs.bigrams = optional("bigrams.tsv")
         inputs.spellings = optional("hunspell.txt")
         var parameters = PackBuilder.Parameters()
-        if let value = arguments.options["--language"] { parameters.language = value }
+        if let value = arguments.options["--language"] {
+            // The code names the pack's file once installed: the one shared check.
+            if let problem = LanguageCode.problem(value) { fail(problem, status: 2) }
+            parameters.language = value
+        }
         if let value = arguments.options["--name"] { parameters.displayName = value }
-        if let value = arguments.options["--version"] { parameters.version = value }
+        if let value = arguments.options["--pack-version"] { parameters.version = value }
         if let value = arguments.int("--vocabulary") { parameters.vocabularySize = value }
         if let value = arguments.int("--char-table-bytes") { parameters.characterTableBytes = value }
         if let value = arguments.int("--char-order") { parameters.characterOrder = value }
@@ -56,20 +56,16 @@ enum PackCommand {
                 try Data(text.utf8).write(to: URL(filePath: heldOut), options: .atomic)
             }
         } catch {
-            fail("cannot write \(output): \(error)")
+            fail("cannot write \(output): \(FileProblem.reason(error))")
         }
         warn("pack build: wrote \(output) (\(bytes.count) bytes)")
     }
 
     static func info(_ arguments: Arguments) {
-        guard arguments.positional.count >= 2 else { fail("pack info needs a file") }
-        do {
-            let pack = try LanguagePack(path: arguments.positional[1])
-            print("file: \(pack.path) (\(pack.file.size) bytes)")
-            for (key, value) in pack.metadata.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
-            print("vocabulary: \(pack.wordCount) words")
-        } catch {
-            fail("\(error)")
-        }
+        guard arguments.positional.count >= 2 else { arguments.usageError("pack info needs a FILE") }
+        let pack = openPack(path: arguments.positional[1])
+        print("file: \(pack.path) (\(pack.file.size) bytes)")
+        for (key, value) in pack.metadata.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
+        print("vocabulary: \(pack.wordCount) words")
     }
 }

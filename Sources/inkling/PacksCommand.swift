@@ -12,7 +12,10 @@ import InklingDigest
 ///
 /// A download goes to a temporary file in the packs folder, is checked for size and SHA-256
 /// (GLib's GChecksum) and opened as a pack, flushed to disk, and only then renamed over the final
-/// name; a failed or interrupted download never leaves a file under the final name.
+/// name; a failed or interrupted download never leaves a file under the final name. Temporary
+/// files are removed on failure, on SIGINT/SIGTERM/SIGHUP, and — for a process killed outright —
+/// by the next `packs` command. Only https:// URLs are fetched (http:// only from this machine),
+/// each redirect is checked the same way, and every download has a deadline scaled to its size.
 enum PacksCommand {
     static func run(_ arguments: Arguments) {
         let rest = Array(arguments.positional.dropFirst())
@@ -20,14 +23,21 @@ enum PacksCommand {
         case "list": list(arguments)
         case "install":
             guard let language = rest.first else { fail("packs install needs a language, e.g. 'inkling packs install de'") }
-            install(language, arguments)
+            install(checkedLanguage(language), arguments)
         case "remove":
             guard let language = rest.first else { fail("packs remove needs a language") }
-            remove(language)
-        case "verify": verify(rest.first, arguments)
+            remove(checkedLanguage(language))
+        case "verify": verify(rest.first.map(checkedLanguage), arguments)
         case "update": update(arguments)
         default: fail("packs needs list, install LANG, remove LANG, verify [LANG] or update", status: 2)
         }
+    }
+
+    /// A language code from the command line, refused (exit status 2) unless it passes the one
+    /// shared check: it becomes a file name in the packs folder.
+    static func checkedLanguage(_ language: String) -> String {
+        if let problem = LanguageCode.problem(language) { fail(problem, status: 2) }
+        return language
     }
 
     // MARK: Manifests
@@ -53,7 +63,7 @@ enum PacksCommand {
                 let source = (try? String(decoding: Data(contentsOf: URL(filePath: cachedManifestSourcePath)), as: UTF8.self)) ?? ""
                 return (manifest, source.split(separator: "\n").first.map(String.init) ?? "")
             } catch {
-                warn("inkling: ignoring the downloaded manifest: \(error)")
+                warn("inkling: ignoring the downloaded manifest \(cachedManifestPath): \(error)")
             }
         }
         return bundledManifest().map { ($0, "") }
@@ -66,7 +76,8 @@ enum PacksCommand {
     // MARK: Commands
 
     static func list(_ arguments: Arguments) {
-        guard let (manifest, _) = currentManifest() else {
+        removeAbandonedPartials()
+        guard let (manifest, source) = currentManifest() else {
             print("no pack manifest yet: run 'inkling packs update --manifest-url URL'")
             return
         }
@@ -74,6 +85,9 @@ enum PacksCommand {
             let path = packFolder + "/\(entry.language).inkpack"
             var status = "available"
             if entry.url.isEmpty { status = "bundled" }
+            if !entry.url.isEmpty, (try? PackDownload.check(PackDownload.resolve(entry.url, against: source))) == nil {
+                status = "refused URL (https:// only)"
+            }
             if FileManager.default.fileExists(atPath: path) { status = "installed" }
             if !entry.isSupported { status += ", needs Inkling \(entry.minEngineVersion)" }
             print("\(entry.language)\t\(entry.displayName)\t\(entry.version)\t\(entry.size / 1024) KiB\t\(status)")
@@ -84,25 +98,37 @@ enum PacksCommand {
         guard let url = manifestURL(arguments), !url.isEmpty else {
             fail("no manifest URL: pass --manifest-url URL or set INKLING_MANIFEST_URL")
         }
+        // Checked before anything is created or fetched.
+        do { _ = try PackDownload.check(url) } catch { fail("the manifest URL \(error)") }
+        removeAbandonedPartials()
         let temporary = temporaryPath(in: UserPaths.dataFolder(), name: "manifest.json")
         if let problem = Downloader.download(url, to: temporary, maximumBytes: 1 << 20, progress: false) {
-            unlink(temporary)
-            fail("cannot fetch the manifest: \(problem)")
+            discard(temporary)
+            fail("cannot fetch the manifest from \(PackDownload.shown(url)): \(problem)")
         }
         let data = (try? Data(contentsOf: URL(filePath: temporary))) ?? Data()
         let manifest: PackManifest
         do {
             manifest = try PackManifest.parse(data)
         } catch {
-            unlink(temporary)
-            fail("\(error)")
+            discard(temporary)
+            fail("\(error) (from \(PackDownload.shown(url)))")
         }
         guard durableRename(temporary, to: cachedManifestPath) else {
-            unlink(temporary)
+            discard(temporary)
             fail("cannot store the manifest in \(UserPaths.dataFolder())")
         }
-        try? Data(url.utf8).write(to: URL(filePath: cachedManifestSourcePath), options: .atomic)
+        PartialFileGuard.release()
+        if let problem = PrivateFiles.writeAtomically(Array(url.utf8), to: cachedManifestSourcePath) {
+            warn("inkling: \(problem)")
+        }
         print("manifest updated: \(manifest.packs.count) packs")
+        // Said now, before anyone tries to install them.
+        for entry in manifest.packs where !entry.url.isEmpty {
+            do { _ = try PackDownload.check(PackDownload.resolve(entry.url, against: url)) } catch {
+                warn("inkling: the '\(entry.language)' pack's URL \(error); it cannot be installed")
+            }
+        }
     }
 
     static func install(_ language: String, _ arguments: Arguments) {
@@ -113,22 +139,29 @@ enum PacksCommand {
             fail("the '\(language)' pack needs Inkling \(entry.minEngineVersion) or newer (this is \(InklingVersion.current))")
         }
         guard !entry.url.isEmpty else { print("\(entry.displayName) is bundled with Inkling; nothing to download"); return }
-        let url = resolve(entry.url, against: source)
+        let url = PackDownload.resolve(entry.url, against: source)
+        // Checked before anything is created or fetched: file:, gopher:, dict:… and clear-text
+        // http:// to another machine never reach libcurl.
+        do { _ = try PackDownload.check(url) } catch {
+            fail("the '\(language)' pack's URL \(error); nothing was installed")
+        }
+        removeAbandonedPartials()
         let final = packFolder + "/\(language).inkpack"
         let temporary = temporaryPath(in: packFolder, name: "\(language).inkpack")
         // `fail` exits at once, so the temporary file is removed before every failure.
         if let problem = Downloader.download(url, to: temporary, maximumBytes: entry.size, progress: isatty(2) != 0) {
-            unlink(temporary)
+            discard(temporary)
             fail("download of \(entry.displayName) failed: \(problem); nothing was installed")
         }
         if let problem = check(path: temporary, against: entry) {
-            unlink(temporary)
+            discard(temporary)
             fail("the downloaded \(entry.displayName) pack was refused: \(problem); nothing was installed")
         }
         guard durableRename(temporary, to: final) else {
-            unlink(temporary)
+            discard(temporary)
             fail("cannot move the pack into \(packFolder)")
         }
+        PartialFileGuard.release()
         print("installed \(entry.displayName) (\(entry.language), version \(entry.version))")
     }
 
@@ -136,7 +169,7 @@ enum PacksCommand {
         let path = packFolder + "/\(language).inkpack"
         guard FileManager.default.fileExists(atPath: path) else { fail("the '\(language)' pack is not installed") }
         // An engine that has the pack mapped keeps reading it until it lets go; the name is gone now.
-        guard unlink(path) == 0 else { fail("cannot remove \(path)") }
+        guard unlink(path) == 0 else { fail("cannot remove \(path): \(FileProblem.reason(posixCode: errno))") }
         print("removed \(language)")
     }
 
@@ -147,7 +180,8 @@ enum PacksCommand {
             languages = [language]
         } else {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: packFolder)) ?? []
-            languages = files.filter { $0.hasSuffix(".inkpack") && !$0.hasPrefix(".") }.map { String($0.dropLast(8)) }.sorted()
+            // Only names a language code could make: anything else in the folder is not ours.
+            languages = files.filter { $0.hasSuffix(".inkpack") }.map { String($0.dropLast(8)) }.filter(LanguageCode.isValid).sorted()
         }
         if languages.isEmpty { print("no downloaded packs") }
         var bad = 0
@@ -178,7 +212,9 @@ enum PacksCommand {
     /// Size, SHA-256 and structure of a pack file against its manifest entry; nil when it is sound.
     static func check(path: String, against entry: PackManifest.Entry) -> String? {
         var status = stat()
-        let size = stat(path, &status) == 0 ? Int(status.st_size) : -1
+        guard stat(path, &status) == 0 else { return "cannot read \(path): \(FileProblem.reason(posixCode: errno))" }
+        guard status.st_mode & S_IFMT == S_IFREG else { return "\(path) is not a regular file" }
+        let size = Int(status.st_size)
         guard size == entry.size else { return "size \(size) bytes, expected \(entry.size)" }
         do {
             // One read: the SHA-256 and the structure are checked on the same bytes.
@@ -195,10 +231,34 @@ enum PacksCommand {
     }
 
 
-    /// A unique temporary name beside the final one (hidden, so listings skip it).
+    /// A unique temporary name beside the final one (hidden, so listings skip it), in a folder
+    /// created 0700; removed by a signal handler if the command is interrupted.
     static func temporaryPath(in folder: String, name: String) -> String {
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder + "/.\(name).part-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        if let problem = PrivateFiles.makeFolder(folder) { fail(problem) }
+        let path = folder + "/" + PackDownload.partialName(for: name, processID: getpid(), nonce: UInt32.random(in: 0...UInt32.max))
+        PartialFileGuard.protect(path)
+        return path
+    }
+
+    /// Removes a temporary file and stops guarding it.
+    static func discard(_ temporary: String) {
+        unlink(temporary)
+        PartialFileGuard.release()
+    }
+
+    /// Removes the partial downloads of `inkling` processes that no longer run (killed before
+    /// they could clean up). Another install running now keeps its file.
+    static func removeAbandonedPartials() {
+        for folder in [UserPaths.dataFolder(), packFolder] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for name in names where PackDownload.isAbandonedPartial(name, isRunning: isRunning) {
+                unlink(folder + "/" + name)
+            }
+        }
+    }
+
+    static func isRunning(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
     }
 
     /// fsync the file, rename it over the final name, fsync the folder.
@@ -216,15 +276,44 @@ enum PacksCommand {
         return true
     }
 
-    /// A pack URL from the manifest, resolved against the manifest's own URL when relative.
-    static func resolve(_ url: String, against source: String) -> String {
-        if url.contains("://") || source.isEmpty { return url }
-        let base = source.hasSuffix("/") ? source : String(source[..<(source.lastIndex(of: "/") ?? source.endIndex)]) + "/"
-        return base + url
+}
+
+/// Removes the one temporary file being written when SIGINT, SIGTERM or SIGHUP arrives, then
+/// lets the signal end the process as usual.
+enum PartialFileGuard {
+    /// The path, as a C string the handler can use (only async-signal-safe calls there).
+    nonisolated(unsafe) private static var current: UnsafeMutablePointer<CChar>?
+    nonisolated(unsafe) private static var installed = false
+    private static let signals = [SIGINT, SIGTERM, SIGHUP]
+
+    static func protect(_ path: String) {
+        let previous = current
+        if !installed {
+            installed = true
+            for signalNumber in signals {
+                signal(signalNumber) { received in
+                    if let path = PartialFileGuard.current { unlink(path) }
+                    signal(received, SIG_DFL)
+                    raise(received)
+                }
+            }
+        }
+        current = strdup(path)
+        free(previous)
+    }
+
+    static func release() {
+        let previous = current
+        current = nil
+        free(previous)
     }
 }
 
 /// Downloads with libcurl into a file, with an optional progress line on the terminal.
+///
+/// libcurl is allowed exactly the one protocol the checked URL uses, follows no redirect by
+/// itself (each Location is checked by `PackDownload.check` before it is fetched), and the
+/// whole transfer, redirects included, has a deadline scaled to the expected size.
 enum Downloader {
     final class Context {
         let file: UnsafeMutablePointer<FILE>
@@ -240,9 +329,23 @@ enum Downloader {
         }
     }
 
-    /// nil on success, else why it failed.
+    /// The fixed part of a download's deadline; `INKLING_DOWNLOAD_BASE_SECONDS` (1–3600)
+    /// overrides it (tests use a short one).
+    static var baseSeconds: Int {
+        if let text = ProcessInfo.processInfo.environment["INKLING_DOWNLOAD_BASE_SECONDS"], let value = Int(text), (1...3600).contains(value) {
+            return value
+        }
+        return 60
+    }
+
+    /// nil on success, else why it failed (one phrase, for "download failed: …").
     static func download(_ url: String, to path: String, maximumBytes: Int, progress: Bool) -> String? {
-        guard let file = fopen(path, "wb") else { return "cannot create \(path)" }
+        let fd = PrivateFiles.createFile(path)
+        guard fd >= 0, let file = fdopen(fd, "wb") else {
+            let reason = FileProblem.reason(posixCode: errno)
+            if fd >= 0 { close(fd) }
+            return "cannot create \(path): \(reason)"
+        }
         let context = Context(file: file, maximumBytes: maximumBytes, progress: progress)
         let unmanaged = Unmanaged.passRetained(context)
         defer {
@@ -251,44 +354,84 @@ enum Downloader {
         }
         guard let handle = curl_easy_init() else { return "libcurl failed to start" }
         defer { curl_easy_cleanup(handle) }
-        _ = inkling_curl_set_string(handle, CURLOPT_URL, url)
-        _ = inkling_curl_set_long(handle, CURLOPT_FAILONERROR, 1)
-        _ = inkling_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        _ = inkling_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        _ = inkling_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, 10_000)
-        _ = inkling_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 512)
-        _ = inkling_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, 30)
-        _ = inkling_curl_set_write(handle, { data, size, count, user in
-            let context = Unmanaged<Context>.fromOpaque(user!).takeUnretainedValue()
-            let bytes = size * count
-            if context.written + bytes > context.maximumBytes {
-                context.tooLarge = true
-                return 0  // Abort: larger than the manifest says.
+        let deadlineMilliseconds = PackDownload.deadlineSeconds(expectedBytes: maximumBytes, baseSeconds: baseSeconds) * 1000
+        let started = monotonicMilliseconds()
+        var current = url
+        for _ in 0...PackDownload.maximumRedirects {
+            let scheme: PackDownload.Scheme
+            do { scheme = try PackDownload.check(current) } catch {
+                return current == url ? "\(error)" : "the redirect to \(error)"
             }
-            let wrote = fwrite(data, 1, bytes, context.file)
-            context.written += wrote
-            return wrote
-        }, unmanaged.toOpaque())
-        if progress {
-            _ = inkling_curl_set_xferinfo(handle, { user, total, now, _, _ in
+            // A redirect's body (or a first try's) must not end up in the file.
+            guard fflush(file) == 0, ftruncate(fileno(file), 0) == 0 else { return "cannot write \(path)" }
+            rewind(file)
+            context.written = 0
+            let remaining = deadlineMilliseconds - (monotonicMilliseconds() - started)
+            guard remaining > 0 else { return "it took longer than \(deadlineMilliseconds / 1000) s" }
+
+            curl_easy_reset(handle)
+            _ = inkling_curl_set_string(handle, CURLOPT_URL, current)
+            _ = inkling_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, scheme.rawValue)
+            _ = inkling_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "https")
+            _ = inkling_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+            if scheme == .loopbackHTTP { _ = inkling_curl_set_string(handle, CURLOPT_NOPROXY, "*") }
+            _ = inkling_curl_set_long(handle, CURLOPT_FAILONERROR, 1)
+            _ = inkling_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+            _ = inkling_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(10_000, remaining))
+            _ = inkling_curl_set_long(handle, CURLOPT_TIMEOUT_MS, remaining)
+            _ = inkling_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 512)
+            _ = inkling_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, 30)
+            _ = inkling_curl_set_write(handle, { data, size, count, user in
                 let context = Unmanaged<Context>.fromOpaque(user!).takeUnretainedValue()
-                let expected = total > 0 ? Int(total) : context.maximumBytes
-                let percent = expected > 0 ? Int(now) * 100 / expected : 0
-                if percent != context.lastPercent {
-                    context.lastPercent = percent
-                    warnInline("\rdownloading… \(percent) %")
+                let bytes = size * count
+                if context.written + bytes > context.maximumBytes {
+                    context.tooLarge = true
+                    return 0  // Abort: larger than the manifest says.
                 }
-                return 0
+                let wrote = fwrite(data, 1, bytes, context.file)
+                context.written += wrote
+                return wrote
             }, unmanaged.toOpaque())
+            if progress {
+                _ = inkling_curl_set_xferinfo(handle, { user, total, now, _, _ in
+                    let context = Unmanaged<Context>.fromOpaque(user!).takeUnretainedValue()
+                    let expected = total > 0 ? Int(total) : context.maximumBytes
+                    let percent = expected > 0 ? Int(now) * 100 / expected : 0
+                    if percent != context.lastPercent {
+                        context.lastPercent = percent
+                        warnInline("\rdownloading… \(percent) %")
+                    }
+                    return 0
+                }, unmanaged.toOpaque())
+            }
+            let code = curl_easy_perform(handle)
+            if progress { warnInline("\n") }
+            if context.tooLarge { return "the server sent more than the manifest's \(maximumBytes) bytes" }
+            switch code {
+            case CURLE_OK: break
+            case CURLE_OPERATION_TIMEDOUT:
+                return "it took longer than \(deadlineMilliseconds / 1000) s or stalled (the deadline grows with the pack's size)"
+            case CURLE_HTTP_RETURNED_ERROR: return "the server answered HTTP \(inkling_curl_response_code(handle))"
+            case CURLE_UNSUPPORTED_PROTOCOL: return "the protocol of \(PackDownload.shown(current)) is not allowed"
+            default: return String(cString: curl_easy_strerror(code))
+            }
+            let status = inkling_curl_response_code(handle)
+            guard (300..<400).contains(status) else {
+                guard fflush(file) == 0 else { return "cannot write \(path)" }
+                return nil
+            }
+            guard let location = inkling_curl_redirect_url(handle) else { return "the server answered HTTP \(status) without a usable Location" }
+            current = String(cString: location)
         }
-        let code = curl_easy_perform(handle)
-        if progress { warnInline("\n") }
-        if context.tooLarge { return "the server sent more than the manifest's \(maximumBytes) bytes" }
-        guard code == CURLE_OK else { return String(cString: curl_easy_strerror(code)) }
-        guard fflush(file) == 0 else { return "cannot write \(path)" }
-        return nil
+        return "more than \(PackDownload.maximumRedirects) redirects"
     }
 
+    /// Milliseconds on a clock that never goes back.
+    static func monotonicMilliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000
+    }
 }
 
 /// Writes to standard error without a newline (progress lines).

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import InklingCommandLine
 import InklingCore
 
 #if canImport(Glibc)
@@ -6,7 +7,18 @@ import InklingCore
 #endif
 
 /// Serves the typesim line protocol: one JSON request per line in, one reply per line out.
+///
+/// Input is read in bounded pieces: a line longer than `maximumLineBytes` is answered with an
+/// error and its bytes are dropped as they arrive (never held), so a huge line cannot grow the
+/// process. Every request line gets exactly one reply; one that cannot be answered gets
+/// `{"id":N,"error":…}` (with `"id":null` when its id cannot be read) and the server goes on.
 struct PredictServer {
+    /// The longest request line answered (64 KiB; the predictor reads only the last 1,000
+    /// characters of the text anyway).
+    static let maximumLineBytes = 65536
+    /// The most suggestions one request may ask for (`n`).
+    static let counts = 1...50
+
     struct Request: Decodable {
         var id: Int
         var before: String?
@@ -16,9 +28,24 @@ struct PredictServer {
         var context: String?
     }
 
-    struct Reply: Encodable {
+    /// Only the id, to address the error reply to a request that cannot be read whole.
+    struct RequestID: Decodable {
         var id: Int
+    }
+
+    struct Reply: Encodable {
+        var id: Int?
         var words: [String]?
+        var error: String?
+
+        enum CodingKeys: String, CodingKey { case id, words, error }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)  // null when unknown: still one reply per line
+            try container.encodeIfPresent(words, forKey: .words)
+            try container.encodeIfPresent(error, forKey: .error)
+        }
     }
 
     let predictor: Predictor
@@ -26,35 +53,62 @@ struct PredictServer {
     var learns = false
 
     func run() {
-        let decoder = JSONDecoder()
-        let encoder = JSONEncoder()
-        while let line = readLine(strippingNewline: true) {
-            if line.isEmpty { continue }
-            let request: Request
-            do {
-                request = try decoder.decode(Request.self, from: Data(line.utf8))
-            } catch {
-                warn("inkling predict: ignoring a malformed request line")
-                continue
-            }
-            var reply = Reply(id: request.id)
-            if let before = request.before {
-                reply.words = predictor.suggest(before: before, count: request.n ?? 3)
-            } else if request.reset == true {
-                predictor.reset()
-            } else if let commit = request.commit, learns {
-                // A phrase is learned word by word, each after the words before it.
-                var before = request.context ?? ""
-                for word in WordText.words(in: commit) {
-                    predictor.learn(word: String(word), before: before, now: 0)
-                    before += (before.isEmpty ? "" : " ") + word
-                }
-            }
-            guard let data = try? encoder.encode(reply) else { continue }
-            var text = String(decoding: data, as: UTF8.self)
-            text.append("\n")
-            // One unbuffered write per reply: the harness waits for each line.
-            text.withUTF8 { buffer in _ = write(1, buffer.baseAddress, buffer.count) }
+        var splitter = LineSplitter(limit: Self.maximumLineBytes)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            for item in splitter.feed(buffer[0..<count]) { handle(item) }
         }
+        if let last = splitter.finish() { handle(last) }
+    }
+
+    func handle(_ item: LineSplitter.Item) {
+        switch item {
+        case .line(let bytes):
+            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+            send(answer(Data(bytes)))
+        case .oversized(let length):
+            send(Reply(id: nil, error: "the request line has \(length) bytes; the limit is \(Self.maximumLineBytes)"))
+        }
+    }
+
+    /// The reply to one request line.
+    func answer(_ line: Data) -> Reply {
+        let request: Request
+        do {
+            request = try JSONDecoder().decode(Request.self, from: line)
+        } catch {
+            let id = try? JSONDecoder().decode(RequestID.self, from: line).id
+            return Reply(id: id, error: "the request is not a JSON object with an integer id and fields before (text), n (whole number), reset (true), commit and context (text)")
+        }
+        var reply = Reply(id: request.id)
+        if let before = request.before {
+            let count = request.n ?? 3
+            guard Self.counts.contains(count) else {
+                reply.error = "n must be a whole number from \(Self.counts.lowerBound) to \(Self.counts.upperBound), not \(count)"
+                return reply
+            }
+            reply.words = predictor.suggest(before: before, count: count)
+        } else if request.reset == true {
+            predictor.reset()
+        } else if let commit = request.commit, learns {
+            // A phrase is learned word by word, each after the words before it.
+            var before = request.context ?? ""
+            for word in WordText.words(in: commit) {
+                predictor.learn(word: String(word), before: before, now: 0)
+                before += (before.isEmpty ? "" : " ") + word
+            }
+        }
+        return reply
+    }
+
+    func send(_ reply: Reply) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let data = try? encoder.encode(reply) else { return }
+        // One unbuffered write per reply: the harness waits for each line.
+        Terminal.write(String(decoding: data, as: UTF8.self) + "\n", to: 1)
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import InklingCommandLine
 import InklingCore
 import InklingStore
 
@@ -17,66 +18,38 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
     exit(status)
 }
 
-let usage = """
-    usage: inkling <command> [options]
-
-    commands:
-      suggest TEXT [-n N] [--pack PATH]     suggestions for the text before the cursor
-      predict --stdio [options]             typesim line protocol on stdin/stdout
-          --pack PATH                       language pack (default: the bundled English pack)
-          --no-rerank                       dictionary and word n-grams only (ablation)
-          --no-typo-completions             no completions of nearby prefixes (tge → the)
-          --learn [--user-file FILE]        learn from commit events (typesim --commit-events);
-                                            FILE keeps what was learned between runs (TSV)
-          --user-db PATH                    load learned words from a user store (SQLite);
-                                            with --learn, save what was learned there at exit
-          --char-weight X --next-char-weight X --char-prior-share X
-          --cache-weight X --cache-bigram-weight X --window N --savings X
-      pack build --prepared DIR -o FILE [--language L] [--name NAME] [--vocabulary N]
-                 [--char-table-bytes N] [--hold-out-every N --held-out FILE]
-      pack info FILE                        header, sections and metadata of a pack
-      config list|get KEY|set KEY VALUE|reset KEY|describe KEY
-                                            the input method's settings (GSettings)
-      packs list|install LANG|remove LANG|verify [LANG]|update [--manifest-url URL]
-                                            downloadable language packs (SHA-256 verified)
-      learned list|forget WORD|wipe|export [FILE|-]|import FILE [--db PATH]
-                                            the learned words in the user store (see learned -h)
-      learn FILE|- [--db PATH] [--pack PATH] learn from your own texts (one document a line)
-      check TEXT [--layout qwerty|qwertz|azerty|jcuken]   likely typos in a text
-      check-bench --text FILE [--seed N] [--rate R]       checker benchmark: false flags, recall
-    """
-
-/// A tiny option reader: `--name value` pairs and flags, positional arguments in order.
+/// One command line, read against `Commands` by the shared parser. The body of each command
+/// reads it as before: positional arguments (the subcommand first, for commands that have
+/// them), option values and flags under every name of their option.
 struct Arguments {
-    var positional: [String] = []
-    var options: [String: String] = [:]
-    var flags: Set<String> = []
-    static let flagNames: Set<String> = ["--stdio", "--no-rerank", "--no-typo-completions", "--learn", "-h", "--help"]
+    let parsed: ParsedArguments
+    var positional: [String]
+    var options: [String: String] { parsed.values }
+    var flags: Set<String> { parsed.flags }
 
-    init(_ arguments: ArraySlice<String>) {
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            if Self.flagNames.contains(argument) {
-                flags.insert(argument)
-            } else if argument.hasPrefix("-") && argument.count > 1 {
-                guard let value = iterator.next() else { fail("\(argument) needs a value") }
-                options[argument] = value
-            } else {
-                positional.append(argument)
-            }
-        }
+    init(_ parsed: ParsedArguments) {
+        self.parsed = parsed
+        // `inkling learned list …`: the bodies dispatch on "list" as their first argument.
+        positional = (parsed.command.path.count > 2 ? [parsed.command.path[2]] : []) + parsed.positional
     }
 
+    /// A number option (its range was checked when the command line was read).
     func double(_ name: String) -> Double? {
         guard let text = options[name] else { return nil }
-        guard let value = Double(text) else { fail("\(name) takes a number, not '\(text)'") }
+        guard let value = Double(text), value.isFinite else { usageError("\(name) takes a number, not '\(text)'") }
         return value
     }
 
+    /// A whole-number option (its range was checked when the command line was read).
     func int(_ name: String) -> Int? {
         guard let text = options[name] else { return nil }
-        guard let value = Int(text) else { fail("\(name) takes a whole number, not '\(text)'") }
+        guard let value = Int(text) else { usageError("\(name) takes a whole number, not '\(text)'") }
         return value
+    }
+
+    /// Exits with status 2: the sentence, the command's usage and where to find more.
+    func usageError(_ message: String) -> Never {
+        Terminal.exitWithUsageError(UsageError(message, command: parsed.command))
     }
 }
 
@@ -89,10 +62,50 @@ func openPack(_ arguments: Arguments) -> LanguagePack {
     } else {
         fail("no bundled English pack found near \(PackLocator.currentExecutablePath()); pass --pack PATH")
     }
+    return openPack(path: path)
+}
+
+/// Opens a pack file, or exits with one sentence naming the file and what is wrong with it.
+func openPack(path: String) -> LanguagePack {
+    // Why a file cannot be read, in the system's words (before the pack reader's own report).
+    if let problem = FileAccess.reading(path) { fail("cannot read the language pack \(path): \(problem)") }
     do {
         return try LanguagePack(path: path)
     } catch {
-        fail("\(error)")
+        let text = "\(error)"
+        fail(text.contains(path) ? text : "the language pack \(path) cannot be used: \(text)")
+    }
+}
+
+/// Problems with files, as one short phrase from the system (`No such file or directory`).
+enum FileAccess {
+    /// Why `path` cannot be opened and read as a regular file, or nil when it can.
+    static func reading(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return String(cString: strerror(errno)) }
+        if status.st_mode & S_IFMT == S_IFDIR { return String(cString: strerror(EISDIR)) }
+        return nil
+    }
+
+    /// The whole file, or exits with one sentence naming it.
+    static func contents(_ path: String) -> [UInt8] {
+        if let problem = reading(path) { fail("cannot read \(path): \(problem)") }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { fail("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = read(descriptor, &buffer, buffer.count)
+            if got < 0, errno == EINTR { continue }
+            if got < 0 { fail("cannot read \(path): \(String(cString: strerror(errno)))") }
+            if got == 0 { break }
+            bytes += buffer[0..<got]
+        }
+        return bytes
     }
 }
 
@@ -112,25 +125,19 @@ func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
     return options
 }
 
-let all = CommandLine.arguments.dropFirst()
-guard let command = all.first else {
-    print(usage)
-    exit(2)
-}
-if command == "config" {
-    // Its own argument reading: values such as `-1` are values, not options.
-    ConfigCommand.run(Array(all.dropFirst()))
-    exit(0)
-}
-let arguments = Arguments(all.dropFirst())
+let parsed = Terminal.parse(Array(CommandLine.arguments.dropFirst()), with: Commands.inkling, version: InklingVersion.current)
+let arguments = Arguments(parsed)
 
-switch command {
+switch parsed.command.path[1] {
+case "config":
+    ConfigCommand.run(arguments.positional)
 case "suggest":
-    let predictor = Predictor(pack: openPack(arguments), options: predictorOptions(arguments))
+    let predictor = Predictor(pack: openPack(arguments))
+    if !arguments.flags.contains("--no-learned") { LearnedCommand.loadLearnedWords(into: predictor, explicitPath: arguments.options["--db"]) }
     let text = arguments.positional.joined(separator: " ")
     for word in predictor.suggest(before: text, count: arguments.int("-n") ?? 5) { print(word) }
 case "predict":
-    guard arguments.flags.contains("--stdio") else { fail("predict needs --stdio") }
+    guard arguments.flags.contains("--stdio") else { arguments.usageError("predict needs --stdio") }
     let predictor = Predictor(pack: openPack(arguments), options: predictorOptions(arguments))
     let userFile = arguments.options["--user-file"]
     if let userFile, FileManager.default.fileExists(atPath: userFile) {
@@ -143,17 +150,16 @@ case "predict":
             let entries = try userStore.loadAll()
             predictor.updateUserModel { $0.load(entries) }
         } catch {
-            fail("\(error)")
+            fail("cannot read the learned words in \(arguments.options["--user-db"] ?? ""): \(error)")
         }
     }
     var server = PredictServer(predictor: predictor)
     server.learns = arguments.flags.contains("--learn")
     server.run()
     if let userFile, server.learns {
-        do {
-            try Data(UserModelFile.write(predictor.userModel.allEntries).utf8).write(to: URL(filePath: userFile), options: .atomic)
-        } catch {
-            fail("cannot write \(userFile): \(error)")
+        // Learned words: 0600 whatever the umask.
+        if let problem = PrivateFiles.writeAtomically(Array(UserModelFile.write(predictor.userModel.allEntries).utf8), to: userFile) {
+            fail(problem)
         }
     }
     if let userStore, server.learns {
@@ -162,7 +168,7 @@ case "predict":
         do {
             try userStore.apply(changes)
         } catch {
-            fail("\(error)")
+            fail("cannot save the learned words to \(arguments.options["--user-db"] ?? ""): \(error)")
         }
     }
 case "learned":
@@ -177,8 +183,6 @@ case "check":
     CheckCommand.check(arguments)
 case "check-bench":
     CheckCommand.bench(arguments)
-case "-h", "--help", "help":
-    print(usage)
 default:
-    fail("unknown command '\(command)'\n\(usage)", status: 2)
+    arguments.usageError("unknown command '\(parsed.command.path[1])'")
 }

@@ -1,3 +1,4 @@
+import CSQLite
 import Dispatch
 import FoundationEssentials
 import InklingCore
@@ -203,6 +204,51 @@ final class Shared<T>: @unchecked Sendable {
         #expect(store.count == 0)
         try store.apply(upserts([entry("", "fresh")]))
         #expect(try store.loadAll() == [entry("", "fresh")])
+    }
+
+    /// The copies `open` moved aside are found (with their logs) and removed on request; the live
+    /// store and unrelated files are not.
+    @Test func movedAsideCopiesAreListedAndRemoved() throws {
+        let path = temporaryStorePath()
+        let folder = String(path[..<path.lastIndex(of: "/")!])
+        for name in ["user.sqlite3.corrupt-20260101T000000Z", "user.sqlite3.corrupt-20260101T000000Z-wal", "user.sqlite3.corrupt-20260102T000000Z-2", "other.sqlite3.corrupt-x", "notes.txt"] {
+            try Data([1, 2, 3]).write(to: URL(filePath: folder + "/" + name))
+        }
+        let store = try UserStore.open(path: path)
+        try store.apply(upserts([entry("", "live")]))
+        #expect(UserStore.leftoverCopies(of: path).map { String($0.dropFirst(folder.count + 1)) } == [
+            "user.sqlite3.corrupt-20260101T000000Z", "user.sqlite3.corrupt-20260101T000000Z-wal", "user.sqlite3.corrupt-20260102T000000Z-2",
+        ])
+        #expect(try UserStore.removeLeftoverCopies(of: path) == 3)
+        #expect(UserStore.leftoverCopies(of: path) == [])
+        #expect(access(folder + "/other.sqlite3.corrupt-x", F_OK) == 0 && access(folder + "/notes.txt", F_OK) == 0)
+        #expect(try store.loadAll().map(\.key) == ["live"])
+    }
+
+    /// A store written by an older or hostile program: every value read is in range, rows no word
+    /// can have are skipped (before: a count of 1e300 crashed `learned list`).
+    @Test func hostileStoredValuesAreReadTotally() throws {
+        let path = temporaryStorePath()
+        let store = try UserStore.open(path: path)
+        try store.apply(upserts([entry("", "huge"), entry("", "old"), entry("", "evil"), entry("", "neg"), entry("", "text")]))
+        // Another program writes through its own connection.
+        var db: OpaquePointer?
+        #expect(sqlite3_open(path, &db) == SQLITE_OK)
+        for sql in [
+            "UPDATE entries SET count = 1e300 WHERE key = 'huge'",
+            "UPDATE entries SET last_used = -9223372036854775808 WHERE key = 'old'",
+            "UPDATE entries SET display = 'ev' || char(27) || '[2Jil' WHERE key = 'evil'",
+            "UPDATE entries SET count = -4 WHERE key = 'neg'",
+            "UPDATE entries SET count = 'lots' WHERE key = 'text'",
+        ] {
+            #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
+        }
+        sqlite3_close(db)
+        let read = sorted(try store.loadAll())
+        #expect(read.map(\.key) == ["huge", "old"])
+        #expect(read[0].count == LearnedEntry.maximumCount)
+        #expect(read[1].lastUsed == 0)
+        #expect(try store.words(limit: 10).map(\.key) == ["huge", "old"])
     }
 
     @Test func damagedPagesAreDetected() throws {

@@ -93,6 +93,113 @@ import Testing
         #expect(writer.takeReload() == nil)
     }
 
+    /// Two engines (two sessions) write the same store: each one's words reach it, whichever
+    /// wrote first (before: the second writer's batch was discarded as stale).
+    @Test func twoWritersLoseNoWord() throws {
+        let path = temporaryStorePath()
+        let (first, _) = try UserStoreWriter.open(path: path, interval: .milliseconds(5))
+        let (second, _) = try UserStoreWriter.open(path: path, interval: .milliseconds(5))
+        var firstModel = UserModel(), secondModel = UserModel()
+        var expected: Set<String> = []
+        for round in 0..<20 {
+            for index in 0..<10 {
+                let a = "a" + LearnedKey.letters(round * 10 + index), b = "b" + LearnedKey.letters(round * 10 + index)
+                firstModel.record(word: a, after: [], now: Int64(round))
+                secondModel.record(word: b, after: [], now: Int64(round))
+                expected.formUnion([a, b])
+            }
+            // As the engine's tick: hand over the changes, then take a reload.
+            first.submit(firstModel.takeChanges())
+            if let fresh = first.takeReload() { firstModel = UserModel(); firstModel.load(fresh) }
+            second.submit(secondModel.takeChanges())
+            if let fresh = second.takeReload() { secondModel = UserModel(); secondModel.load(fresh) }
+            if round % 3 == 0 { try first.flushAndWait() }
+            if round % 2 == 0 { try second.flushAndWait() }
+        }
+        try first.flushAndWait()
+        try second.flushAndWait()
+        let stored = Set(try UserStore.open(path: path).loadAll().filter { $0.context.isEmpty }.map(\.key))
+        #expect(expected.subtracting(stored).isEmpty, "\(expected.subtracting(stored).count) of \(expected.count) words lost")
+        // And each model, after its reload, knows the other's words.
+        if let fresh = second.takeReload() { secondModel = UserModel(); secondModel.load(fresh) }
+        #expect(secondModel.knows("a" + LearnedKey.letters(0)))
+    }
+
+    /// A word typed both in another session and here keeps the larger count.
+    @Test func aWordBothWritersChangedKeepsTheLargerCount() throws {
+        let path = temporaryStorePath()
+        let (writer, _) = try UserStoreWriter.open(path: path, interval: .seconds(60))
+        let other = try UserStore.open(path: path)
+        try other.apply(upserts([entry("", "shared", 7, lastUsed: 50)]))
+        writer.submit(upserts([entry("", "shared", 2, lastUsed: 60), entry("", "mine", 1)]))
+        try writer.flushAndWait()
+        #expect(sorted(try other.loadAll()) == [entry("", "mine"), entry("", "shared", 7, lastUsed: 60)])
+    }
+
+    /// `learned wipe` while the engine holds unwritten words: the wipe wins, they never reach the
+    /// store or come back through the reload; words typed after the engine took the reload are kept.
+    @Test func aWipeDuringPendingWritesRemovesThem() throws {
+        let path = temporaryStorePath()
+        let (writer, _) = try UserStoreWriter.open(path: path, interval: .seconds(60))
+        var model = UserModel()
+        model.record(word: "early", after: [], now: 1)
+        writer.submit(model.takeChanges())
+        try writer.flushAndWait()
+        model.record(word: "pending", after: ["early"], now: 2)
+        writer.submit(model.takeChanges())  // not yet written: the interval is long
+        #expect(writer.pendingCount == 2)
+        let cli = try UserStore.open(path: path)
+        #expect(try cli.wipe() == 1)
+        model.record(word: "stillold", after: [], now: 3)
+        writer.submit(model.takeChanges())  // made on the old model too
+        try writer.flushAndWait()
+        #expect(try cli.loadAll() == [])
+        let fresh = try #require(writer.takeReload())
+        #expect(fresh == [])
+        model = UserModel()
+        model.load(fresh)
+        model.record(word: "afterwards", after: [], now: 4)
+        writer.submit(model.takeChanges())
+        try writer.flushAndWait()
+        #expect(try cli.loadAll().map(\.key) == ["afterwards"])
+    }
+
+    /// `learned forget` while the engine holds the word unwritten: forgotten for good, the other
+    /// pending words are written.
+    @Test func aForgetDuringPendingWritesWins() throws {
+        let path = temporaryStorePath()
+        let (writer, _) = try UserStoreWriter.open(path: path, interval: .seconds(60))
+        var model = UserModel()
+        model.record(word: "kept", after: [], now: 1)
+        writer.submit(model.takeChanges())
+        try writer.flushAndWait()  // the next batch waits for the (long) interval
+        for word in ["secret", "also"] { model.record(word: word, after: [], now: 1) }
+        model.record(word: "after", after: ["secret"], now: 1)
+        writer.submit(model.takeChanges())
+        let cli = try UserStore.open(path: path)
+        #expect(try cli.forget("secret") == 0)  // not on disk yet
+        try writer.flushAndWait()
+        #expect(Set(try cli.loadAll().map { $0.context + "/" + $0.key }) == ["/kept", "/also", "/after"])
+        let fresh = try #require(writer.takeReload())
+        #expect(!fresh.contains { $0.key == "secret" || $0.context.contains("secret") })
+    }
+
+    /// Changes submitted after a reload was read but before the caller took it are laid over it:
+    /// the caller's model does not lose them.
+    @Test func aReloadIncludesTheChangesStillPending() throws {
+        let path = temporaryStorePath()
+        let (writer, _) = try UserStoreWriter.open(path: path, interval: .seconds(60))
+        let cli = try UserStore.open(path: path)
+        try cli.apply(upserts([entry("", "theirs")]))
+        writer.submit(upserts([entry("", "first")]))
+        try writer.flushAndWait()  // finds the other write: a reload is offered
+        writer.submit(upserts([entry("", "second")]))  // pending, not in the reload's read
+        let fresh = try #require(writer.takeReload())
+        #expect(Set(fresh.map(\.key)) == ["theirs", "first", "second"])
+        try writer.flushAndWait()
+        #expect(Set(try cli.loadAll().map(\.key)) == ["theirs", "first", "second"])
+    }
+
     @Test func aFailedWriteIsKeptAndRetried() throws {
         let path = temporaryStorePath()
         let store = try UserStore.open(path: path)

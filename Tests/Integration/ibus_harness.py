@@ -160,31 +160,45 @@ class Daemon:
             return ""
 
     def children(self):
-        """Pids of the daemon's child processes (the engines it spawned)."""
-        result = []
+        """Pids of the engines the daemon spawned: its descendants, without the supervisors
+        (`ibus-engine-inkling --supervise`, the component process) that run them."""
+        table = {}
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
             try:
                 with open("/proc/%s/stat" % entry) as f:
                     stat = f.read()
+                with open("/proc/%s/cmdline" % entry, "rb") as f:
+                    argv = f.read().split(b"\0")
             except OSError:
                 continue
             fields = stat[stat.rindex(")") + 2:].split()
-            if int(fields[1]) == self.process.pid and fields[0] != "Z":
-                result.append(int(entry))
+            if fields[0] != "Z":
+                table[int(entry)] = (int(fields[1]), argv)
+        result = []
+        parents = [self.process.pid]
+        while parents:
+            parent = parents.pop()
+            for pid, (ppid, argv) in table.items():
+                if ppid == parent:
+                    parents.append(pid)
+                    if b"--supervise" not in argv:
+                        result.append(pid)
         return result
 
     def engine_pid(self, executable=None):
         """The pid of the running engine process (`executable`: default the Inkling engine)."""
         executable = os.path.realpath(executable or self.engine)
         for pid in self.children():
+            # The command line first: /proc/PID/exe of a hardened (not dumpable) engine can be
+            # read only by root, its cmdline by everyone.
             try:
-                if os.path.realpath("/proc/%d/exe" % pid) == executable:
-                    return pid
                 with open("/proc/%d/cmdline" % pid, "rb") as f:
                     argv = f.read().split(b"\0")
                 if any(os.path.basename(executable).encode() in a for a in argv[:2]):
+                    return pid
+                if os.path.realpath("/proc/%d/exe" % pid) == executable:
                     return pid
             except OSError:
                 continue

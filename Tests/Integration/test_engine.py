@@ -59,7 +59,7 @@ def test_xml_is_the_template_with_the_absolute_engine_path():
     with open(os.path.join(REPO, "ibus-component", "inkling.xml.in")) as f:
         template = f.read()
     assert xml == template.replace("@EXEC@", engine)
-    assert "<exec>%s --ibus</exec>" % engine in xml
+    assert "<exec>%s --supervise --ibus</exec>" % engine in xml
     version = subprocess.run([engine, "--version"], check=True, capture_output=True, text=True).stdout
     assert version.startswith("ibus-engine-inkling ")
 
@@ -285,7 +285,7 @@ def test_surrounding_text_with_emoji_gives_next_word_predictions(client):
     assert all(c and " " not in c for c in candidates)
     cli = cli_path()
     if os.access(cli, os.X_OK):
-        expected = subprocess.run([cli, "suggest", context, "-n", str(len(candidates))], capture_output=True, text=True)
+        expected = subprocess.run([cli, "suggest", "--no-learned", context, "-n", str(len(candidates))], capture_output=True, text=True)
         if expected.returncode == 0:
             assert candidates == expected.stdout.split("\n")[: len(candidates)]
     # Completing the next word follows the same context.

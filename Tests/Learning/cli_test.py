@@ -93,7 +93,7 @@ def learn_list_forget_export_import_wipe():
     assert exported == inkling("learned", "export", "--db", db).stdout
     assert exported == inkling("learned", "export", "-", "--db", db).stdout
     count = len(exported.splitlines())
-    assert f"wiped {count} entries" in inkling("learned", "wipe", "--db", db).stdout
+    assert f"wiped {count} entries" in inkling("learned", "wipe", "--yes", "--db", db).stdout
     assert rows(db, "SELECT count(*) FROM entries") == [(0,)]
     assert f"imported {count} entries" in inkling("learned", "import", export, "--db", db).stdout
     assert inkling("learned", "export", "--db", db).stdout == exported
@@ -195,6 +195,120 @@ def cli_and_a_running_writer_share_the_store():
     # … and both writers' later words are there.
     assert ("", "concurrent") in keys and ("", "zqb") in keys, len(keys)
     assert int(out.split()[-1]) > 1000
+
+
+def stress_word(index: int) -> str:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    word = "zq"
+    while True:
+        word += letters[index % 26]
+        index //= 26
+        if index == 0:
+            return word
+
+
+@test
+def two_writers_lose_no_word():
+    """Two engine writers (`_stress`, the engine's UserStoreWriter) on one store at once: every
+    word either typed is there when both are done (before: ~a quarter were discarded)."""
+    db = fresh_db()
+    words = 6000
+    writers = [subprocess.Popen([ARGS.inkling, "learned", "_stress", "--db", db, "--start", str(start), "--words", str(words),
+                                 "--seconds", "300"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for start in (0, 10_000_000)]
+    # A third process writes too, as `inkling learn` would while both engines type.
+    inkling("learn", "-", "--db", db, input="concurrent words here\n")
+    for writer in writers:
+        out, err = writer.communicate(timeout=300)
+        assert writer.returncode == 0, err
+        assert f"finished {words}" in out, out[-200:]
+    keys = {k for (k,) in rows(db, "SELECT key FROM entries WHERE context = ''")}
+    expected = {stress_word(start + index) for start in (0, 10_000_000) for index in range(words)} | {"concurrent", "words", "here"}
+    missing = expected - keys
+    assert not missing, f"{len(missing)} of {len(expected)} words lost, e.g. {sorted(missing)[:3]}"
+
+
+def damage(db: str):
+    """Overwrites the SQLite header: the next open moves the file aside (with its words)."""
+    with open(db, "r+b") as handle:
+        handle.write(os.urandom(100))
+
+
+@test
+def wipe_removes_damaged_copies_that_list_and_forget_mention():
+    db = fresh_db()
+    folder = os.path.dirname(db)
+    inkling("learn", "-", "--db", db, input="my zorblaxqua plans\n")
+    inkling("learned", "list", "--db", db)  # checkpoints: the words are in the main file
+    for suffix in ["-wal", "-shm"]:
+        if os.path.exists(db + suffix):
+            os.unlink(db + suffix)
+    damage(db)
+    result = inkling("learned", "list", "--db", db)
+    assert "moved it to" in result.stderr, result.stderr
+    copies = [name for name in os.listdir(folder) if ".corrupt-" in name]
+    assert copies and any(b"zorblaxqua" in open(os.path.join(folder, name), "rb").read() for name in copies), copies
+    listing = inkling("learned", "list", "--db", db)
+    assert "damaged copy of the store" in listing.stderr and "learned wipe" in listing.stderr, listing.stderr
+    assert "zorblaxqua" not in listing.stderr  # file names only, never a word
+    forgot = inkling("learned", "forget", "zorblaxqua", "--db", db)
+    assert "damaged copy of the store" in forgot.stderr, forgot.stderr
+    inkling("learn", "-", "--db", db, input="fresh zorblaxqua\n")
+    wiped = inkling("learned", "wipe", "--yes", "--db", db).stdout
+    assert "removed 1 damaged copy" in wiped, wiped
+    assert not [name for name in os.listdir(folder) if ".corrupt-" in name], os.listdir(folder)
+    for name in os.listdir(folder):
+        assert b"zorblaxqua" not in open(os.path.join(folder, name), "rb").read(), name
+    assert "damaged" not in inkling("learned", "list", "--db", db).stderr
+
+
+@test
+def import_refuses_hostile_values_naming_the_line():
+    db = fresh_db()
+    folder = os.path.dirname(db)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "hostile.tsv")
+    lines = [
+        b"\tcat\tcat\t1e300\t1",
+        b"\tcat\tcat\t-1\t1",
+        b"\tcat\tcat\tnan\t1",
+        b"\tcat\tcat\t2\t1.5",
+        b"\tev\x1bil\tev\x1bil\t1\t1",
+        b"\tca\xfft\tca\xfft\t1\t1",
+        b"\t" + b"a" * 100000 + b"\ta\t1\t1",
+        b"\tdog\tdog\t3\t1700000000",
+    ]
+    with open(path, "wb") as handle:
+        handle.write(b"\n".join(lines) + b"\n")
+    result = inkling("learned", "import", path, "--db", db)
+    assert "imported 1 entries" in result.stdout and "7 lines skipped" in result.stdout, result.stdout
+    for number in range(1, 8):
+        assert f"line {number} not imported" in result.stderr, result.stderr
+    assert "line 8 " not in result.stderr
+    assert "\x1b" not in result.stderr and "aaaaaaaa" not in result.stderr
+    listing = inkling("learned", "list", "--db", db)
+    assert [line.split()[0] for line in listing.stdout.splitlines()[1:]] == ["dog"], listing.stdout
+
+
+@test
+def list_is_total_against_hostile_stored_values():
+    """A store written by an older or hostile program: list, export and predict still work."""
+    db = fresh_db()
+    inkling("learn", "-", "--db", db, input="huge old evil negative fine\n")
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE entries SET count = 1e300 WHERE key = 'huge'")
+    connection.execute("UPDATE entries SET count = -5 WHERE key = 'negative'")
+    connection.execute("UPDATE entries SET last_used = -9223372036854775808 WHERE key = 'old'")
+    connection.execute("UPDATE entries SET display = 'ev' || char(27) || ']0;pwned' || char(7) || 'il' WHERE key = 'evil' AND context = ''")
+    connection.commit()
+    connection.close()
+    listing = inkling("learned", "list", "--db", db)
+    words = [line.split()[0] for line in listing.stdout.splitlines()[1:]]
+    assert words[0] == "huge" and set(words) == {"huge", "old", "fine"}, listing.stdout
+    assert "\x1b" not in listing.stdout
+    exported = inkling("learned", "export", "-", "--db", db).stdout
+    assert "1e+300" not in exported and "\x1b" not in exported, exported
+    predict(db, [{"reset": True}, {"before": "I saw hu", "n": 3}])
 
 
 def main() -> int:

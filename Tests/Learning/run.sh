@@ -10,7 +10,8 @@ HERE="$ROOT/Tests/Learning"
 if [ -z "${INKLING:-}" ]; then
     SCRATCH=${SCRATCH:-$ROOT/.build}
     # The same flags as `make build`: a build without them would relink the packaged binaries.
-    (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product inkling >"${TMPDIR:-/tmp}/inkling-learning-build.log" 2>&1) || { tail -n 30 "${TMPDIR:-/tmp}/inkling-learning-build.log"; echo "0 passed, 1 failed"; exit 1; }
+    # Every product: the command-line conventions test runs the engine and the cloud helper too.
+    (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" >"${TMPDIR:-/tmp}/inkling-learning-build.log" 2>&1) || { tail -n 30 "${TMPDIR:-/tmp}/inkling-learning-build.log"; echo "0 passed, 1 failed"; exit 1; }
     INKLING="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path 2>/dev/null)/inkling"
 fi
 PACK=${PACK:-$ROOT/data/packs/en.inkpack}
@@ -41,6 +42,9 @@ run() {
 
 start=$SECONDS
 run cli python3 "$HERE/cli_test.py" --inkling "$INKLING" --pack "$PACK"
+# Tests/CLI: the command-line conventions of the three executables (--help, --version, usage
+# errors, the man page against --help, suggest with learned words, predict --stdio limits).
+run cli-conventions python3 "$ROOT/Tests/CLI/cli_conventions_test.py" --bin "$(dirname "$INKLING")" --pack "$PACK" --man "$ROOT/packaging/inkling.1"
 run crash python3 "$HERE/crash_test.py" --inkling "$INKLING" --iterations 60 --seed "${SEED:-8}" --dir "$WORK/crash"
 echo "($((SECONDS - start)) s)"
 echo "$passed passed, $failed failed"

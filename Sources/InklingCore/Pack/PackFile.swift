@@ -157,12 +157,12 @@ public final class PackFile: @unchecked Sendable {
             let target = URL(filePath: path).resolvingSymlinksInPath().path
             attributes = try FileManager.default.attributesOfItem(atPath: target)
         } catch {
-            throw .unreadable(path: path, reason: Self.reason(error))
+            throw .unreadable(path: path, reason: FileProblem.reason(error))
         }
         // A FIFO or device would be read without end; a pack is always a regular file.
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
-            throw .unreadable(path: path, reason: "not a regular file")
-        }
+        let type = attributes[.type] as? FileAttributeType
+        if type == .typeDirectory { throw .unreadable(path: path, reason: FileProblem.reason(posixCode: 21)) }  // EISDIR
+        guard type == .typeRegular else { throw .unreadable(path: path, reason: "not a regular file") }
         if let size = Self.integer(attributes[.size]), size > UInt64(maximumSize) {
             throw .unreadable(path: path, reason: "\(size) bytes, more than a language pack can be")
         }
@@ -176,18 +176,7 @@ public final class PackFile: @unchecked Sendable {
         } catch let error as PackError {
             throw error
         } catch {
-            throw .unreadable(path: path, reason: Self.reason(error))
-        }
-    }
-
-    /// One short sentence for a file-system error (not the error's debug dump).
-    private static func reason(_ error: any Error) -> String {
-        guard let cocoa = error as? CocoaError else { return "\(error)" }
-        switch cocoa.code {
-        case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file"
-        case .fileReadNoPermission: return "permission denied"
-        case .fileReadTooLarge: return "the file is too large"
-        default: return "read error (code \(cocoa.code.rawValue))"
+            throw .unreadable(path: path, reason: FileProblem.reason(error))
         }
     }
 

@@ -65,7 +65,7 @@ public struct PackManifest: Codable, Equatable, Sendable {
             switch self {
             case .malformed: return "the pack manifest is not valid JSON of the expected shape"
             case .unsupportedFormat(let version): return "the pack manifest has format \(version); this Inkling reads format \(PackManifest.supportedFormat)"
-            case .invalidEntry(let language): return "the pack manifest's entry for '\(language)' is invalid"
+            case .invalidEntry(let language): return "the pack manifest's entry for '\(LanguageCode.printable(language))' is invalid"
             }
         }
     }
@@ -76,8 +76,8 @@ public struct PackManifest: Codable, Equatable, Sendable {
         guard manifest.formatVersion == supportedFormat else { throw .unsupportedFormat(manifest.formatVersion) }
         for entry in manifest.packs {
             let hexDigits = entry.sha256.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
-            guard entry.size > 0, entry.sha256.count == 64, hexDigits, !entry.language.isEmpty,
-                entry.language.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || $0 == "-" || $0 == "_" })
+            // The language becomes a file name in the packs folder: the one shared check.
+            guard entry.size > 0, entry.sha256.count == 64, hexDigits, LanguageCode.isValid(entry.language)
             else { throw .invalidEntry(entry.language) }
         }
         return manifest

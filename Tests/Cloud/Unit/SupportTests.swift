@@ -1,4 +1,5 @@
 import Glibc
+import InklingCommandLine
 import Testing
 @testable import InklingCloud
 

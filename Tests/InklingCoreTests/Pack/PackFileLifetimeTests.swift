@@ -83,7 +83,7 @@ struct PackFileLifetimeTests {
         let missing = FileManager.default.temporaryDirectory.appending(path: "inkling-test-\(UUID().uuidString).inkpack").path
         #expect(throws: PackError.unreadable(path: missing, reason: "no such file")) { try PackFile.read(path: missing) }
         let folder = FileManager.default.temporaryDirectory.path
-        #expect(throws: PackError.unreadable(path: folder, reason: "not a regular file")) { try PackFile.read(path: folder) }
+        #expect(throws: PackError.unreadable(path: folder, reason: "it is a folder, not a file")) { try PackFile.read(path: folder) }
         #if canImport(Glibc)
             // Reading a FIFO would block forever (no writer) instead of failing.
             let fifo = FileManager.default.temporaryDirectory.appending(path: "inkling-test-\(UUID().uuidString).fifo").path

@@ -94,6 +94,27 @@ struct PredictorTests {
         #expect(predictor().suggest(before: "the", count: 100).count == pack.range(ofPrefix: "the").count - 1)
     }
 
+    /// Every count is total: counts that are surrogate code points (0xD800...0xDFFF), beyond the
+    /// last code point, or huge once made part of the cache key trapped before.
+    @Test("any count, even a surrogate code point or beyond Unicode, gives an answer", arguments: [
+        0xD7FF, 0xD800, 55296, 0xDBFF, 0xDFFF, 0xE000, 0x10FFF, 0x10FFFF, 0x110000, Int(Int32.max), Int.max,
+    ])
+    func anyCountIsTotal(count: Int) {
+        let predictor = predictor()
+        let all = predictor.suggest(before: "th", count: count)
+        #expect(all.count == pack.range(ofPrefix: "th").count)
+        #expect(predictor.suggest(before: "th", count: count) == all)  // from the cache
+        #expect(predictor.suggest(before: "th", count: 1) == Array(all.prefix(1)))
+    }
+
+    @Test func countsAreSeparateCacheEntries() {
+        let predictor = predictor()
+        let small = predictor.suggest(before: "th", count: 2)
+        #expect(small.count == 2)
+        #expect(predictor.suggest(before: "th", count: 3).count == 3)
+        #expect(predictor.suggest(before: "th", count: 2) == small)
+    }
+
     // MARK: Next words
 
     @Test("after a separator, next words come from the previous word's successors", arguments: [

@@ -1,21 +1,23 @@
 /// Splits a byte stream into lines with a hard length limit. A line longer than the limit is
 /// not kept: its bytes are counted and dropped as they arrive, so memory stays bounded.
-struct LineSplitter {
-    enum Item: Equatable {
+public struct LineSplitter {
+    public enum Item: Equatable, Sendable {
         case line([UInt8])
         /// A line that exceeded the limit, with its length in bytes (without the newline).
         case oversized(Int)
     }
 
-    let limit: Int
+    public let limit: Int
     private var buffer: [UInt8] = []
     private var discarded: Int?
 
-    init(limit: Int) {
+    /// A splitter that keeps lines of at most `limit` bytes.
+    public init(limit: Int) {
         self.limit = limit
     }
 
-    mutating func feed<Bytes: Collection>(_ bytes: Bytes) -> [Item] where Bytes.Element == UInt8 {
+    /// The lines completed by these bytes (a newline ends a line; a `\r` before it is dropped).
+    public mutating func feed<Bytes: Collection>(_ bytes: Bytes) -> [Item] where Bytes.Element == UInt8 {
         var items: [Item] = []
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
@@ -37,5 +39,15 @@ struct LineSplitter {
             }
         }
         return items
+    }
+
+    /// At the end of the stream: the last line if it had no newline (nil when there is none).
+    public mutating func finish() -> Item? {
+        defer {
+            buffer.removeAll()
+            discarded = nil
+        }
+        if let count = discarded { return .oversized(count) }
+        return buffer.isEmpty ? nil : .line(buffer)
     }
 }
