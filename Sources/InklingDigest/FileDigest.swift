@@ -31,4 +31,19 @@ public enum FileDigest {
         }
         return String(cString: g_checksum_get_string(checksum))
     }
+
+    /// The SHA-256 of bytes in memory as lower-case hex (for a pack read once with
+    /// `PackFile.read(path:)`: the digest then covers exactly the bytes that will be used).
+    public static func sha256(bytes: UnsafeRawBufferPointer) -> String? {
+        guard let checksum = g_checksum_new(G_CHECKSUM_SHA256) else { return nil }
+        defer { g_checksum_free(checksum) }
+        let chunk = 1 << 20
+        var offset = 0
+        while offset < bytes.count, let base = bytes.baseAddress {
+            let count = min(chunk, bytes.count - offset)
+            g_checksum_update(checksum, (base + offset).assumingMemoryBound(to: UInt8.self), gssize(count))
+            offset += count
+        }
+        return String(cString: g_checksum_get_string(checksum))
+    }
 }

@@ -12,14 +12,22 @@ import InklingDigest
 /// pack is verified (size and SHA-256 against the manifest, GLib's GChecksum) and opened on a
 /// background queue, then every live session switches to it on the main loop. Until then, and
 /// whenever a pack is refused, English serves. A pack no longer used has no references left
-/// (sessions, checkers and this loader drop it), so it is unmapped.
+/// (sessions, checkers and this loader drop it), so its memory is freed.
+///
+/// Packs are read into private memory, never mapped, so a pack file rewritten or truncated on
+/// disk cannot crash the engine. That memory cannot be paged back to the file, so while
+/// another language is active the English pack is let go and read again when English is
+/// needed (tens of milliseconds), keeping one pack resident rather than two.
 ///
 /// One predictor per process is shared by every session: one learned model, one stream of
 /// changes for the user store.
 @MainActor
 enum PackLoader {
-    /// English over the bundled pack (nil when none was found: keys pass through).
+    /// English over the bundled pack while English is active (nil otherwise, or when none was found).
     private(set) static var english: Predictor?
+    /// The bundled English pack (nil when none was found or it could not be opened at start:
+    /// keys pass through).
+    private static var englishPath: String?
     /// The predictor every session uses.
     private(set) static var predictor: Predictor?
     /// The language of `predictor`.
@@ -32,7 +40,22 @@ enum PackLoader {
 
     static func start() {
         english = EngineProcess.pack.map { Predictor(pack: $0) }
+        englishPath = EngineProcess.pack?.path
+        EngineProcess.pack = nil  // held by `english` alone, so that it can be let go
         predictor = english
+    }
+
+    /// The English predictor, reading the bundled pack again if it was let go; nil (logged)
+    /// when it cannot be read now.
+    private static func englishPredictor() -> Predictor? {
+        if let english { return english }
+        guard let englishPath else { return nil }
+        do {
+            english = Predictor(pack: try LanguagePack(path: englishPath))
+        } catch {
+            log("cannot read the English language pack \(englishPath) again: \(error)")
+        }
+        return english
     }
 
     static func takePendingNotice() -> String? {
@@ -46,9 +69,10 @@ enum PackLoader {
         requested = language
         generation += 1
         pendingNotice = nil
-        guard english != nil else { return }  // no English pack: sessions pass keys through
+        guard englishPath != nil else { return }  // no English pack: sessions pass keys through
         if language == "en" {
-            activate(english!, language: "en")
+            // If English cannot be read again, the active language keeps serving.
+            if let english = englishPredictor() { activate(english, language: "en") }
             return
         }
         let ticket = generation
@@ -64,13 +88,13 @@ enum PackLoader {
     }
 
     private static func finished(_ result: LoadResult) {
-        guard result.ticket == generation, let english else { return }  // superseded
+        guard result.ticket == generation, englishPath != nil else { return }  // superseded
         switch result.outcome {
         case .success(let pack):
             activate(Predictor(pack: pack), language: result.language)
         case .failure(let failure):
             log("language pack '\(result.language)' refused: \(failure.reason)")
-            activate(english, language: "en")
+            if let english = englishPredictor() { activate(english, language: "en") }
             let message = "Inkling: the \(result.language) language pack cannot be used (\(failure.reason)); typing in English"
             // Shown where the user is typing; before any focus-in, at the next one.
             if let focused = EngineRegistry.lastFocused {
@@ -85,10 +109,6 @@ enum PackLoader {
         if let predictor, predictor !== next {
             LearningBridge.transfer(from: predictor, to: next)
         }
-        if language != "en", let english {
-            // English waits as the fallback; its pages need not stay resident meanwhile.
-            releaseResidentPages(of: english.pack)
-        }
         predictor = next
         activeLanguage = language
         for instance in EngineRegistry.live {
@@ -96,21 +116,9 @@ enum PackLoader {
             if session.predictor !== next { instance.show(session.switchPredictor(to: next)) }
             if session.settings.language != language { session.settings.language = language }
         }
-    }
-
-    /// Asks the kernel to reclaim a pack's resident pages (`MADV_PAGEOUT`). The mapping stays;
-    /// the pages are read back from the page cache when next used. Unlike `MADV_DONTNEED` this
-    /// never changes what the memory holds, whatever kind of mapping backs it.
-    nonisolated static func releaseResidentPages(of pack: LanguagePack) {
-        let region = pack.file.mappedBytes
-        let page = sysconf(Int32(_SC_PAGESIZE))
-        guard let base = region.baseAddress, page > 0 else { return }
-        let start = (Int(bitPattern: base) + page - 1) / page * page
-        let end = (Int(bitPattern: base) + region.count) / page * page
-        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        if madvise(aligned, end - start, MADV_PAGEOUT) != 0 {
-            log("pack residency advice not taken (errno \(errno))")
-        }
+        // Every session now uses `next`: English, if it is not `next`, has no other reference
+        // left and its pack's memory is freed (it is read again when English is needed).
+        if language != "en" { english = nil }
     }
 
     // MARK: Loading (background queue)
@@ -182,15 +190,21 @@ enum PackLoader {
         guard Int(status.st_size) == entry.size else {
             return .failure(Failure(reason: "size \(status.st_size) bytes, expected \(entry.size)"))
         }
-        guard let digest = FileDigest.sha256(path: path) else { return .failure(Failure(reason: "cannot read the file")) }
-        guard digest == entry.sha256 else { return .failure(Failure(reason: "SHA-256 mismatch")) }
         do {
-            let pack = try LanguagePack(path: path)
+            // Read once into private memory; size, SHA-256 and structure are all checked on
+            // these very bytes, and the file changing later cannot affect the pack in use.
+            let data = try PackFile.read(path: path)
+            guard data.count == entry.size else {
+                return .failure(Failure(reason: "size \(data.count) bytes, expected \(entry.size)"))
+            }
+            guard let digest = data.withUnsafeBytes({ FileDigest.sha256(bytes: $0) }) else {
+                return .failure(Failure(reason: "cannot compute its SHA-256"))
+            }
+            guard digest == entry.sha256 else { return .failure(Failure(reason: "SHA-256 mismatch")) }
+            let pack = try LanguagePack(data: data, path: path)
             guard pack.language == language else {
                 return .failure(Failure(reason: "it is a '\(pack.language)' pack"))
             }
-            // Opening read the whole pack for its checksum: keep resident only what typing uses.
-            releaseResidentPages(of: pack)
             return .success(pack)
         } catch {
             return .failure(Failure(reason: "\(error)"))

@@ -216,10 +216,13 @@ enum PacksCommand {
         guard status.st_mode & S_IFMT == S_IFREG else { return "\(path) is not a regular file" }
         let size = Int(status.st_size)
         guard size == entry.size else { return "size \(size) bytes, expected \(entry.size)" }
-        guard let digest = FileDigest.sha256(path: path) else { return "cannot read \(path): \(FileProblem.reason(posixCode: errno))" }
-        guard digest == entry.sha256 else { return "SHA-256 mismatch" }
         do {
-            let pack = try LanguagePack(path: path)
+            // One read: the SHA-256 and the structure are checked on the same bytes.
+            let data = try PackFile.read(path: path)
+            guard data.count == entry.size else { return "size \(data.count) bytes, expected \(entry.size)" }
+            guard let digest = data.withUnsafeBytes({ FileDigest.sha256(bytes: $0) }) else { return "cannot read the file" }
+            guard digest == entry.sha256 else { return "SHA-256 mismatch" }
+            let pack = try LanguagePack(data: data, path: path)
             guard pack.language == entry.language else { return "it is a '\(pack.language)' pack" }
         } catch {
             return "\(error)"

@@ -12,6 +12,17 @@ public struct CharacterModel: Sendable {
     let slots: PackArray<UInt64>
     let mask: Int
 
+    /// The most occupied slots a table may have, as a fraction (the builder fills 75 %).
+    static let maximumLoadFactor = 0.9
+    /// The longest run of occupied slots a table may have. A lookup stops at the first empty
+    /// slot, so this bounds every lookup; the builder's tables have runs of a few dozen to a few
+    /// hundred slots, while a crafted table could make each lookup walk the whole table.
+    static let maximumRunLength = 2048
+
+    /// The most slots one lookup reads: the table's longest run of occupied slots, plus the
+    /// empty slot that ends it (measured at load time, at most `maximumRunLength + 1`).
+    let maximumProbes: Int
+
     init(file: PackFile) throws(PackError) {
         let alphabetBytes = try file.bytes("CMAL")
         var alphabet: [Unicode.Scalar: UInt8] = [:]
@@ -25,11 +36,41 @@ public struct CharacterModel: Sendable {
             throw .malformed(tag: "CMHT", reason: "table size \(slots.count) is not a power of two")
         }
         mask = slots.count - 1
+        maximumProbes = try Self.checkOccupancy(slots)
         let orderByte = try file.bytes("CMOR")
         guard orderByte.count == 1, (2...7).contains(Int(orderByte[0])) else {
             throw .malformed(tag: "CMOR", reason: "bad order")
         }
         order = Int(orderByte[0])
+    }
+
+    /// Refuses a table too full for open addressing to stay fast (load factor above
+    /// `maximumLoadFactor`, or a run of occupied slots longer than `maximumRunLength`) and
+    /// returns the probe bound of a lookup.
+    static func checkOccupancy(_ slots: PackArray<UInt64>) throws(PackError) -> Int {
+        var occupied = 0
+        for slot in slots where slot != 0 { occupied += 1 }
+        guard Double(occupied) <= Double(slots.count) * maximumLoadFactor else {
+            throw .malformed(tag: "CMHT", reason: "table is \(occupied * 100 / slots.count) % full (at most \(Int(maximumLoadFactor * 100)) % allowed)")
+        }
+        // Runs wrap around the end of the table; start counting just after an empty slot.
+        guard let firstEmpty = slots.firstIndex(of: 0) else {
+            throw .malformed(tag: "CMHT", reason: "table has no empty slot")
+        }
+        var longest = 0
+        var run = 0
+        for step in 1...slots.count {
+            if slots[(firstEmpty + step) & (slots.count - 1)] != 0 {
+                run += 1
+                longest = max(longest, run)
+            } else {
+                run = 0
+            }
+        }
+        guard longest <= maximumRunLength else {
+            throw .malformed(tag: "CMHT", reason: "a run of \(longest) occupied slots (at most \(maximumRunLength) allowed)")
+        }
+        return longest + 1
     }
 
     /// The symbol of a character (0 for characters outside the alphabet).
@@ -87,18 +128,24 @@ public struct CharacterModel: Sendable {
     /// The slot payload of a packed key (logProb bits, backoff bits), if stored.
     @inline(__always)
     func lookup(_ key: UInt64) -> (UInt32, UInt32)? {
+        probe(key).payload
+    }
+
+    /// A lookup and the number of slots it read (never more than `maximumProbes`).
+    @inline(__always)
+    func probe(_ key: UInt64) -> (payload: (UInt32, UInt32)?, probes: Int) {
         let hash = Self.mix(key)
         let fingerprint = Self.fingerprint(hash)
         var index = Int(truncatingIfNeeded: hash) & mask
-        for _ in 0...mask {
+        for probes in 1...maximumProbes {
             let slot = slots[index]
-            if slot == 0 { return nil }
+            if slot == 0 { return (nil, probes) }
             if slot >> 24 == fingerprint {
-                return (UInt32((slot >> 12) & 0xFFF), UInt32(slot & 0xFFF))
+                return ((UInt32((slot >> 12) & 0xFFF), UInt32(slot & 0xFFF)), probes)
             }
             index = (index + 1) & mask
         }
-        return nil
+        return (nil, maximumProbes)
     }
 
     @inline(__always)

@@ -38,7 +38,7 @@ public struct WordFlags: OptionSet, Sendable {
 
 /// A language pack: vocabulary with prior, word n-gram successors and a character model.
 ///
-/// Everything is read in place from the memory-mapped file; opening validates every
+/// Everything is read in place from the file's bytes in private memory; opening validates every
 /// structural invariant so that later reads cannot go out of bounds.
 public final class LanguagePack: @unchecked Sendable {
     /// Where the pack was read from (empty for in-memory packs).
@@ -78,17 +78,25 @@ public final class LanguagePack: @unchecked Sendable {
         try self.init(file: PackFile(path: path), path: path)
     }
 
-    /// Opens pack bytes already in memory.
-    public convenience init(data: Data) throws(PackError) {
-        try self.init(file: PackFile(data: data), path: "")
+    /// Opens pack bytes already in memory (read with `PackFile.read(path:)` and checked
+    /// against a manifest, say); `path` is where they came from, empty for none.
+    public convenience init(data: Data, path: String = "") throws(PackError) {
+        try self.init(file: PackFile(data: data), path: path)
     }
 
     init(file: PackFile, path: String) throws(PackError) {
         self.file = file
         self.path = path
         var meta: [String: String] = [:]
-        let metaBytes = try file.bytes("META")
-        for line in String(decoding: metaBytes, as: UTF8.self).split(separator: "\n") {
+        // Metadata reaches logs, notices and `inkling pack info`: refuse bytes that are not
+        // text, and characters that could rewrite a terminal line or reorder what is shown.
+        guard let metaText = String(validating: try file.bytes("META"), as: UTF8.self) else {
+            throw .malformed(tag: "META", reason: "not UTF-8")
+        }
+        for scalar in metaText.unicodeScalars where scalar != "\n" && Self.isControlOrBidi(scalar) {
+            throw .malformed(tag: "META", reason: "control character U+\(String(scalar.value, radix: 16, uppercase: true))")
+        }
+        for line in metaText.split(separator: "\n") {
             if let eq = line.firstIndex(of: "=") {
                 meta[String(line[..<eq])] = String(line[line.index(after: eq)...])
             }
@@ -111,6 +119,15 @@ public final class LanguagePack: @unchecked Sendable {
         trigramWeights = try file.array("TGWT", of: UInt8.self)
         characterModel = try CharacterModel(file: file)
         try validate()
+    }
+
+    /// Control characters (Cc) and the bidirectional formatting characters.
+    static func isControlOrBidi(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.properties.generalCategory == .control { return true }
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
     }
 
     private func validate() throws(PackError) {

@@ -125,26 +125,68 @@ public struct PackWriter {
     }
 }
 
-/// An opened, verified pack file: memory-mapped bytes and their section table.
+/// An opened, verified pack file: its bytes in this process's private memory and their section table.
 ///
-/// The bytes are never copied: sections are read in place through bounds-checked views.
+/// The file is read once (never mapped) and verified in memory; sections are then read in
+/// place through bounds-checked views. Because nothing refers back to the file, rewriting or
+/// truncating it while a process uses the pack (`cp` or `rsync --inplace` over it, a disk-full
+/// truncation) cannot change what the process reads, nor kill it with SIGBUS as a shared
+/// mapping of the file would.
 public final class PackFile: @unchecked Sendable {
-    /// Keeps the mapping alive; the raw pointer below points into it and it is never mutated.
+    /// Owns the bytes; the raw pointer below points into it and it is never mutated.
     private let storage: Data
     let base: UnsafeRawPointer
     /// The file's size in bytes.
     public let size: Int
     private var sections: [UInt32: (offset: Int, length: Int)] = [:]
 
-    /// Maps and verifies the pack at `path`.
+    /// The largest pack this build opens (section offsets are 32-bit; real packs are ~10 MB).
+    public static let maximumSize = 1 << 30
+
+    /// Reads and verifies the pack at `path`.
     public convenience init(path: String) throws(PackError) {
-        let data: Data
+        try self.init(data: Self.read(path: path))
+    }
+
+    /// The bytes of the file at `path`, read once into private memory (not mapped), so that
+    /// whoever verifies them (checksum, SHA-256) checks exactly the bytes that will be used.
+    public static func read(path: String) throws(PackError) -> Data {
+        let attributes: [FileAttributeKey: Any]
         do {
-            data = try Data(contentsOf: URL(filePath: path), options: .alwaysMapped)
+            // Of the file itself: a pack may be a symbolic link (to the bundled one, say).
+            let target = URL(filePath: path).resolvingSymlinksInPath().path
+            attributes = try FileManager.default.attributesOfItem(atPath: target)
         } catch {
             throw .unreadable(path: path, reason: FileProblem.reason(error))
         }
-        try self.init(data: data)
+        // A FIFO or device would be read without end; a pack is always a regular file.
+        let type = attributes[.type] as? FileAttributeType
+        if type == .typeDirectory { throw .unreadable(path: path, reason: FileProblem.reason(posixCode: 21)) }  // EISDIR
+        guard type == .typeRegular else { throw .unreadable(path: path, reason: "not a regular file") }
+        if let size = Self.integer(attributes[.size]), size > UInt64(maximumSize) {
+            throw .unreadable(path: path, reason: "\(size) bytes, more than a language pack can be")
+        }
+        do {
+            // No mapping options: the bytes are copied into memory this process owns.
+            let data = try Data(contentsOf: URL(filePath: path))
+            guard data.count <= maximumSize else {
+                throw PackError.unreadable(path: path, reason: "more than \(maximumSize) bytes")
+            }
+            return data
+        } catch let error as PackError {
+            throw error
+        } catch {
+            throw .unreadable(path: path, reason: FileProblem.reason(error))
+        }
+    }
+
+    private static func integer(_ value: Any?) -> UInt64? {
+        switch value {
+        case let value as UInt64: return value
+        case let value as Int: return value < 0 ? nil : UInt64(value)
+        case let value as Int64: return value < 0 ? nil : UInt64(value)
+        default: return nil
+        }
     }
 
     /// Verifies pack bytes already in memory (tests, downloads).
@@ -168,6 +210,12 @@ public final class PackFile: @unchecked Sendable {
         guard count <= (size - PackFormat.headerSize) / PackFormat.sectionEntrySize else {
             throw .malformed(tag: "header", reason: "section count \(count) too large")
         }
+        // Sections start after the section table, 8-byte aligned, inside the file, and never
+        // overlap one another or the table: each byte has one meaning, so validating one
+        // section can never be undone by reading another over the same bytes.
+        let tableEnd = PackFormat.headerSize + count * PackFormat.sectionEntrySize
+        var extents: [(offset: Int, end: Int, tag: UInt32)] = []
+        extents.reserveCapacity(count)
         for index in 0..<count {
             let entry = PackFormat.headerSize + index * PackFormat.sectionEntrySize
             let tag = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: entry, as: UInt32.self))
@@ -176,11 +224,26 @@ public final class PackFile: @unchecked Sendable {
             guard offset >= PackFormat.headerSize, offset <= size, length <= size - offset else {
                 throw .sectionOutOfBounds(tag: PackFormat.tagName(tag))
             }
+            guard offset >= tableEnd else {
+                throw .malformed(tag: PackFormat.tagName(tag), reason: "section overlaps the section table")
+            }
+            guard offset % 8 == 0 else {
+                throw .malformed(tag: PackFormat.tagName(tag), reason: "section offset \(offset) is not 8-byte aligned")
+            }
+            guard sections[tag] == nil else {
+                throw .malformed(tag: PackFormat.tagName(tag), reason: "section appears twice")
+            }
             sections[tag] = (offset, length)
+            if length > 0 { extents.append((offset, offset + length, tag)) }
+        }
+        extents.sort { ($0.offset, $0.end) < ($1.offset, $1.end) }
+        for index in extents.indices.dropFirst() where extents[index].offset < extents[index - 1].end {
+            throw .malformed(tag: PackFormat.tagName(extents[index].tag),
+                             reason: "section overlaps section \(PackFormat.tagName(extents[index - 1].tag))")
         }
     }
 
-    /// All of the pack's bytes, where they are mapped (for residency advice to the kernel).
+    /// All of the pack's bytes, where they lie in memory (for residency advice to the kernel).
     public var mappedBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: size) }
 
     /// Whether the pack has a section.
