@@ -30,6 +30,13 @@ final class FakeField {
     private(set) var log: [SessionEffect] = []
     private(set) var predictions = 0
     var reporting: Reporting
+    /// Like LibreOffice: the reported text includes the preedit shown at the cursor.
+    var reportsPreedit = false
+    /// Like LibreOffice: the reported text leaves out whitespace at its end.
+    var trimsTrailingWhitespace = false
+    /// An application that handles a key the engine passed on before the engine's commit
+    /// that came with it (the two travel separately and may arrive out of order).
+    var handlesPassedKeyBeforeCommit = false
 
     var text: String { String(String.UnicodeScalarView(scalars)) }
 
@@ -76,7 +83,8 @@ final class FakeField {
     @discardableResult
     func press(_ event: KeyEvent) -> Bool {
         let result = session.processKey(event)
-        apply(result.effects)
+        let reordered = handlesPassedKeyBeforeCommit && !result.handled
+        if !reordered { apply(result.effects) }
         if !result.handled && event.modifiers.intersection(.shortcut).isEmpty {
             switch event.keyval {
             case Keysym.backSpace:
@@ -94,6 +102,7 @@ final class FakeField {
                 if let character = event.character { insert(String(character)) }
             }
         }
+        if reordered { apply(result.effects) }
         if result.needsSuggestions { refresh() }
         report()
         var release = event
@@ -115,7 +124,18 @@ final class FakeField {
         switch reporting {
         case .none: return
         case .codePoints:
-            let result = session.setSurroundingText(SurroundingText(text: text, cursor: cursor, anchor: cursor))
+            var shown = scalars
+            var shownCursor = cursor
+            if reportsPreedit, let preedit {
+                shown.insert(contentsOf: Array(preedit.text.unicodeScalars), at: cursor)
+                shownCursor += preedit.text.unicodeScalars.count
+            }
+            if trimsTrailingWhitespace {
+                while let last = shown.last, last.properties.isWhitespace { shown.removeLast() }
+                shownCursor = min(shownCursor, shown.count)
+            }
+            let reported = String(String.UnicodeScalarView(shown))
+            let result = session.setSurroundingText(SurroundingText(text: reported, cursor: shownCursor, anchor: shownCursor))
             apply(result.effects)
             if result.needsSuggestions { refresh() }
         case .utf16:
@@ -123,6 +143,15 @@ final class FakeField {
             let result = session.setSurroundingText(SurroundingText(text: text, cursor: utf16Cursor, anchor: utf16Cursor))
             apply(result.effects)
         }
+    }
+
+    /// A key press that reaches the engine but that the application then loses (LibreOffice
+    /// under load): the engine's effects apply, the key itself does nothing in the field.
+    func pressLost(_ event: KeyEvent) {
+        let result = session.processKey(event)
+        apply(result.effects)
+        if result.needsSuggestions { refresh() }
+        report()
     }
 
     /// The user edits the text directly (mouse, another input path): the client reports it.
