@@ -280,7 +280,10 @@ public final class InputSession {
                 return rest
             }
         }
-        if clientEchoesPreedit, let shown = shownPreeditText, let rest = stripping(shown) { return rest }
+        // A report of an unknown position that ends with the preedit shown now: from a client
+        // proven to echo it, or one that answers only after the first key (LibreOffice after
+        // focus-in; clients that do not echo report before the key that starts a word).
+        if clientEchoesPreedit || !contextKnown, let shown = shownPreeditText, let rest = stripping(shown) { return rest }
         return nil
     }
 

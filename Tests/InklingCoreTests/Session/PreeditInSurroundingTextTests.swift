@@ -49,6 +49,20 @@ struct PreeditInSurroundingTextTests {
         #expect(field.text == "I saw the cat")
     }
 
+    @Test func aClientThatFirstReportsAfterTheFirstKeyIsReadWithoutThePreedit() throws {
+        // Writer does not answer at focus-in: its first report holds the first letter's preedit.
+        let field = FakeField(reporting: .none)
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        field.reporting = .codePoints
+        field.reportsPreedit = true
+        field.trimsTrailingWhitespace = true
+        field.type("I would like to reco")
+        #expect(field.session.knownContext == "I would like to ")
+        #expect(field.session.clientEchoesPreedit)
+        let candidates = try #require(field.table).candidates
+        #expect(candidates.allSatisfy { $0.lowercased().hasPrefix("reco") }, "\(candidates)")
+    }
+
     @Test func afterTheCursorMovesTheNewPositionIsReadWithoutThePreedit() {
         let field = writerField()
         field.type("We saw it ")
@@ -118,7 +132,7 @@ struct TrimmedSurroundingTextTests {
 
 @Suite("Punctuation after a word: one commit with the word")
 struct PunctuationCommitTests {
-    @Test(arguments: [",", ".", "!", "?", ";", ":", ")", "\"", "-", "1", "\u{2026}"])
+    @Test(arguments: [",", ".", "!", "?", ";", ":", ")", "\"", "1", "\u{2026}"])
     func theWordAndThePunctuationReachTheApplicationTogether(mark: String) {
         let field = FakeField()
         field.handlesPassedKeyBeforeCommit = true
