@@ -491,8 +491,10 @@ public final class InputSession {
             let word = candidates[tableCursor]
             return KeyResult(handled: true, effects: [commit(word + " ")] + hideTable(), needsSuggestions: true)
         }
+        // Typed by the engine too, so that it keeps its place among the engine's commits (see
+        // `punctuation`); what was before it is no better known than it was.
         inserted(" ")
-        return KeyResult(handled: false, effects: hideTable(), needsSuggestions: true)
+        return KeyResult(handled: true, effects: [.commitText(" ")] + hideTable(), needsSuggestions: true)
     }
 
     private func returnKey() -> KeyResult {
@@ -558,11 +560,19 @@ public final class InputSession {
         ",", ".", ";", ":", "!", "?", ")", "]", "}", "\u{2026}", "\u{201D}", "%",
     ]
 
-    /// A character that is not part of a word. After a word or a pending space it is committed
-    /// together with them, in one commit: an application that handles a forwarded key apart
-    /// from the engine's commit (LibreOffice) may otherwise put them out of order or lose keys.
+    /// A character that is not part of a word: the engine types it, in one commit with the word
+    /// or pending space before it. ibus-gtk3 hands a key the engine passes on back to the
+    /// application at the end of its event queue, behind keys already queued whose effects
+    /// (commits, preedit) arrive first; a slow application (LibreOffice) then inserts it out
+    /// of order or loses it. Commits keep their order.
     private func punctuation(_ character: Unicode.Scalar) -> KeyResult {
         var text = ""
+        if typed.isEmpty && !pendingSpace && pendingCorrection == nil {
+            // Nothing composed: what is before the cursor is no better known than it was.
+            inserted(String(character))
+            lastSuggestionKey = nil
+            return KeyResult(handled: true, effects: [.commitText(String(character))] + hideTable() + auxiliaryEffects(), needsSuggestions: true)
+        }
         if !typed.isEmpty {
             pendingCheck = (typed, contextBefore)
             text = typed
@@ -571,9 +581,6 @@ public final class InputSession {
             text = correction.replacement + (Self.attachesToPrevious.contains(character) ? "" : " ")
         } else if pendingSpace {
             text = Self.attachesToPrevious.contains(character) ? "" : " "
-        } else {
-            // Nothing composed: nothing to keep in order with, the application types it.
-            return passThrough(flushing: false, appending: String(character), invalidatesContext: false)
         }
         pendingCorrection = nil
         pendingSpace = false

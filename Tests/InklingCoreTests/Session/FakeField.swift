@@ -146,10 +146,10 @@ final class FakeField {
     }
 
     /// A key press that reaches the engine but that the application then loses (LibreOffice
-    /// under load): the engine's effects apply, the key itself does nothing in the field.
+    /// under load), with any text the engine committed for it; other effects apply.
     func pressLost(_ event: KeyEvent) {
         let result = session.processKey(event)
-        apply(result.effects)
+        apply(result.effects.filter { if case .commitText = $0 { false } else { true } })
         if result.needsSuggestions { refresh() }
         report()
     }

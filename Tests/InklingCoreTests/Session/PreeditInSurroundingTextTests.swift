@@ -163,11 +163,16 @@ struct PunctuationCommitTests {
         #expect(field.text == first + ", " + first + " (")
     }
 
-    @Test func punctuationWithNothingComposedIsTheApplicationsKey() {
+    @Test func spacesAndPunctuationWithNothingComposedAreTypedByTheEngineToo() {
+        // Writer handles a passed-on key after the commits of the keys that followed it
+        // (ibus-gtk3 puts it back at the end of the event queue): only commits keep the order.
         let field = FakeField()
+        field.handlesPassedKeyBeforeCommit = true
         field.type("ok ")
-        #expect(field.press(.typing(",")) == false)
-        #expect(field.text == "ok ,")
+        #expect(field.press(.typing(",")))
+        #expect(field.press(.key(Keysym.space)))
+        #expect(field.press(.key(Keysym.space)))
+        #expect(field.text == "ok ,  ")
     }
 
     @Test func theWordIsStillCheckedAndTheReleaseStillReachesTheApplication() {
