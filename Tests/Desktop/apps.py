@@ -150,7 +150,12 @@ class Browser:
             if os.geteuid() == 0:
                 command.insert(1, "--no-sandbox")
         self.process = subprocess.Popen(command, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.window = find_window(self.env, PAGE_TITLE, timeout=120)
+        # The page reports once loaded, focused or not; then its window carries its title.
+        pump_until(lambda: self.server.sequence > 0 or self.process.poll() is not None, timeout=180, what="the page to load")
+        if self.process.poll() is not None:
+            raise RuntimeError("%s exited" % kind)
+        # The window title follows the page's only once painted; the browser's name will do.
+        self.window = find_window(self.env, PAGE_TITLE + "|Mozilla Firefox|Chromium", timeout=60)
         xdotool(self.env, "windowfocus", "--sync", self.window)
         pump_until(lambda: self.server.focused == "main", timeout=60, what="the page's main field to have focus")
 

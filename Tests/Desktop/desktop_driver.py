@@ -171,6 +171,21 @@ def case_password(ctx):
     return {"ok": got == typed and not shown, "got_length": len(got or ""), "tables_shown": len(shown)}
 
 
+def warm_up(ctx):
+    """Types `.` and deletes it once the field shows it: the input path is live (the first keys
+    after a window gets focus may otherwise go before its IBus context is ready)."""
+    for attempt in range(3):
+        press(ctx.env, "period")
+        if ctx.app.wait_for("main", ".", "the warm-up key", timeout=10) == ".":
+            break
+        ctx.app.clear()
+    press(ctx.env, "BackSpace")
+    ctx.app.wait_for("main", "", "the warm-up key deleted", timeout=10)
+    if ctx.panel is not None:
+        ctx.panel.tables.clear()
+        ctx.panel.aux.clear()
+
+
 CASES = {"prose": case_prose, "select": case_select, "fix": case_fix, "focus": case_focus, "password": case_password}
 NEEDS_ENGINE = {"select", "fix"}
 APPS = {"writer": ["prose", "select", "fix", "focus"], "firefox": list(CASES), "chromium": list(CASES)}
@@ -299,6 +314,7 @@ def main():
         ctx.app, ctx.env, ctx.panel, ctx.delay = app, env, panel, args.delay
         for name in cases:
             app.clear()
+            warm_up(ctx)
             if panel is not None:
                 panel.tables.clear()
                 panel.aux.clear()
