@@ -152,12 +152,13 @@ def case_focus(ctx):
         except Timeout:
             pass
     other = ctx.app.focus_other()
-    type_text(ctx.env, "x ", ctx.delay)
-    got_other = other.wait("x ")
+    probe = "x "
+    type_text(ctx.env, probe, ctx.delay)
+    got_other = other.wait(probe)
     expected = "We saw hel"
     got = ctx.app.settle(quiet=1.0)
     ctx.app.focus_back()
-    return {"ok": got == expected and got_other == "x ", "expected": expected, "got": got, "other": got_other}
+    return {"ok": got == expected and got_other == probe, "expected": expected, "got": got, "other": got_other}
 
 
 def case_password(ctx):
