@@ -1,12 +1,13 @@
 """Types into a real application under Xvfb, through a private IBus with the real engine.
 
     dbus-run-session -- /usr/bin/python3 desktop_driver.py --app writer|firefox|chromium
-        [--control] [--case NAME ...] [--delay MS]
+        [--control | --ibus-control] [--case NAME ...] [--delay MS]
 
 Starts Xvfb, a private ibus-daemon with Inkling as its global engine and a panel recorder (as
 Tests/Integration/e2e does), then the application with GTK_IM_MODULE=ibus. With --control there
 is no IBus at all (GTK's own simple input method): the same keys, to tell the application's
-quirks from the engine's. Keys go in with xdotool; Returns are pressed as the Return key
+quirks from the engine's; with --ibus-control, IBus runs its own pass-through engine
+(xkb:us::eng) instead of Inkling, to tell IBus's quirks from the engine's. Keys go in with xdotool; Returns are pressed as the Return key
 (`xdotool type` sends Linefeed for "\\n", which Writer ignores). The last line of stdout is a
 JSON report: {"case": {"ok": bool, "outcome": ..., "expected": ..., "got": ..., ...}, ...}.
 """
@@ -278,10 +279,13 @@ def main():
     parser.add_argument("--app", choices=sorted(APPS), required=True)
     parser.add_argument("--case", action="append", choices=sorted(CASES))
     parser.add_argument("--control", action="store_true", help="no IBus: the application alone")
+    parser.add_argument(
+        "--ibus-control", action="store_true",
+        help="IBus with its own pass-through engine (xkb:us::eng) instead of Inkling: tells IBus's quirks from the engine's")
     parser.add_argument("--delay", type=int, default=int(os.environ.get("INKLING_DESKTOP_DELAY", "30")))
     args = parser.parse_args()
     cases = [c for c in (args.case or APPS[args.app]) if c in APPS[args.app]]
-    if args.control:
+    if args.control or args.ibus_control:
         cases = [c for c in cases if c not in NEEDS_ENGINE]
 
     xvfb = e2e_driver.Xvfb()
@@ -294,7 +298,16 @@ def main():
         env["GTK_IM_MODULE"] = "gtk-im-context-simple"
         env.pop("IBUS_ADDRESS", None)
     else:
-        daemon = Daemon(env=dict(locale_env, DISPLAY=xvfb.display), verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS"))).start()
+        components = None
+        engine_name = "inkling"
+        if args.ibus_control:
+            with open("/usr/share/ibus/component/simple.xml") as f:
+                components = {"simple.xml": f.read()}
+            engine_name = "xkb:us::eng"
+        daemon = Daemon(
+            components=components, global_engine=engine_name,
+            env=dict(locale_env, DISPLAY=xvfb.display), verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS")),
+        ).start()
         panel = Panel(daemon.bus)
         env = dict(daemon.env)
         env["GTK_IM_MODULE"] = "ibus"
