@@ -4,7 +4,8 @@ import json
 import sys
 
 CASES = [("prose", "prose typed exactly"), ("select", "`recomm` + F-key → `recommend`"),
-         ("fix", "`teh` + Ctrl+Alt+Return"), ("focus", "focus change mid-word"), ("password", "password field")]
+         ("fix", "`I saw teh cat` + Ctrl+Alt+Return"),
+         ("fix-after-space", "`I saw teh cat. ` + Ctrl+Alt+Return"), ("focus", "focus change mid-word"), ("password", "password field")]
 
 
 def cell(result, control):

@@ -116,9 +116,8 @@ def case_select(ctx):
     return {"ok": got == expected, "expected": expected, "got": got}
 
 
-def case_fix(ctx):
+def case_fix(ctx, typed="I saw teh cat"):
     """`teh` is flagged; Ctrl+Alt+Return applies the fix, or refuses it with a reason."""
-    typed = "I saw teh cat"
     type_text(ctx.env, typed, ctx.delay)
     try:
         pump_until(lambda: "teh \u2192 the" in "".join(ctx.panel.aux), what="the chip teh → the")
@@ -126,7 +125,7 @@ def case_fix(ctx):
         return {"ok": False, "detail": "no chip; aux: %s" % ctx.panel.aux[-5:], "got": ctx.app.settle()}
     before = len(ctx.panel.aux)
     press(ctx.env, "ctrl+alt+Return")
-    fixed = "I saw the cat"
+    fixed = typed.replace("teh", "the")
 
     def answered():
         return ctx.app.value_now() == fixed or any(a.startswith("fix not applied") for a in ctx.panel.aux[before:])
@@ -142,6 +141,11 @@ def case_fix(ctx):
     if refusals and got == typed:
         return {"ok": True, "outcome": "refused: " + refusals[-1], "got": got}
     return {"ok": False, "outcome": "wrong", "got": got, "aux": ctx.panel.aux[before:]}
+
+
+def case_fix_after_space(ctx):
+    """The same after `cat. `: the space before the cursor must be proven too."""
+    return case_fix(ctx, "I saw teh cat. ")
 
 
 def case_focus(ctx):
@@ -188,9 +192,12 @@ def warm_up(ctx):
         ctx.panel.aux.clear()
 
 
-CASES = {"prose": case_prose, "select": case_select, "fix": case_fix, "focus": case_focus, "password": case_password}
-NEEDS_ENGINE = {"select", "fix"}
-APPS = {"writer": ["prose", "select", "fix", "focus"], "firefox": list(CASES), "chromium": list(CASES)}
+CASES = {
+    "prose": case_prose, "select": case_select, "fix": case_fix, "fix-after-space": case_fix_after_space,
+    "focus": case_focus, "password": case_password,
+}
+NEEDS_ENGINE = {"select", "fix", "fix-after-space"}
+APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "focus"], "firefox": list(CASES), "chromium": list(CASES)}
 
 
 class Context:

@@ -19,11 +19,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "desktop_driver.py")
 BINARIES = {"writer": "soffice", "firefox": "firefox-esr", "chromium": "chromium"}
 CASES = {
-    "writer": ["prose", "select", "fix", "focus"],
-    "firefox": ["prose", "select", "fix", "focus", "password"],
-    "chromium": ["prose", "select", "fix", "focus", "password"],
+    "writer": ["prose", "select", "fix", "fix-after-space", "focus"],
+    "firefox": ["prose", "select", "fix", "fix-after-space", "focus", "password"],
+    "chromium": ["prose", "select", "fix", "fix-after-space", "focus", "password"],
 }
-NEEDS_ENGINE = {"select", "fix"}
+NEEDS_ENGINE = {"select", "fix", "fix-after-space"}
 SELECTED = [a for a in os.environ.get("INKLING_DESKTOP_APPS", "writer,firefox,chromium").split(",") if a]
 
 
