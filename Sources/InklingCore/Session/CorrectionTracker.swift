@@ -36,8 +36,8 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case selection
     /// The application has not yet reported the text the engine last put before the cursor.
     case unconfirmed
-    /// The application reports its text without the whitespace the engine put before the cursor
-    /// (LibreOffice trims it), so the word's position cannot be proven.
+    /// The application has reported everything but the whitespace the engine put before the
+    /// cursor since (LibreOffice trims it from its reports), so the position cannot be proven.
     case whitespaceNotReported
 
     public var description: String {
@@ -47,7 +47,7 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .textChanged: return "fix not applied: the text changed"
         case .selection: return "fix not applied: text is selected"
         case .unconfirmed: return "fix not applied: the application has not reported the text before the cursor yet"
-        case .whitespaceNotReported: return "fix not applied: this application does not report the space before the cursor"
+        case .whitespaceNotReported: return "fix not applied: this application has not reported the space before the cursor"
         }
     }
 }

@@ -45,8 +45,6 @@ public final class InputSession {
     /// Scalars the engine put at the end of `contextBefore` that no surrounding text has echoed
     /// yet: an echo that lacks only some of them is late, not a change.
     private var unconfirmedCount = 0
-    /// What the newest surrounding text that did not confirm `contextBefore` lacked at its end.
-    private var unreportedTail: [Unicode.Scalar] = []
     /// Whether this client includes the engine's own preedit in the surrounding text it reports
     /// (LibreOffice does): proven once a report minus a preedit is exactly the known text.
     public private(set) var clientEchoesPreedit = false
@@ -139,7 +137,6 @@ public final class InputSession {
         shownAuxiliary = nil
         notice = nil
         recentPreedits.removeAll()
-        unreportedTail = []
         return [.hidePreedit, .hideLookupTable, .hideAuxiliaryText]
     }
 
@@ -226,17 +223,12 @@ public final class InputSession {
         if let withoutPreedit = withoutEchoedPreedit(theirs, ours: ours) { theirs = withoutPreedit }
         if contextKnown && theirs == ours {
             unconfirmedCount = 0
-            unreportedTail = []
             return ([], false)
         }
         // The echo of an earlier state (a commit echoed before the key that followed it).
-        if contextKnown, let missing = lateEchoGap(theirs, ours: ours) {
-            unreportedTail = Array(ours.suffix(missing))
-            return ([], false)
-        }
+        if contextKnown, lateEchoGap(theirs, ours: ours) != nil { return ([], false) }
         contextKnown = true
         unconfirmedCount = 0
-        unreportedTail = []
         let before = String(String.UnicodeScalarView(theirs))
         contextBefore = before
         corrections.verify(before: Substring(before))
@@ -664,7 +656,7 @@ public final class InputSession {
     private func applyFix(id: Int, replacement: String?) -> KeyResult {
         // Only what the client has reported proves the word's position; a word this key commits
         // below goes out before the edits, in order, so it needs no report.
-        let unreported = unconfirmedCount == unreportedTail.count ? unreportedTail : []
+        let unreported = contextBefore.unicodeScalars.suffix(unconfirmedCount)
         let confirmed = unconfirmedCount == 0
         var effects: [SessionEffect] = []
         if !typed.isEmpty {

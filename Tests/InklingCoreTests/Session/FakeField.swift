@@ -37,6 +37,9 @@ final class FakeField {
     /// An application that handles a key the engine passed on before the engine's commit
     /// that came with it (the two travel separately and may arrive out of order).
     var handlesPassedKeyBeforeCommit = false
+    /// Like ibus-gtk3: a report identical to the previous one is not sent again.
+    var skipsUnchangedReports = false
+    private var lastReport: (String, Int)? = nil
 
     var text: String { String(String.UnicodeScalarView(scalars)) }
 
@@ -135,6 +138,8 @@ final class FakeField {
                 shownCursor = min(shownCursor, shown.count)
             }
             let reported = String(String.UnicodeScalarView(shown))
+            if skipsUnchangedReports, let last = lastReport, last == (reported, shownCursor) { return }
+            lastReport = (reported, shownCursor)
             let result = session.setSurroundingText(SurroundingText(text: reported, cursor: shownCursor, anchor: shownCursor))
             apply(result.effects)
             if result.needsSuggestions { refresh() }

@@ -8,6 +8,7 @@ private func writerField(trimming: Bool = false, text: String = "") -> FakeField
     let field = FakeField(reporting: .codePoints, text: text)
     field.reportsPreedit = true
     field.trimsTrailingWhitespace = trimming
+    field.skipsUnchangedReports = true
     return field
 }
 
