@@ -34,7 +34,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def xdotool(env, *args, capture=False):
+def xdotool(env, *args):
     result = subprocess.run(["xdotool"] + list(args), env=env, check=True, timeout=60, capture_output=True, text=True)
     return result.stdout
 

@@ -17,7 +17,6 @@ import difflib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 

@@ -17,7 +17,9 @@ enum RealPack {
 /// does not handle reach the field (printable ones insert, BackSpace deletes a character, Return
 /// adds a newline, Left moves the cursor); focus-out commits the preedit, as clients do in
 /// commit-on-focus-out mode. Optionally it reports its text after every change, like GTK
-/// (code points) or like Qt (UTF-16 offsets, wrong for IBus).
+/// (code points) or like Qt (UTF-16 offsets, wrong for IBus); the LibreOffice modes add the
+/// preedit to the report, trim trailing whitespace, skip unchanged reports (as ibus-gtk3 does)
+/// and handle a passed-on key before the commit that came with it.
 final class FakeField {
     enum Reporting { case none, codePoints, utf16 }
 
