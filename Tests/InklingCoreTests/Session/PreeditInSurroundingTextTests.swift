@@ -182,3 +182,19 @@ struct PunctuationCommitTests {
         #expect(field.auxiliary == "teh → the")
     }
 }
+
+@Suite("Late echoes")
+struct LateEchoTests {
+    @Test func aReportAfterTheEngineDeletedAllItKnewIsTakenAsIs() {
+        // After focus-in the engine knows only what it committed; BackSpace takes that away, and
+        // the client's report of the text before it was once a trap (an empty range).
+        let field = FakeField(reporting: .none, text: "hello ")
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        field.type("a ")
+        field.key(Keysym.backSpace)
+        field.key(Keysym.backSpace)
+        #expect(field.session.knownContext == "")
+        _ = field.session.setSurroundingText(text: "hello ", cursor: 6, anchor: 6)
+        #expect(field.session.knownContext == "hello ")
+    }
+}
