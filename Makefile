@@ -39,6 +39,13 @@ test: deps
 	bash Tests/Packaging/test_packaging.sh
 	$(MAKE) cleanroom-test
 
+# Real applications (LibreOffice Writer, Firefox, Chromium) typed into under Xvfb, each with a
+# control run without IBus; prints the compatibility table. Not part of `make test` yet.
+.PHONY: desktop-test
+desktop-test: build
+	sh scripts/install-desktop-deps.sh
+	bash Tests/Desktop/run.sh
+
 # Rebuild the English pack from the whitelisted sources (see data/ATTRIBUTION.md).
 pack: build
 	bash scripts/fetch-data.sh $(DATA_CACHE)

@@ -118,7 +118,8 @@ final class EngineInstance {
             let length = inkling_text_string(text).flatMap { String(validatingCString: $0) }?.unicodeScalars.count ?? -1
             trace(
                 "set-surrounding-text scalars=\(length) cursor=\(cursor) anchor=\(anchor)"
-                    + " valid=\(surrounding != nil) suggest=\(result.needsSuggestions)")
+                    + " valid=\(surrounding != nil) suggest=\(result.needsSuggestions)"
+                    + " known=\(session.knownContext.unicodeScalars.count) echoes-preedit=\(session.clientEchoesPreedit)")
         }
         render(result.effects)
         if result.needsSuggestions { scheduleSuggestions() }

@@ -34,6 +34,11 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case textChanged
     /// Text is selected; deleting relative to the cursor could hit it.
     case selection
+    /// The application has not yet reported the text the engine last put before the cursor.
+    case unconfirmed
+    /// The application has reported everything but the whitespace the engine put before the
+    /// cursor since (LibreOffice trims it from its reports), so the position cannot be proven.
+    case whitespaceNotReported
 
     public var description: String {
         switch self {
@@ -41,6 +46,8 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreliableOffsets: return "fix not applied: this application counts text positions differently"
         case .textChanged: return "fix not applied: the text changed"
         case .selection: return "fix not applied: text is selected"
+        case .unconfirmed: return "fix not applied: the application has not reported the text before the cursor yet"
+        case .whitespaceNotReported: return "fix not applied: this application has not reported the space before the cursor"
         }
     }
 }

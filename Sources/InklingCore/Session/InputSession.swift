@@ -45,6 +45,11 @@ public final class InputSession {
     /// Scalars the engine put at the end of `contextBefore` that no surrounding text has echoed
     /// yet: an echo that lacks only some of them is late, not a change.
     private var unconfirmedCount = 0
+    /// Whether this client includes the engine's own preedit in the surrounding text it reports
+    /// (LibreOffice does): proven once a report minus a preedit is exactly the known text.
+    public private(set) var clientEchoesPreedit = false
+    /// The last preedits shown, oldest first: a report may show one that has already changed.
+    private var recentPreedits: [String] = []
     private var candidates: [String] = []
     /// Which candidates correct a likely typo in the typed prefix (shown marked).
     private var candidateIsCorrection: [Bool] = []
@@ -131,6 +136,7 @@ public final class InputSession {
         predictor.reset()
         shownAuxiliary = nil
         notice = nil
+        recentPreedits.removeAll()
         return [.hidePreedit, .hideLookupTable, .hideAuxiliaryText]
     }
 
@@ -212,25 +218,71 @@ public final class InputSession {
         }
         surroundingState = .reliable
         hasSelection = surrounding.hasSelection
-        let before = String(surrounding.before.unicodeScalars.suffix(1000))
-        let theirs = Array(before.unicodeScalars)
         let ours = Array(contextBefore.unicodeScalars)
+        var theirs = Array(surrounding.before.unicodeScalars.suffix(1000))
+        if let withoutPreedit = withoutEchoedPreedit(theirs, ours: ours) { theirs = withoutPreedit }
         if contextKnown && theirs == ours {
             unconfirmedCount = 0
             return ([], false)
         }
         // The echo of an earlier state (a commit echoed before the key that followed it).
-        if contextKnown, !theirs.isEmpty, unconfirmedCount > 0 {
-            for missing in 1...min(unconfirmedCount, ours.count) where ours.dropLast(missing).suffix(theirs.count).elementsEqual(theirs) {
-                return ([], false)
-            }
-        }
+        if contextKnown, lateEchoGap(theirs, ours: ours) != nil { return ([], false) }
         contextKnown = true
         unconfirmedCount = 0
+        let before = String(String.UnicodeScalarView(theirs))
         contextBefore = before
         corrections.verify(before: Substring(before))
         // A change the engine did not cause: suggestions for the new position, unless composing.
         return (auxiliaryEffects(), typed.isEmpty && !pendingSpace)
+    }
+
+    /// How many of the engine's latest scalars a report lacks when it shows an earlier state of
+    /// the known text (a late echo); nil when it is not one.
+    private func lateEchoGap(_ theirs: [Unicode.Scalar], ours: [Unicode.Scalar]) -> Int? {
+        guard !theirs.isEmpty, unconfirmedCount > 0, !ours.isEmpty else { return nil }
+        for missing in 1...min(unconfirmedCount, ours.count) where ours.dropLast(missing).suffix(theirs.count).elementsEqual(theirs) {
+            return missing
+        }
+        return nil
+    }
+
+    /// A report without the engine's own preedit at its end, for clients that include it.
+    ///
+    /// The first time, it takes proof: the report minus a recent preedit is exactly the known
+    /// text (or a late echo of it). Once proven, a report of an unknown position loses the
+    /// preedit shown now. Reports that already match the known text are left alone.
+    private func withoutEchoedPreedit(_ theirs: [Unicode.Scalar], ours: [Unicode.Scalar]) -> [Unicode.Scalar]? {
+        guard !recentPreedits.isEmpty, !(contextKnown && theirs == ours) else { return nil }
+        func stripping(_ preedit: String) -> [Unicode.Scalar]? {
+            let scalars = Array(preedit.unicodeScalars)
+            guard !scalars.isEmpty, theirs.count >= scalars.count, theirs.suffix(scalars.count).elementsEqual(scalars) else { return nil }
+            return Array(theirs.dropLast(scalars.count))
+        }
+        if contextKnown {
+            // Exactly the known text plus a preedit; then a late echo plus a preedit.
+            for preedit in recentPreedits.reversed() {
+                guard let rest = stripping(preedit), rest == ours else { continue }
+                clientEchoesPreedit = true
+                return rest
+            }
+            if lateEchoGap(theirs, ours: ours) != nil { return nil }
+            for preedit in recentPreedits.reversed() {
+                guard let rest = stripping(preedit), lateEchoGap(rest, ours: ours) != nil else { continue }
+                clientEchoesPreedit = true
+                return rest
+            }
+        }
+        // A report of an unknown position that ends with the preedit shown now: from a client
+        // proven to echo it, or one that answers only after the first key (LibreOffice after
+        // focus-in; clients that do not echo report before the key that starts a word).
+        if clientEchoesPreedit || !contextKnown, let shown = shownPreeditText, let rest = stripping(shown) { return rest }
+        return nil
+    }
+
+    /// The preedit the client shows now, if any.
+    private var shownPreeditText: String? {
+        if case .updatePreedit(let preedit) = currentPreedit() { return preedit.text }
+        return nil
     }
 
     // MARK: Keys
@@ -431,8 +483,10 @@ public final class InputSession {
             let word = candidates[tableCursor]
             return KeyResult(handled: true, effects: [commit(word + " ")] + hideTable(), needsSuggestions: true)
         }
+        // Typed by the engine too, so that it keeps its place among the engine's commits (see
+        // `punctuation`); what was before it is no better known than it was.
         inserted(" ")
-        return KeyResult(handled: false, effects: hideTable(), needsSuggestions: true)
+        return KeyResult(handled: true, effects: [.commitText(" ")] + hideTable(), needsSuggestions: true)
     }
 
     private func returnKey() -> KeyResult {
@@ -498,13 +552,33 @@ public final class InputSession {
         ",", ".", ";", ":", "!", "?", ")", "]", "}", "\u{2026}", "\u{201D}", "%",
     ]
 
+    /// A character that is not part of a word: the engine types it, in one commit with the word
+    /// or pending space before it. ibus-gtk3 hands a key the engine passes on back to the
+    /// application at the end of its event queue, behind keys already queued whose effects
+    /// (commits, preedit) arrive first; a slow application (LibreOffice) then inserts it out
+    /// of order or loses it. Commits keep their order.
     private func punctuation(_ character: Unicode.Scalar) -> KeyResult {
-        var effects: [SessionEffect] = []
-        if typed.isEmpty && (pendingSpace || pendingCorrection != nil) {
-            effects += commitPending(keepSpace: !Self.attachesToPrevious.contains(character))
+        var text = ""
+        if typed.isEmpty && !pendingSpace && pendingCorrection == nil {
+            // Nothing composed: what is before the cursor is no better known than it was.
+            inserted(String(character))
+            lastSuggestionKey = nil
+            return KeyResult(handled: true, effects: [.commitText(String(character))] + hideTable() + auxiliaryEffects(), needsSuggestions: true)
         }
-        let flushed = passThrough(flushing: true, appending: String(character), invalidatesContext: false)
-        return KeyResult(handled: false, effects: effects + flushed.effects, needsSuggestions: true)
+        if !typed.isEmpty {
+            pendingCheck = (typed, contextBefore)
+            text = typed
+            typed = ""
+        } else if let correction = pendingCorrection {
+            text = correction.replacement + (Self.attachesToPrevious.contains(character) ? "" : " ")
+        } else if pendingSpace {
+            text = Self.attachesToPrevious.contains(character) ? "" : " "
+        }
+        pendingCorrection = nil
+        pendingSpace = false
+        lastSuggestionKey = nil
+        let effects = [commit(text + String(character)), .hidePreedit] + hideTable() + auxiliaryEffects()
+        return KeyResult(handled: true, effects: effects, needsSuggestions: true)
     }
 
     /// Commits whatever is composed, then lets the application have the key.
@@ -580,6 +654,10 @@ public final class InputSession {
 
     /// Applies a flag's fix after proving the word is exactly where it was.
     private func applyFix(id: Int, replacement: String?) -> KeyResult {
+        // Only what the client has reported proves the word's position; a word this key commits
+        // below goes out before the edits, in order, so it needs no report.
+        let unreported = contextBefore.unicodeScalars.suffix(unconfirmedCount)
+        let confirmed = unconfirmedCount == 0
         var effects: [SessionEffect] = []
         if !typed.isEmpty {
             let word = typed
@@ -599,6 +677,9 @@ public final class InputSession {
             refusal = .unreliableOffsets
         } else if hasSelection {
             refusal = .selection
+        } else if !confirmed {
+            let onlyWhitespace = !unreported.isEmpty && unreported.allSatisfy { $0.properties.isWhitespace }
+            refusal = onlyWhitespace ? .whitespaceNotReported : .unconfirmed
         } else {
             refusal = nil
         }
@@ -965,6 +1046,16 @@ public final class InputSession {
     }
 
     private func preeditEffect() -> SessionEffect {
+        let effect = currentPreedit()
+        if case .updatePreedit(let preedit) = effect, recentPreedits.last != preedit.text {
+            recentPreedits.append(preedit.text)
+            if recentPreedits.count > 8 { recentPreedits.removeFirst() }
+        }
+        return effect
+    }
+
+    /// The preedit for the current composition (`hidePreedit` when there is none).
+    private func currentPreedit() -> SessionEffect {
         if let correction = pendingCorrection {
             let text = correction.replacement + " "
             let underlined = correction.replacement.unicodeScalars.count

@@ -17,7 +17,9 @@ enum RealPack {
 /// does not handle reach the field (printable ones insert, BackSpace deletes a character, Return
 /// adds a newline, Left moves the cursor); focus-out commits the preedit, as clients do in
 /// commit-on-focus-out mode. Optionally it reports its text after every change, like GTK
-/// (code points) or like Qt (UTF-16 offsets, wrong for IBus).
+/// (code points) or like Qt (UTF-16 offsets, wrong for IBus); the LibreOffice modes add the
+/// preedit to the report, trim trailing whitespace, skip unchanged reports (as ibus-gtk3 does)
+/// and handle a passed-on key before the commit that came with it.
 final class FakeField {
     enum Reporting { case none, codePoints, utf16 }
 
@@ -30,6 +32,16 @@ final class FakeField {
     private(set) var log: [SessionEffect] = []
     private(set) var predictions = 0
     var reporting: Reporting
+    /// Like LibreOffice: the reported text includes the preedit shown at the cursor.
+    var reportsPreedit = false
+    /// Like LibreOffice: the reported text leaves out whitespace at its end.
+    var trimsTrailingWhitespace = false
+    /// An application that handles a key the engine passed on before the engine's commit
+    /// that came with it (the two travel separately and may arrive out of order).
+    var handlesPassedKeyBeforeCommit = false
+    /// Like ibus-gtk3: a report identical to the previous one is not sent again.
+    var skipsUnchangedReports = false
+    private var lastReport: (String, Int)? = nil
 
     var text: String { String(String.UnicodeScalarView(scalars)) }
 
@@ -76,7 +88,8 @@ final class FakeField {
     @discardableResult
     func press(_ event: KeyEvent) -> Bool {
         let result = session.processKey(event)
-        apply(result.effects)
+        let reordered = handlesPassedKeyBeforeCommit && !result.handled
+        if !reordered { apply(result.effects) }
         if !result.handled && event.modifiers.intersection(.shortcut).isEmpty {
             switch event.keyval {
             case Keysym.backSpace:
@@ -94,6 +107,7 @@ final class FakeField {
                 if let character = event.character { insert(String(character)) }
             }
         }
+        if reordered { apply(result.effects) }
         if result.needsSuggestions { refresh() }
         report()
         var release = event
@@ -115,7 +129,20 @@ final class FakeField {
         switch reporting {
         case .none: return
         case .codePoints:
-            let result = session.setSurroundingText(SurroundingText(text: text, cursor: cursor, anchor: cursor))
+            var shown = scalars
+            var shownCursor = cursor
+            if reportsPreedit, let preedit {
+                shown.insert(contentsOf: Array(preedit.text.unicodeScalars), at: cursor)
+                shownCursor += preedit.text.unicodeScalars.count
+            }
+            if trimsTrailingWhitespace {
+                while let last = shown.last, last.properties.isWhitespace { shown.removeLast() }
+                shownCursor = min(shownCursor, shown.count)
+            }
+            let reported = String(String.UnicodeScalarView(shown))
+            if skipsUnchangedReports, let last = lastReport, last == (reported, shownCursor) { return }
+            lastReport = (reported, shownCursor)
+            let result = session.setSurroundingText(SurroundingText(text: reported, cursor: shownCursor, anchor: shownCursor))
             apply(result.effects)
             if result.needsSuggestions { refresh() }
         case .utf16:
@@ -123,6 +150,15 @@ final class FakeField {
             let result = session.setSurroundingText(SurroundingText(text: text, cursor: utf16Cursor, anchor: utf16Cursor))
             apply(result.effects)
         }
+    }
+
+    /// A key press that reaches the engine but that the application then loses (LibreOffice
+    /// under load), with any text the engine committed for it; other effects apply.
+    func pressLost(_ event: KeyEvent) {
+        let result = session.processKey(event)
+        apply(result.effects.filter { if case .commitText = $0 { false } else { true } })
+        if result.needsSuggestions { refresh() }
+        report()
     }
 
     /// The user edits the text directly (mouse, another input path): the client reports it.

@@ -103,7 +103,7 @@ struct TypingTests {
         field.type("hel")
         let first = try #require(field.pageCandidates.first)
         field.key(Keysym.f1)
-        #expect(field.press(.typing(",")) == false)
+        #expect(field.press(.typing(",")), "committed by the engine, in one commit with what it follows")
         #expect(field.text == first + ",")
         field.type(" ok")
         #expect(field.visible == first + ", ok")
@@ -140,7 +140,7 @@ struct TypingTests {
     @Test func digitsAndShortcutsCommitThePreeditFirst() {
         let field = FakeField()
         field.type("abc")
-        #expect(field.press(.typing("1")) == false)
+        #expect(field.press(.typing("1")), "the digit is committed with the word, in order")
         #expect(field.text == "abc1")
         field.type("xy")
         #expect(field.press(.typing("s", modifiers: .control)) == false)
@@ -400,7 +400,7 @@ struct SessionSettingsTests {
         #expect(field.text == second)
         let plain = FakeField()
         plain.type("hel")
-        #expect(plain.press(.typing("2")) == false)
+        #expect(plain.press(.typing("2")), "typed with the word, not a selection")
         #expect(plain.text == "hel2")
     }
 

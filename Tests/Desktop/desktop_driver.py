@@ -1,0 +1,372 @@
+"""Types into a real application under Xvfb, through a private IBus with the real engine.
+
+    dbus-run-session -- /usr/bin/python3 desktop_driver.py --app writer|firefox|chromium
+        [--control | --ibus-control] [--case NAME ...] [--delay MS]
+
+Starts Xvfb, a private ibus-daemon with Inkling as its global engine and a panel recorder (as
+Tests/Integration/e2e does), then the application with GTK_IM_MODULE=ibus. With --control there
+is no IBus at all (GTK's own simple input method): the same keys, to tell the application's
+quirks from the engine's; with --ibus-control, IBus runs its own pass-through engine
+(xkb:us::eng) instead of Inkling, to tell IBus's quirks from the engine's. Keys go in with xdotool; Returns are pressed as the Return key
+(`xdotool type` sends Linefeed for "\\n", which Writer ignores). The last line of stdout is a
+JSON report: {"case": {"ok": bool, "outcome": ..., "expected": ..., "got": ..., ...}, ...}.
+"""
+
+import argparse
+import difflib
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTEGRATION = os.path.join(os.path.dirname(HERE), "Integration")
+sys.path.insert(0, INTEGRATION)
+sys.path.insert(0, os.path.join(INTEGRATION, "e2e"))
+sys.path.insert(0, HERE)
+
+from ibus_harness import Daemon, Timeout, pump_until  # noqa: E402
+import e2e_driver  # noqa: E402  (Xvfb, PanelRecorder, the small GTK window App)
+import apps  # noqa: E402
+
+# About 120 words of ordinary prose, in lines ended by Return. No quotes or dashes: Writer's
+# AutoCorrect is off in the test profile, but the browsers' and Writer's handling of those is
+# not what is measured here.
+PROSE = [
+    "The weather was cold, so we stayed inside and talked about the plans for the summer.",
+    "My sister wants to visit the mountains; I would rather spend a week by the sea.",
+    "In the end we agreed on both: first the coast, then two days in the hills.",
+    "Could you send me the list of hotels? I will check the prices tonight.",
+    "We should book the train early, because the tickets get expensive in July.",
+    "Thanks again for your help (and for the maps). See you on Friday!",
+]
+
+
+class Panel(e2e_driver.PanelRecorder):
+    """The panel recorder, also keeping the auxiliary text (chips and notices)."""
+
+    def __init__(self, bus):
+        super().__init__(bus)
+        self.aux = []
+        self.service.connect("update-auxiliary-text", self.on_aux)
+
+    def on_aux(self, service, text, visible):
+        self.aux.append(text.get_text() if visible else "")
+
+
+def press(env, *keys, delay=30):
+    apps.xdotool(env, "key", "--delay", str(delay), *keys)
+
+
+def type_text(env, text, delay=30):
+    """Types text; each newline is a press of Return."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line:
+            apps.xdotool(env, "type", "--delay", str(delay), line)
+        if index < len(lines) - 1:
+            press(env, "Return", delay=delay)
+
+
+def describe_difference(expected, got):
+    if got is None:
+        return "nothing read back"
+    lost = []
+    extra = []
+    for op, a1, a2, b1, b2 in difflib.SequenceMatcher(None, expected, got, autojunk=False).get_opcodes():
+        if op in ("delete", "replace"):
+            lost.append(repr(expected[max(0, a1 - 8):a2 + 2]))
+        if op in ("insert", "replace"):
+            extra.append(repr(got[max(0, b1 - 8):b2 + 2]))
+    return "lost around: %s; extra around: %s" % (", ".join(lost) or "-", ", ".join(extra) or "-")
+
+
+def case_prose(ctx):
+    expected = "\n".join(PROSE)
+    type_text(ctx.env, expected, ctx.delay)
+    got = ctx.app.wait_for("main", expected, "the typed prose", timeout=30)
+    if got != expected:
+        got = ctx.app.settle()
+    result = {"ok": got == expected, "expected_chars": len(expected)}
+    if got != expected:
+        result.update(got=got, detail=describe_difference(expected, got))
+    return result
+
+
+def select(ctx, word):
+    candidates = ctx.panel.tables[-1]
+    index = candidates.index(word)
+    keys = ["Next"] * (index // ctx.panel.page_size) + ["F%d" % (index % ctx.panel.page_size + 1)]
+    press(ctx.env, *keys)
+
+
+def case_select(ctx):
+    """`recomm`, then the F-key of `recommend` in the candidate table (F1…F5, Page_Down)."""
+    type_text(ctx.env, "I would like to recomm", ctx.delay)
+    try:
+        ctx.panel.wait_for(lambda c: "recommend" in c, "recommend among the candidates")
+    except Timeout:
+        return {"ok": False, "detail": "no table with recommend; last tables: %s" % ctx.panel.tables[-3:], "got": ctx.app.settle()}
+    select(ctx, "recommend")
+    type_text(ctx.env, " it.", ctx.delay)
+    expected = "I would like to recommend it."
+    got = ctx.app.wait_for("main", expected, "the completed sentence")
+    return {"ok": got == expected, "expected": expected, "got": got}
+
+
+def case_fix(ctx, typed="I saw teh cat"):
+    """`teh` is flagged; Ctrl+Alt+Return applies the fix, or refuses it with a reason."""
+    type_text(ctx.env, typed, ctx.delay)
+    try:
+        pump_until(lambda: "teh \u2192 the" in "".join(ctx.panel.aux), what="the chip teh → the")
+    except Timeout:
+        return {"ok": False, "detail": "no chip; aux: %s" % ctx.panel.aux[-5:], "got": ctx.app.settle()}
+    before = len(ctx.panel.aux)
+    press(ctx.env, "ctrl+alt+Return")
+    fixed = typed.replace("teh", "the")
+
+    def answered():
+        return ctx.app.value_now() == fixed or any(a.startswith("fix not applied") for a in ctx.panel.aux[before:])
+
+    try:
+        pump_until(answered, what="the fix or its refusal")
+    except Timeout:
+        pass
+    got = ctx.app.settle(quiet=1.0)
+    refusals = [a for a in ctx.panel.aux[before:] if a.startswith("fix not applied")]
+    if got == fixed:
+        return {"ok": True, "outcome": "applied", "got": got}
+    if refusals and got == typed:
+        return {"ok": True, "outcome": "refused: " + refusals[-1], "got": got}
+    return {"ok": False, "outcome": "wrong", "got": got, "aux": ctx.panel.aux[before:]}
+
+
+def case_fix_after_space(ctx):
+    """The same after `cat. `: the space before the cursor must be proven too."""
+    return case_fix(ctx, "I saw teh cat. ")
+
+
+def case_focus(ctx):
+    """A word still composing when focus moves away reaches the field exactly once."""
+    type_text(ctx.env, "We saw hel", ctx.delay)
+    if ctx.panel is not None:
+        try:
+            ctx.panel.wait_for(lambda c: bool(c), "completions of hel")
+        except Timeout:
+            pass
+    other = ctx.app.focus_other()
+    probe = "x "
+    type_text(ctx.env, probe, ctx.delay)
+    got_other = other.wait(probe)
+    expected = "We saw hel"
+    got = ctx.app.settle(quiet=1.0)
+    ctx.app.focus_back()
+    return {"ok": got == expected and got_other == probe, "expected": expected, "got": got, "other": got_other}
+
+
+def case_password(ctx):
+    """A password field: every key reaches the page untouched, no candidates, nothing kept."""
+    ctx.app.focus("password")
+    tables = len(ctx.panel.tables) if ctx.panel is not None else 0
+    typed = "hunter2 teh secret"
+    type_text(ctx.env, typed, ctx.delay)
+    got = ctx.app.wait_for("password", typed, "the password")
+    shown = ctx.panel.tables[tables:] if ctx.panel is not None else []
+    return {"ok": got == typed and not shown, "got_length": len(got or ""), "tables_shown": len(shown)}
+
+
+def warm_up(ctx):
+    """Types `.` and deletes it once the field shows it: the input path is live (the first keys
+    after a window gets focus may otherwise go before its IBus context is ready)."""
+    for attempt in range(3):
+        press(ctx.env, "period")
+        if ctx.app.wait_for("main", ".", "the warm-up key", timeout=10) == ".":
+            break
+        ctx.app.clear()
+    press(ctx.env, "BackSpace")
+    ctx.app.wait_for("main", "", "the warm-up key deleted", timeout=10)
+    if ctx.panel is not None:
+        ctx.panel.tables.clear()
+        ctx.panel.aux.clear()
+
+
+CASES = {
+    "prose": case_prose, "select": case_select, "fix": case_fix, "fix-after-space": case_fix_after_space,
+    "focus": case_focus, "password": case_password,
+}
+NEEDS_ENGINE = {"select", "fix", "fix-after-space"}
+APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "focus"], "firefox": list(CASES), "chromium": list(CASES)}
+
+
+class Context:
+    pass
+
+
+class BrowserApp:
+    def __init__(self, browser):
+        self.browser = browser
+
+    def clear(self):
+        self.browser.clear()
+
+    def wait_for(self, field, expected, what, timeout=20):
+        return self.browser.wait_for(field, expected, what, timeout)
+
+    def settle(self, quiet=1.5):
+        return self.browser.settle("main", quiet)
+
+    def value_now(self):
+        return self.browser.value("main")
+
+    def focus(self, field):
+        self.browser.focus(field)
+
+    def focus_other(self):
+        self.browser.focus("other")
+        browser = self.browser
+
+        class Other:
+            def wait(self, expected):
+                return browser.wait_for("other", expected, "text in the other field")
+
+        return Other()
+
+    def focus_back(self):
+        self.browser.focus("main")
+
+    def stop(self):
+        self.browser.stop()
+
+
+class WriterApp:
+    """Writer, plus the small GTK window of the e2e tests as the place focus moves to."""
+
+    def __init__(self, writer, helper):
+        self.writer = writer
+        self.helper = helper
+
+    def clear(self):
+        self.writer.clear()
+        apps.xdotool(self.writer.env, "windowfocus", "--sync", self.writer.window)
+
+    def wait_for(self, field, expected, what, timeout=20):
+        return self.writer.wait_for(field, expected, what, timeout)
+
+    def settle(self, quiet=1.5):
+        return self.writer.settle("main", quiet)
+
+    def value_now(self):
+        return self.writer.text()
+
+    def focus_other(self):
+        self.helper.request("clear")
+        self.helper.request("focus main")
+        apps.xdotool(self.writer.env, "windowfocus", "--sync", self.helper_window)
+        helper = self.helper
+
+        class Other:
+            def wait(self, expected):
+                return helper.wait_for_text("main", expected, "text in the other window")
+
+        return Other()
+
+    def focus_back(self):
+        apps.xdotool(self.writer.env, "windowfocus", "--sync", self.writer.window)
+
+    def stop(self):
+        self.writer.stop()
+        if self.helper is not None:
+            self.helper.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--app", choices=sorted(APPS), required=True)
+    parser.add_argument("--case", action="append", choices=sorted(CASES))
+    parser.add_argument("--control", action="store_true", help="no IBus: the application alone")
+    parser.add_argument(
+        "--ibus-control", action="store_true",
+        help="IBus with its own pass-through engine (xkb:us::eng) instead of Inkling: tells IBus's quirks from the engine's")
+    parser.add_argument("--delay", type=int, default=int(os.environ.get("INKLING_DESKTOP_DELAY", "30")))
+    args = parser.parse_args()
+    cases = [c for c in (args.case or APPS[args.app]) if c in APPS[args.app]]
+    if args.control or args.ibus_control:
+        cases = [c for c in cases if c not in NEEDS_ENGINE]
+
+    xvfb = e2e_driver.Xvfb()
+    logs = tempfile.mkdtemp(prefix="inkling-desktop-logs-")
+    locale_env = {"LC_ALL": "en_US.UTF-8", "LC_CTYPE": "en_US.UTF-8", "LANG": "en_US.UTF-8"}
+    daemon = panel = None
+    if args.control:
+        env = dict(os.environ)
+        env.update(locale_env)
+        env["GTK_IM_MODULE"] = "gtk-im-context-simple"
+        env.pop("IBUS_ADDRESS", None)
+    else:
+        components = None
+        engine_name = "inkling"
+        if args.ibus_control:
+            with open("/usr/share/ibus/component/simple.xml") as f:
+                components = {"simple.xml": f.read()}
+            engine_name = "xkb:us::eng"
+        daemon = Daemon(
+            components=components, global_engine=engine_name,
+            env=dict(locale_env, DISPLAY=xvfb.display), verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS")),
+        ).start()
+        panel = Panel(daemon.bus)
+        env = dict(daemon.env)
+        env["GTK_IM_MODULE"] = "ibus"
+    env.update({"DISPLAY": xvfb.display, "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none", "QT_IM_MODULE": env["GTK_IM_MODULE"]})
+    env.pop("WAYLAND_DISPLAY", None)
+    report = {}
+    app = None
+    try:
+        log = os.path.join(logs, "app.log")
+        if args.app == "writer":
+            helper = e2e_driver.App("gtk3", env, os.path.join(logs, "helper.log"))
+            app = WriterApp(None, helper)
+            app.helper_window = apps.find_window(env, "^%s$" % helper.ready["title"])
+            app.writer = apps.Writer(env, log)
+        else:
+            app = BrowserApp(apps.Browser(args.app, env, log))
+        ctx = Context()
+        ctx.app, ctx.env, ctx.panel, ctx.delay = app, env, panel, args.delay
+        for name in cases:
+            app.clear()
+            warm_up(ctx)
+            if panel is not None:
+                panel.tables.clear()
+                panel.aux.clear()
+            try:
+                report[name] = CASES[name](ctx)
+            except Exception as error:  # report and go on with the next case
+                report[name] = {"ok": False, "detail": "%s: %s" % (type(error).__name__, error)}
+            if not report[name]["ok"] and daemon is not None:
+                report[name]["daemon_log"] = daemon.log()[-3000:]
+            # Leave the field empty and its IBus state fresh for the next case.
+            if isinstance(app, BrowserApp):
+                app.focus("other")
+                app.focus("main")
+    except Exception as error:
+        report["__error__"] = "%s: %s" % (type(error).__name__, error)
+        try:
+            with open(os.path.join(logs, "app.log")) as f:
+                report["app_log"] = f.read()[-3000:]
+        except OSError:
+            pass
+    finally:
+        if app is not None:
+            try:
+                app.stop()
+            except Exception:
+                pass
+        if daemon is not None:
+            daemon.stop()
+        xvfb.stop()
+        shutil.rmtree(logs, ignore_errors=True)
+    print(json.dumps(report, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

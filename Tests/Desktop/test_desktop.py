@@ -1,0 +1,82 @@
+"""Desktop tests: real applications (Writer, Firefox, Chromium) typed into through the engine.
+
+Each application runs its cases in one driver process (desktop_driver.py) under
+dbus-run-session, once with Inkling and once without IBus (the control run); each case is
+reported as its own test. A case that fails in the control run too is the application's, and is
+marked xfail with the control's result. INKLING_DESKTOP_APPS limits the applications
+(comma-separated); INKLING_DESKTOP_RESULTS names a JSON file that collects every report.
+"""
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DRIVER = os.path.join(HERE, "desktop_driver.py")
+BINARIES = {"writer": "soffice", "firefox": "firefox-esr", "chromium": "chromium"}
+CASES = {
+    "writer": ["prose", "select", "fix", "fix-after-space", "focus"],
+    "firefox": ["prose", "select", "fix", "fix-after-space", "focus", "password"],
+    "chromium": ["prose", "select", "fix", "fix-after-space", "focus", "password"],
+}
+NEEDS_ENGINE = {"select", "fix", "fix-after-space"}
+SELECTED = [a for a in os.environ.get("INKLING_DESKTOP_APPS", "writer,firefox,chromium").split(",") if a]
+
+
+@functools.lru_cache(maxsize=None)
+def run_driver(app, control):
+    for tool in ("Xvfb", "xdotool", "dbus-run-session"):
+        if shutil.which(tool) is None:
+            pytest.fail("%s is missing (scripts/install-deps.sh installs it)" % tool)
+    command = ["dbus-run-session", "--", "/usr/bin/python3", DRIVER, "--app", app]
+    if control:
+        command.append("--control")
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired as error:
+        return {"__error__": "driver timed out: %s" % (error.stdout or b"")[-2000:]}
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    if result.returncode != 0 or not lines:
+        return {"__error__": "driver exited %d\n%s\n%s" % (result.returncode, result.stdout[-3000:], result.stderr[-3000:])}
+    report = json.loads(lines[-1])
+    path = os.environ.get("INKLING_DESKTOP_RESULTS")
+    if path:
+        results = {}
+        if os.path.exists(path):
+            with open(path) as f:
+                results = json.load(f)
+        results["%s%s" % (app, " (control)" if control else "")] = report
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1, ensure_ascii=False)
+    return report
+
+
+@pytest.mark.parametrize("app,case", [(a, c) for a in CASES for c in CASES[a] if a in SELECTED])
+def test_desktop(app, case):
+    if shutil.which(BINARIES[app]) is None:
+        pytest.skip("%s is not installed (scripts/install-desktop-deps.sh)" % BINARIES[app])
+    report = run_driver(app, False)
+    assert "__error__" not in report, report.get("__error__")
+    outcome = report.get(case)
+    assert outcome is not None, "case %s did not run: %s" % (case, report)
+    if not outcome["ok"] and case not in NEEDS_ENGINE:
+        control = run_driver(app, True).get(case)
+        if control is not None and not control["ok"]:
+            pytest.xfail("fails without Inkling too (the application's): %s" % json.dumps(control, ensure_ascii=False)[:500])
+    assert outcome["ok"], json.dumps(outcome, indent=1, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("app,case", [(a, c) for a in CASES for c in CASES[a] if a in SELECTED and c not in NEEDS_ENGINE])
+def test_control(app, case):
+    """The same keys without IBus: the application itself types them exactly."""
+    if shutil.which(BINARIES[app]) is None:
+        pytest.skip("%s is not installed (scripts/install-desktop-deps.sh)" % BINARIES[app])
+    report = run_driver(app, True)
+    assert "__error__" not in report, report.get("__error__")
+    outcome = report.get(case)
+    assert outcome is not None, "case %s did not run: %s" % (case, report)
+    assert outcome["ok"], json.dumps(outcome, indent=1, ensure_ascii=False)
