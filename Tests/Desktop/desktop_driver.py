@@ -172,7 +172,9 @@ def case_password(ctx):
     typed = "hunter2 teh secret"
     type_text(ctx.env, typed, ctx.delay)
     got = ctx.app.wait_for("password", typed, "the password")
-    shown = ctx.panel.tables[tables:] if ctx.panel is not None else []
+    # The daemon replays a context's (empty) table to the panel on focus changes: only tables
+    # with candidates count.
+    shown = [t for t in ctx.panel.tables[tables:] if t] if ctx.panel is not None else []
     return {"ok": got == typed and not shown, "got_length": len(got or ""), "tables_shown": len(shown)}
 
 
@@ -289,7 +291,16 @@ def main():
         "--ibus-control", action="store_true",
         help="IBus with its own pass-through engine (xkb:us::eng) instead of Inkling: tells IBus's quirks from the engine's")
     parser.add_argument("--delay", type=int, default=int(os.environ.get("INKLING_DESKTOP_DELAY", "30")))
+    parser.add_argument(
+        "--repeat", type=int, default=1,
+        help="runs the cases N times in one application; a case's report counts its runs and keeps its failures")
+    parser.add_argument(
+        "--trace", metavar="PATH",
+        help="the engine traces the IBus events it receives (INKLING_DEBUG_EVENTS=1: names and numbers, never text); "
+        "the daemon's log is copied to PATH")
     args = parser.parse_args()
+    if args.trace:
+        os.environ["INKLING_DEBUG_EVENTS"] = "1"
     cases = [c for c in (args.case or APPS[args.app]) if c in APPS[args.app]]
     if args.control or args.ibus_control:
         cases = [c for c in cases if c not in NEEDS_ENGINE]
@@ -312,7 +323,7 @@ def main():
             engine_name = "xkb:us::eng"
         daemon = Daemon(
             components=components, global_engine=engine_name,
-            env=dict(locale_env, DISPLAY=xvfb.display), verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS")),
+            env=dict(locale_env, DISPLAY=xvfb.display), verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS")) or bool(args.trace),
         ).start()
         panel = Panel(daemon.bus)
         env = dict(daemon.env)
@@ -332,22 +343,36 @@ def main():
             app = BrowserApp(apps.Browser(args.app, env, log))
         ctx = Context()
         ctx.app, ctx.env, ctx.panel, ctx.delay = app, env, panel, args.delay
-        for name in cases:
-            app.clear()
-            warm_up(ctx)
-            if panel is not None:
-                panel.tables.clear()
-                panel.aux.clear()
-            try:
-                report[name] = CASES[name](ctx)
-            except Exception as error:  # report and go on with the next case
-                report[name] = {"ok": False, "detail": "%s: %s" % (type(error).__name__, error)}
-            if not report[name]["ok"] and daemon is not None:
-                report[name]["daemon_log"] = daemon.log()[-3000:]
-            # Leave the field empty and its IBus state fresh for the next case.
-            if isinstance(app, BrowserApp):
-                app.focus("other")
-                app.focus("main")
+        for run in range(args.repeat):
+            for name in cases:
+                app.clear()
+                warm_up(ctx)
+                if panel is not None:
+                    panel.tables.clear()
+                    panel.aux.clear()
+                if daemon is not None and args.trace:
+                    # A line in the daemon's log (the engine's stderr goes there too) between cases.
+                    daemon.stderr.write("desktop: case %s run %d\n" % (name, run + 1))
+                    daemon.stderr.flush()
+                try:
+                    outcome = CASES[name](ctx)
+                except Exception as error:  # report and go on with the next case
+                    outcome = {"ok": False, "detail": "%s: %s" % (type(error).__name__, error)}
+                if not outcome["ok"] and daemon is not None:
+                    outcome["daemon_log"] = daemon.log()[-3000:]
+                if args.repeat == 1:
+                    report[name] = outcome
+                else:
+                    summary = report.setdefault(name, {"ok": True, "runs": 0, "failed": 0, "failures": []})
+                    summary["runs"] += 1
+                    if not outcome["ok"]:
+                        outcome["run"] = run + 1
+                        summary.update(ok=False, failed=summary["failed"] + 1)
+                        summary["failures"].append(outcome)
+                # Leave the field empty and its IBus state fresh for the next case.
+                if isinstance(app, BrowserApp):
+                    app.focus("other")
+                    app.focus("main")
     except Exception as error:
         report["__error__"] = "%s: %s" % (type(error).__name__, error)
         try:
@@ -362,6 +387,9 @@ def main():
             except Exception:
                 pass
         if daemon is not None:
+            if args.trace:
+                with open(args.trace, "w") as f:
+                    f.write(daemon.log())
             daemon.stop()
         xvfb.stop()
         shutil.rmtree(logs, ignore_errors=True)

@@ -141,10 +141,16 @@ public final class InputSession {
     }
 
     /// The client lost focus. The client commits the preedit itself (commit-on-focus-out mode).
+    ///
+    /// The unfinished chunk is not learned: a focus change does not prove it ended where a word
+    /// would, nor that it was prose. Chromium sends the first keys typed into a password field
+    /// that a page focused by script to the text field's context, as free text, then takes the
+    /// context away (focus-out) without ever telling IBus the purpose: those keys are the start
+    /// of the password.
     public func focusOut() -> [SessionEffect] {
         let effects = tableVisible || !typed.isEmpty || pendingSpace ? [SessionEffect.hideLookupTable] : []
         absorbPreeditIntoContext()
-        endChunk(before: contextBefore)  // The chunk ends here as far as learning is concerned.
+        unlearned.removeAll()
         runPendingLearning()
         clearComposition()
         return effects
@@ -171,17 +177,25 @@ public final class InputSession {
     }
 
     /// The field's purpose and hints changed.
+    ///
+    /// When it becomes secret, words of the open chunk are not learned (they may be the start of
+    /// the secret), and what is composing reaches the field as typed: the keys are the user's.
     public func setContentType(_ contentType: ContentType) -> [SessionEffect] {
         self.contentType = contentType
         if contentType.isSecret {
             let hadSomething = !typed.isEmpty || pendingSpace || tableVisible || shownAuxiliary != nil
+            unlearned.removeAll()
+            learnable.removeAll()
+            let composed = (pendingCorrection?.typed ?? typed) + (pendingSpace ? " " : "")
+            var effects: [SessionEffect] = composed.isEmpty ? [] : [commit(composed, learn: false)]
             clearComposition()
             contextBefore = ""
             corrections.clear()
             dropCloudRequest()
             predictor.reset()
             shownAuxiliary = nil
-            return hadSomething ? [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] : []
+            if hadSomething { effects += [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] }
+            return effects
         }
         return []
     }

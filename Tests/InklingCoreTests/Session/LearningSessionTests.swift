@@ -22,26 +22,57 @@ struct LearningSessionTests {
         #expect(field.session.predictor.userModel.knows("zorblax"))
     }
 
-    @Test func aWordLeftAtFocusOutIsLearnedWithoutTouchingFlags() {
+    @Test func aWordLeftAtFocusOutIsNotLearnedAndFlagsKeepTheirPlace() {
         let field = FakeField(reporting: .codePoints)
         field.type("I saw teh Zorblax")
         field.key(Keysym.space)
         field.type("Quuxly")
         field.focusOut()
-        #expect(field.session.predictor.userModel.knows("quuxly"), "the client committed it")
+        #expect(field.session.predictor.userModel.knows("zorblax"), "a word ended by a space is learned")
+        #expect(!field.session.predictor.userModel.knows("quuxly"), "a chunk cut by focus-out is in doubt")
         #expect(field.session.corrections.flags.map(\.tail) == [" Zorblax Quuxly"], "exactly the text the client has")
     }
 
-    @Test func nothingIsLearnedInPrivateFields() {
-        let field = FakeField(contentType: ContentType(hints: ContentType.hintPrivate))
-        field.type("I met Zorblax today. ")
-        #expect(!field.session.predictor.userModel.knows("zorblax"))
+    /// Chromium, seen in the desktop test (1 run in 10): the page moves the focus to a password
+    /// field by script and the first keys still reach the engine through the text field's
+    /// context, as free text; then Chromium takes its context away (focus-out), and never tells
+    /// IBus the field's purpose. Those keys are the start of a password: nothing is learned.
+    @Test func keysBeforeChromiumNoticesAPasswordFieldAreNotLearned() {
+        let field = FakeField()
+        field.type("Quuxly hunterquux")
+        field.focusOut()
+        field.apply(field.session.focusIn())
+        field.type("Zorb")
+        field.focusOut()
+        let model = field.session.predictor.userModel
+        #expect(model.knows("quuxly"))
+        #expect(!model.knows("hunterquux") && !model.knows("zorb"))
     }
 
-    @Test func nothingIsLearnedInPasswordFields() {
-        let field = FakeField(contentType: ContentType(purpose: ContentType.purposePassword))
-        field.type("Zorblax hunter ")
-        #expect(field.session.predictor.userModel.entryCount == 0)
+    /// A field that becomes a password field (a page changes its type) while a chunk is still
+    /// open: the words of that chunk may be the start of the secret.
+    @Test func aChunkOpenWhenTheFieldBecomesSecretIsNotLearned() {
+        let field = FakeField()
+        field.type("Quuxly zorb,")
+        field.apply(field.session.setContentType(ContentType(purpose: ContentType.purposePassword)))
+        field.apply(field.session.setContentType(ContentType()))
+        field.type(" blax ")
+        let model = field.session.predictor.userModel
+        #expect(model.knows("quuxly") && model.knows("blax"))
+        #expect(!model.knows("zorb"))
+    }
+
+    /// The word being composed when the field becomes secret reaches the field (the keys are
+    /// the user's), is not learned, and no preedit or table stays on screen.
+    @Test func aWordComposingWhenTheFieldBecomesSecretIsCommittedNotLearned() {
+        let field = FakeField()
+        field.type("Quuxly zorb")
+        field.apply(field.session.setContentType(ContentType(purpose: ContentType.purposePassword)))
+        #expect(field.text == "Quuxly zorb")
+        #expect(field.preedit == nil && field.table == nil)
+        field.type("blax ")
+        #expect(field.text == "Quuxly zorbblax ")
+        #expect(!field.session.predictor.userModel.knows("zorb") && !field.session.predictor.userModel.knows("zorbblax"))
     }
 
     @Test func offTheRecordTogglesWithItsKey() {
