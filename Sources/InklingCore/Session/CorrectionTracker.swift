@@ -26,8 +26,13 @@ public struct TrackedFlag: Equatable, Sendable {
 
 /// Why a fix was not applied.
 public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The client gives no surrounding text: the word's position cannot be proven.
+    /// The client has given no surrounding text in this field: the word's position cannot be proven.
     case noSurroundingText
+    /// The client reported its text in this field, then lost the capability (Firefox after the
+    /// first commit, where ibus-gtk3 drops it until the next focus-in).
+    case stoppedReportingText
+    /// The client can report its text but has not done so since the field got focus.
+    case notReportedYet
     /// The client counts offsets in another unit (Qt's UTF-16 with emoji nearby).
     case unreliableOffsets
     /// The text around the word changed since it was flagged.
@@ -43,6 +48,8 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noSurroundingText: return "fix not applied: this application does not report its text"
+        case .stoppedReportingText: return "fix not applied: this application stopped reporting its text after it was typed into"
+        case .notReportedYet: return "fix not applied: this application has not reported its text yet"
         case .unreliableOffsets: return "fix not applied: this application counts text positions differently"
         case .textChanged: return "fix not applied: the text changed"
         case .selection: return "fix not applied: text is selected"

@@ -67,6 +67,9 @@ public final class InputSession {
 
     private enum SurroundingState { case unknown, reliable, unreliable }
     private var surroundingState = SurroundingState.unknown
+    /// Whether the client reported its text since the field got focus (a refusal says whether
+    /// the client never reports or stopped).
+    private var reportedSinceFocusIn = false
     private var hasSelection = false
 
     /// Milliseconds on a monotonic clock; tests inject their own.
@@ -130,6 +133,7 @@ public final class InputSession {
         // unchanged text, so returning to a field must not look like a new, empty document).
         contextKnown = false
         surroundingState = .unknown
+        reportedSinceFocusIn = false
         hasSelection = false
         corrections.clear()
         dropCloudRequest()
@@ -226,6 +230,7 @@ public final class InputSession {
     /// nothing, so it never causes a second prediction.
     public func setSurroundingText(_ surrounding: SurroundingText?) -> (effects: [SessionEffect], needsSuggestions: Bool) {
         guard !contentType.isSecret else { return ([], false) }
+        reportedSinceFocusIn = true
         guard let surrounding else {
             surroundingState = .unreliable
             return ([], false)
@@ -685,8 +690,10 @@ public final class InputSession {
         panelOpen = false
         effects += hideTable()
         let refusal: FixRefusal?
-        if !capabilities.contains(.surroundingText) || surroundingState == .unknown {
-            refusal = .noSurroundingText
+        if !capabilities.contains(.surroundingText) {
+            refusal = reportedSinceFocusIn ? .stoppedReportingText : .noSurroundingText
+        } else if surroundingState == .unknown {
+            refusal = reportedSinceFocusIn ? .stoppedReportingText : .notReportedYet
         } else if surroundingState == .unreliable {
             refusal = .unreliableOffsets
         } else if hasSelection {

@@ -87,6 +87,54 @@ struct CorrectionSessionTests {
         #expect(!field.log.contains { if case .deleteSurroundingText = $0 { return true } else { return false } })
     }
 
+    /// Firefox: reports its text at focus-in, fails after the first commit, and ibus-gtk3 then
+    /// drops the surrounding-text capability until the next focus-in.
+    @Test func aClientThatStoppedReportingIsNamedAsSuch() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw ")
+        field.reporting = .none
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus])
+        field.type("teh cat ")
+        #expect(field.auxiliary == "teh → the")
+        field.press(applyFix)
+        #expect(field.text == "I saw teh cat ")
+        #expect(field.auxiliary == FixRefusal.stoppedReportingText.description)
+        #expect(field.auxiliary != FixRefusal.noSurroundingText.description)
+    }
+
+    /// Chromium: offers the capability at focus-in, never answers, and loses it at once.
+    @Test func aClientThatNeverReportedIsNamedAsSuch() {
+        let field = FakeField(reporting: .none)
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        field.apply(field.session.focusIn())
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus])
+        field.type("I saw teh cat ")
+        field.press(applyFix)
+        #expect(field.auxiliary == FixRefusal.noSurroundingText.description)
+    }
+
+    /// A report from the previous field does not make this one a client that stopped.
+    @Test func aReportBeforeTheFocusMovedDoesNotCount() {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw ")
+        field.reporting = .none
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus])
+        field.apply(field.session.focusIn())
+        field.type("teh cat ")
+        field.press(applyFix)
+        #expect(field.auxiliary == FixRefusal.noSurroundingText.description)
+    }
+
+    /// The capability is there but no report came since focus-in.
+    @Test func aClientThatHasNotReportedYetIsNamedAsSuch() {
+        let field = FakeField(reporting: .none)
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        field.apply(field.session.focusIn())
+        field.type("I saw teh cat ")
+        field.press(applyFix)
+        #expect(field.auxiliary == FixRefusal.notReportedYet.description)
+    }
+
     @Test func qtStyleOffsetsWithEmojiAreRefused() {
         let field = FakeField(reporting: .utf16, text: "😀 ")
         field.type("I saw teh cat ")
