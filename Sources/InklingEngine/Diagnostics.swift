@@ -79,7 +79,8 @@ final class MemoryDiagnostics {
 }
 
 /// `INKLING_DEBUG_EVENTS=1`: logs the IBus notifications the engine receives (focus, reset,
-/// capabilities, content type, surrounding-text lengths and offsets, tables shown). Never keys,
+/// capabilities, content type, surrounding-text lengths and offsets, tables shown, lengths of
+/// commits and preedits). Never keys,
 /// never text: only names and numbers.
 enum EngineTrace {
     static let enabled: Bool = {

@@ -197,6 +197,17 @@ final class EngineInstance {
         ibus_engine_get_surrounding_text(engine, nil, nil, nil)
     }
 
+    /// Commits and preedit changes, by length only (the order against focus and reset matters).
+    private func traceEffect(_ effect: SessionEffect) {
+        switch effect {
+        case .commitText(let text): trace("commit scalars=\(text.unicodeScalars.count)")
+        case .updatePreedit(let preedit): trace("preedit scalars=\(preedit.text.unicodeScalars.count)")
+        case .hidePreedit: trace("preedit hidden")
+        case .deleteSurroundingText(let offset, let count): trace("delete-surrounding offset=\(offset) count=\(count)")
+        default: break
+        }
+    }
+
     private func trace(_ event: @autoclosure () -> String) {
         if EngineTrace.enabled { log("event engine=\(id) " + event()) }
     }
@@ -253,6 +264,7 @@ final class EngineInstance {
     private func render(_ effects: [SessionEffect]) {
         guard let engine else { return }
         for effect in effects {
+            if EngineTrace.enabled { traceEffect(effect) }
             switch effect {
             case .commitText(let text):
                 ibus_engine_commit_text(engine, ibus_text_new_from_string(text))
