@@ -28,8 +28,9 @@ public struct TrackedFlag: Equatable, Sendable {
 public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     /// The client has given no surrounding text in this field: the word's position cannot be proven.
     case noSurroundingText
-    /// The client reported its text in this field, then lost the capability (Firefox after the
-    /// first commit, where ibus-gtk3 drops it until the next focus-in).
+    /// The client lost the capability after it was typed into or reported its text in this field
+    /// (Firefox fails to answer after the first commit, and ibus-gtk3 drops the capability until
+    /// the next focus-in).
     case stoppedReportingText
     /// The client can report its text but has not done so since the field got focus.
     case notReportedYet

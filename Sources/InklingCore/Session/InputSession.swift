@@ -67,9 +67,12 @@ public final class InputSession {
 
     private enum SurroundingState { case unknown, reliable, unreliable }
     private var surroundingState = SurroundingState.unknown
-    /// Whether the client reported its text since the field got focus (a refusal says whether
-    /// the client never reports or stopped).
-    private var reportedSinceFocusIn = false
+    /// Whether the client reported its text, or was typed into, since the field got focus.
+    private var usedSinceFocusIn = false
+    /// Whether the client lost the surrounding-text capability after it was used in this field
+    /// (Firefox after the first commit) rather than before (Chromium at focus-in): a refusal
+    /// says which.
+    private var stoppedReporting = false
     private var hasSelection = false
 
     /// Milliseconds on a monotonic clock; tests inject their own.
@@ -133,7 +136,8 @@ public final class InputSession {
         // unchanged text, so returning to a field must not look like a new, empty document).
         contextKnown = false
         surroundingState = .unknown
-        reportedSinceFocusIn = false
+        usedSinceFocusIn = false
+        stoppedReporting = false
         hasSelection = false
         corrections.clear()
         dropCloudRequest()
@@ -176,6 +180,10 @@ public final class InputSession {
 
     /// The client's capabilities changed.
     public func setCapabilities(_ capabilities: ClientCapabilities) {
+        if self.capabilities.contains(.surroundingText), !capabilities.contains(.surroundingText), usedSinceFocusIn {
+            stoppedReporting = true
+        }
+        if capabilities.contains(.surroundingText) { stoppedReporting = false }
         self.capabilities = capabilities
         if !capabilities.contains(.surroundingText) { surroundingState = .unknown }
     }
@@ -230,7 +238,7 @@ public final class InputSession {
     /// nothing, so it never causes a second prediction.
     public func setSurroundingText(_ surrounding: SurroundingText?) -> (effects: [SessionEffect], needsSuggestions: Bool) {
         guard !contentType.isSecret else { return ([], false) }
-        reportedSinceFocusIn = true
+        usedSinceFocusIn = true
         guard let surrounding else {
             surroundingState = .unreliable
             return ([], false)
@@ -322,6 +330,7 @@ public final class InputSession {
         if isInert || event.isRelease || Keysym.isModifierOnly(event.keyval) {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
         }
+        usedSinceFocusIn = true
         notice = nil
         if panelOpen, let result = panelKey(event) { return result }
         if let binding = settings.applyFixKey, binding.matches(event), let newest = corrections.flags.first {
@@ -691,9 +700,9 @@ public final class InputSession {
         effects += hideTable()
         let refusal: FixRefusal?
         if !capabilities.contains(.surroundingText) {
-            refusal = reportedSinceFocusIn ? .stoppedReportingText : .noSurroundingText
+            refusal = stoppedReporting ? .stoppedReportingText : .noSurroundingText
         } else if surroundingState == .unknown {
-            refusal = reportedSinceFocusIn ? .stoppedReportingText : .notReportedYet
+            refusal = .notReportedYet
         } else if surroundingState == .unreliable {
             refusal = .unreliableOffsets
         } else if hasSelection {

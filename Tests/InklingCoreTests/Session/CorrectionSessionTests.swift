@@ -113,13 +113,28 @@ struct CorrectionSessionTests {
         #expect(field.auxiliary == FixRefusal.noSurroundingText.description)
     }
 
-    /// A report from the previous field does not make this one a client that stopped.
-    @Test func aReportBeforeTheFocusMovedDoesNotCount() {
+    /// Firefox as seen in the desktop test: the capability at focus-in but no report (ibus-gtk3
+    /// does not send an empty field's unchanged text), lost after the first commit.
+    @Test func aClientThatStoppedBeforeEverReportingIsNamedAsStopped() {
+        let field = FakeField(reporting: .none)
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        field.apply(field.session.focusIn())
+        field.type("I ")
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus])
+        field.type("saw teh cat ")
+        field.press(applyFix)
+        #expect(field.auxiliary == FixRefusal.stoppedReportingText.description)
+    }
+
+    /// What happened in the previous field does not make this one a client that stopped.
+    @Test func theFieldBeforeTheFocusMovedDoesNotCount() {
         let field = FakeField(reporting: .codePoints)
         field.type("I saw ")
         field.reporting = .none
         field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus])
         field.apply(field.session.focusIn())
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus])
         field.type("teh cat ")
         field.press(applyFix)
         #expect(field.auxiliary == FixRefusal.noSurroundingText.description)
