@@ -19,6 +19,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.path.join(os.path.dirname(HERE), "Integration")
@@ -175,7 +176,28 @@ def case_password(ctx):
     # The daemon replays a context's (empty) table to the panel on focus changes: only tables
     # with candidates count.
     shown = [t for t in ctx.panel.tables[tables:] if t] if ctx.panel is not None else []
-    return {"ok": got == typed and not shown, "got_length": len(got or ""), "tables_shown": len(shown)}
+    learned = learned_words(ctx, typed)
+    return {
+        "ok": got == typed and not shown and not learned, "got_length": len(got or ""), "tables_shown": len(shown),
+        "learned_from_password": len(learned),
+    }
+
+
+def learned_words(ctx, typed):
+    """The words of `typed` (and their prefixes) that the engine's user store holds, once its
+    writer has had time to write (it hands changes over every second): a word of a password
+    must never be learned, even from keys that reached the engine before the browser knew."""
+    if ctx.store is None:
+        return []
+    time.sleep(3)
+    if not os.path.exists(ctx.store):
+        return []
+    import sqlite3
+
+    with sqlite3.connect("file:%s?mode=ro" % ctx.store, uri=True, timeout=10) as db:
+        keys = {row[0] for row in db.execute("SELECT key FROM entries")}
+    candidates = {word[:n].lower() for word in typed.split() for n in range(2, len(word) + 1)}
+    return sorted(candidates & keys)
 
 
 def warm_up(ctx):
@@ -343,6 +365,8 @@ def main():
             app = BrowserApp(apps.Browser(args.app, env, log))
         ctx = Context()
         ctx.app, ctx.env, ctx.panel, ctx.delay = app, env, panel, args.delay
+        # The engine's learned words (XDG_DATA_HOME of the private daemon), for the password case.
+        ctx.store = os.path.join(daemon.root, "data", "inkling", "user.sqlite3") if daemon is not None and not args.ibus_control else None
         for run in range(args.repeat):
             for name in cases:
                 app.clear()
