@@ -29,8 +29,8 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     /// The client has given no surrounding text in this field: the word's position cannot be proven.
     case noSurroundingText
     /// The client lost the capability after it was typed into or reported its text in this field
-    /// (Firefox fails to answer after the first commit, and ibus-gtk3 drops the capability until
-    /// the next focus-in).
+    /// (Firefox fails to answer after the first commit, and ibus-gtk3 drops the capability for
+    /// that input context: Firefox's later fields in the window never offer it).
     case stoppedReportingText
     /// The client can report its text but has not done so since the field got focus.
     case notReportedYet
