@@ -70,7 +70,13 @@ public final class Predictor {
     }
     private var layout: KeyboardLayout { KeyboardLayout.named(options.keyboardLayout) }
     /// Keyed by scalars: canonically equivalent strings (`é` and `e` + U+0301) are different input.
-    private var resultCache: [[Unicode.Scalar]: [Suggestion]] = [:]
+    private var resultCache: [ResultKey: [Suggestion]] = [:]
+
+    /// What an answer depends on: how many were asked for and the exact text before the cursor.
+    private struct ResultKey: Hashable {
+        var count: Int
+        var before: [Unicode.Scalar]
+    }
 
     /// Creates a predictor over a pack.
     public init(pack: LanguagePack, options: PredictorOptions = PredictorOptions()) {
@@ -143,7 +149,7 @@ public final class Predictor {
     public func suggestions(before: String, count: Int) -> [Suggestion] {
         guard count > 0 else { return [] }
         let tail = String(before.unicodeScalars.suffix(1000))
-        let cacheKey = [Unicode.Scalar(UInt32(min(count, 0x10FFF)))!] + Array(tail.unicodeScalars)
+        let cacheKey = ResultKey(count: count, before: Array(tail.unicodeScalars))
         if let cached = resultCache[cacheKey] { return cached }
         let (context, partial) = WordText.splitPartialWord(tail)
         document.update(context: context, pack: pack)

@@ -220,8 +220,11 @@ public final class InputSession {
             return ([], false)
         }
         // The echo of an earlier state (a commit echoed before the key that followed it).
-        if contextKnown, !theirs.isEmpty, unconfirmedCount > 0 {
-            for missing in 1...min(unconfirmedCount, ours.count) where ours.dropLast(missing).suffix(theirs.count).elementsEqual(theirs) {
+        // (At most what the engine knows of: its context may be shorter than what it committed,
+        // after Backspace or a reset, and then no range of missing scalars exists.)
+        let longestMissing = min(unconfirmedCount, ours.count)
+        if contextKnown, !theirs.isEmpty, longestMissing > 0 {
+            for missing in 1...longestMissing where ours.dropLast(missing).suffix(theirs.count).elementsEqual(theirs) {
                 return ([], false)
             }
         }
@@ -334,8 +337,10 @@ public final class InputSession {
 
     /// A candidate was clicked in the panel (index within the current page).
     public func candidateClicked(pageIndex: Int) -> KeyResult {
+        // A row of the shown page; anything else (a stale or hostile index) selects nothing.
+        guard pageIndex >= 0, pageIndex < pageSize else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
         if panelOpen {
-            let index = (panelCursor / max(1, settings.pageSize)) * max(1, settings.pageSize) + pageIndex
+            let index = (panelCursor / pageSize) * pageSize + pageIndex
             guard index >= 0, index < corrections.flags.count else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
             panelOpen = false
             return applyFix(id: corrections.flags[index].id, replacement: nil)
@@ -403,7 +408,10 @@ public final class InputSession {
             lastSuggestionKey = nil
             return KeyResult(handled: true, effects: [.hidePreedit] + hideTable(), needsSuggestions: false)
         }
-        if !contextBefore.isEmpty { contextBefore.removeLast() }
+        if let removed = contextBefore.popLast() {
+            // What the application deletes can no longer be awaited in an echo.
+            unconfirmedCount = max(0, unconfirmedCount - removed.unicodeScalars.count)
+        }
         corrections.deletedBackward()
         lastSuggestionKey = nil
         return KeyResult(handled: false, effects: hideTable() + auxiliaryEffects(), needsSuggestions: true)
@@ -466,17 +474,17 @@ public final class InputSession {
         if cursorVisible {
             tableCursor = (tableCursor + step + candidates.count) % candidates.count
         } else {
-            tableCursor = step > 0 ? pageStart : min(candidates.count - 1, pageStart + settings.pageSize - 1)
+            // The last row of the page, computed without overflowing for a huge page size.
+            tableCursor = step > 0 ? pageStart : pageStart + min(candidates.count - 1 - pageStart, pageSize - 1)
             cursorVisible = true
         }
         return KeyResult(handled: true, effects: [.updateLookupTable(table())], needsSuggestions: false)
     }
 
     private func page(forward: Bool) -> KeyResult {
-        let pageSize = max(1, settings.pageSize)
-        let pages = (candidates.count + pageSize - 1) / pageSize
+        let pages = candidates.count / pageSize + (candidates.count % pageSize == 0 ? 0 : 1)
         let current = tableCursor / pageSize
-        let next = forward ? min(pages - 1, current + 1) : max(0, current - 1)
+        let next = forward ? min(max(0, pages - 1), current + 1) : max(0, current - 1)
         tableCursor = next * pageSize
         return KeyResult(handled: true, effects: [.updateLookupTable(table())], needsSuggestions: false)
     }
@@ -623,7 +631,7 @@ public final class InputSession {
                     contextBefore.append(text)
                     effects.append(edit)
                     if learningAllowed, LearningPolicy.mayRecord(chosen) {
-                        predictor.learn(word: chosen, before: "", now: Int64(UInt64(clock()) / 1000))
+                        predictor.learn(word: chosen, before: "", now: learningTime())
                     }
                 default:
                     effects.append(edit)
@@ -690,7 +698,7 @@ public final class InputSession {
             tracked.chip + (tracked.flag.replacements.count > 1 ? "  (" + tracked.flag.replacements.dropFirst().joined(separator: ", ") + ")" : "")
         }
         return CandidateTable(
-            candidates: rows, pageSize: settings.pageSize, cursor: min(panelCursor, max(0, rows.count - 1)),
+            candidates: rows, pageSize: pageSize, cursor: min(panelCursor, max(0, rows.count - 1)),
             cursorVisible: true, labels: (1...max(1, min(9, settings.pageSize))).map { "F\($0)" })
     }
 
@@ -879,20 +887,40 @@ public final class InputSession {
         return false
     }
 
-    /// Milliseconds since an arbitrary, fixed point of a monotonic clock.
+    /// Milliseconds since an arbitrary, fixed point of a monotonic clock (never negative).
     public static func monotonicMilliseconds() -> Int64 {
-        let elapsed = ContinuousClock.now - processStart
-        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        // The origin is read first: it is initialised lazily, on the first call, and reading the
+        // clock before it would put "now" before the origin.
+        let origin = processStart
+        return milliseconds(from: origin, to: ContinuousClock.now)
+    }
+
+    /// Whole milliseconds from `origin` to `now`, 0 when `now` is not after `origin`.
+    public static func milliseconds(from origin: ContinuousClock.Instant, to now: ContinuousClock.Instant) -> Int64 {
+        guard now > origin else { return 0 }
+        let elapsed = origin.duration(to: now).components
+        // Saturates rather than overflowing: a monotonic clock does not run for 292 million years.
+        let (whole, overflow) = elapsed.seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return .max }
+        let (sum, overflowSum) = whole.addingReportingOverflow(elapsed.attoseconds / 1_000_000_000_000_000)
+        return overflowSum ? .max : sum
     }
 
     private static let processStart = ContinuousClock.now
+
+    /// Seconds on `clock` for learned entries' last use: an injected or disturbed clock that
+    /// reports a negative time counts as the origin rather than trapping on the key path.
+    private func learningTime() -> Int64 { max(0, clock()) / 1000 }
 
     /// Shown in the auxiliary text while a cloud check is in flight.
     public static let cloudHint = "   \u{2601} checking\u{2026}"
 
     // MARK: Helpers
 
-    private var pageStart: Int { (tableCursor / max(1, settings.pageSize)) * max(1, settings.pageSize) }
+    /// Candidates per page, at least one (the setting comes from the user's configuration).
+    private var pageSize: Int { max(1, settings.pageSize) }
+
+    private var pageStart: Int { (tableCursor / pageSize) * pageSize }
 
     /// Commits a pending autocorrection or space.
     private func commitPending(keepSpace: Bool) -> [SessionEffect] {
@@ -939,7 +967,7 @@ public final class InputSession {
         guard !learnable.isEmpty else { return }
         defer { learnable.removeAll() }
         guard learningAllowed else { return }
-        let now = Int64(UInt64(clock()) / 1000)
+        let now = learningTime()
         for (word, before) in learnable { predictor.learn(word: word, before: before, now: now) }
     }
 
@@ -981,7 +1009,7 @@ public final class InputSession {
 
     private func table() -> CandidateTable {
         CandidateTable(
-            candidates: zip(candidates, candidateIsCorrection).map { $1 ? $0 + Self.correctionMark : $0 }, pageSize: settings.pageSize, cursor: tableCursor, cursorVisible: cursorVisible,
+            candidates: zip(candidates, candidateIsCorrection).map { $1 ? $0 + Self.correctionMark : $0 }, pageSize: pageSize, cursor: tableCursor, cursorVisible: cursorVisible,
             labels: (1...max(1, min(9, settings.pageSize))).map { "F\($0)" })
     }
 

@@ -1,0 +1,84 @@
+import InklingCore
+import Testing
+
+/// Inputs that used to trap on the key path: every one must be answered, never crash the engine.
+@Suite("Input session: total on hostile and odd inputs")
+struct SessionTotalityTests {
+    @Test func anEchoAfterAUTF16OnlyReportWithAnEmptyContextDoesNotTrap() {
+        let field = FakeField()
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        field.type("a ")  // committed: two scalars the client has not echoed yet
+        // Offsets that fit only as UTF-16 (the anchor lies past the emoji): the engine now knows
+        // an empty text before the cursor while it still awaits its two scalars.
+        _ = field.session.setSurroundingText(text: "😀", cursor: 0, anchor: 2)
+        #expect(field.session.knownContext.isEmpty)
+        let result = field.session.setSurroundingText(text: "ab", cursor: 2, anchor: 2)
+        #expect(field.session.knownContext == "ab", "a real change, adopted")
+        #expect(result.needsSuggestions)
+    }
+
+    @Test func anEchoAfterBackspacesEmptiedTheContextDoesNotTrap() {
+        let field = FakeField()
+        field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        field.type("a ")
+        field.key(Keysym.backSpace)
+        field.key(Keysym.backSpace)
+        #expect(field.session.knownContext.isEmpty)
+        _ = field.session.setSurroundingText(text: "xy", cursor: 2, anchor: 2)
+        #expect(field.session.knownContext == "xy")
+    }
+
+    @Test func aNegativeClockStillLearnsInsteadOfTrapping() {
+        let field = FakeField()
+        field.session.clock = { -5_000 }
+        field.type("I met Zorblax today ")
+        field.refresh()
+        #expect(field.session.predictor.userModel.knows("zorblax"))
+        #expect(field.session.predictor.userModel.word("zorblax")?.lastUsed == 0, "a time before the origin counts as the origin")
+    }
+
+    @Test func aNegativeClockStillAppliesAFix() {
+        let field = FakeField(reporting: .codePoints)
+        field.session.clock = { -1 }
+        field.type("I saw teh cat. ")
+        field.press(.key(Keysym.returnKey, modifiers: [.control, .alt]))
+        #expect(field.text == "I saw the cat. ")
+    }
+
+    @Test(arguments: [Int64.max - 10, Int64.min + 10])
+    func aClockAtTheEndsOfItsRangeDoesNotOverflowTheCloudTimer(now: Int64) {
+        var settings = SessionSettings()
+        settings.cloudCheck = true
+        let field = FakeField(settings: settings, reporting: .codePoints)
+        field.session.clock = { now }
+        field.type("I saw teh cat.")
+        #expect(field.session.cloudDeadline != nil)
+        _ = field.session.cloudTimerFired()
+        _ = field.session.cloudRequestTimedOut
+    }
+
+    @Test func elapsedMillisecondsAreNeverNegative() {
+        let origin = ContinuousClock.now
+        let later = origin.advanced(by: .milliseconds(1500))
+        #expect(InputSession.milliseconds(from: origin, to: later) == 1500)
+        #expect(InputSession.milliseconds(from: later, to: origin) == 0, "a clock read before its origin")
+        #expect(InputSession.monotonicMilliseconds() >= 0)
+    }
+
+    @Test(arguments: [0xD800, 0xDFFF, 0x10FFFF, Int.max])
+    func anyCandidateCountIsAnswered(count: Int) {
+        var settings = SessionSettings()
+        settings.candidateCount = count
+        settings.pageSize = count
+        let field = FakeField(settings: settings)
+        field.type("hel")
+        #expect(field.table != nil)
+        field.key(Keysym.pageDown)
+        field.key(Keysym.isoLeftTab)
+        field.key(Keysym.pageUp)
+        #expect(field.table != nil)
+        _ = field.session.candidateClicked(pageIndex: Int.max)
+        _ = field.session.candidateClicked(pageIndex: -1)
+        #expect(field.preedit?.text == "hel")
+    }
+}
