@@ -63,6 +63,10 @@ public final class InputSession {
     private enum SurroundingState { case unknown, reliable, unreliable }
     private var surroundingState = SurroundingState.unknown
     private var hasSelection = false
+    /// The focused field has been a password, PIN or PRIVATE field: its text may still hold what
+    /// was typed then ("show password" turns a password field into a free-form one), so nothing
+    /// in it is learned or sent until focus moves to another field.
+    private var fieldHeldConfidentialText = false
 
     /// Milliseconds on a monotonic clock; tests inject their own.
     public var clock: () -> Int64 = InputSession.monotonicMilliseconds
@@ -92,16 +96,20 @@ public final class InputSession {
     public var currentCandidates: [String] { tableVisible && !panelOpen ? candidates : [] }
     /// The engine's view of the text before the cursor (not including the preedit).
     public var knownContext: String { contextBefore }
+    /// Whether the correction panel (every flag with its explanation) is shown in the table.
+    public var correctionPanelIsOpen: Bool { panelOpen }
 
     private var isInert: Bool { contentType.isSecret || !capabilities.contains(.preedit) }
 
     /// Whether committed words are learned: not in password, PIN or PRIVATE fields, not off the record.
     public var learningAllowed: Bool {
-        settings.learning && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate
+        settings.learning && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate && !fieldHeldConfidentialText
     }
 
     /// Uses another predictor (a language switch); the composition is dropped, the text stays.
     public func switchPredictor(to predictor: Predictor) -> [SessionEffect] {
+        // The word on screen stays in the text, as shown (the preedit alone would vanish).
+        let kept = commitShownComposition()
         self.predictor = predictor
         // The usual layout of the pack's language weights its typos (QWERTZ for German, …).
         settings.keyboardLayout = KeyboardLayout.forLanguage(predictor.pack.language).name
@@ -112,7 +120,20 @@ public final class InputSession {
         corrections.expireAll()
         unlearned.removeAll()
         learnable.removeAll()
-        return [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
+        return kept + [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
+    }
+
+    /// Commits what the preedit shows (the typed word, an autocorrection, a pending space),
+    /// unlearned, for changes that end the composition without the client committing it.
+    private func commitShownComposition() -> [SessionEffect] {
+        let shown: String
+        if let correction = pendingCorrection {
+            shown = correction.replacement + " "
+        } else {
+            shown = typed + (pendingSpace ? " " : "")
+        }
+        guard !shown.isEmpty else { return [] }
+        return [commit(shown, learn: false)]
     }
 
     // MARK: Client notifications
@@ -126,6 +147,7 @@ public final class InputSession {
         contextKnown = false
         surroundingState = .unknown
         hasSelection = false
+        fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
         corrections.clear()
         dropCloudRequest()
         predictor.reset()
@@ -167,15 +189,23 @@ public final class InputSession {
     /// The field's purpose and hints changed.
     public func setContentType(_ contentType: ContentType) -> [SessionEffect] {
         self.contentType = contentType
+        if contentType.isSecret || contentType.isPrivate {
+            fieldHeldConfidentialText = true
+            // Words typed before the field turned confidential were typed in the open, but
+            // their chunk may continue with confidential text: none of them is learned.
+            unlearned.removeAll()
+        }
         if contentType.isSecret {
             let hadSomething = !typed.isEmpty || pendingSpace || tableVisible || shownAuxiliary != nil
+            // What was typed in the open stays in the field (hiding the preedit would drop it).
+            let kept = commitShownComposition()
             clearComposition()
             contextBefore = ""
             corrections.clear()
             dropCloudRequest()
             predictor.reset()
             shownAuxiliary = nil
-            return hadSomething ? [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] : []
+            return hadSomething ? kept + [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] : []
         }
         return []
     }
@@ -735,6 +765,7 @@ public final class InputSession {
     /// not off the record.
     public var cloudEnabled: Bool {
         settings.cloudCheck && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate && !isInert
+            && !fieldHeldConfidentialText
     }
 
     /// When the glue should call `cloudTimerFired()` (milliseconds on `clock`).

@@ -82,3 +82,59 @@ struct SessionTotalityTests {
         #expect(field.preedit?.text == "hel")
     }
 }
+
+/// Bugs the session fuzzer found, each as a small deterministic case.
+@Suite("Input session: what the fuzzer found")
+struct SessionFuzzFindingsTests {
+    @Test func aLanguageSwitchKeepsTheWordBeingTyped() {
+        let field = FakeField()
+        field.type("I like hel")
+        field.apply(field.session.switchPredictor(to: Predictor(pack: SessionFuzzTests.secondPack)))
+        #expect(field.visible == "I like hel")
+        #expect(field.text == "I like hel", "committed, since the preedit is gone")
+        #expect(field.preedit == nil)
+    }
+
+    @Test func aLanguageSwitchKeepsAPendingSpace() throws {
+        let field = FakeField()
+        field.type("hel")
+        let first = try #require(field.pageCandidates.first)
+        field.key(Keysym.f1)
+        field.apply(field.session.switchPredictor(to: Predictor(pack: SessionFuzzTests.secondPack)))
+        #expect(field.text == first + " ")
+    }
+
+    @Test func aFieldTurningIntoAPasswordFieldKeepsTheWordBeingTyped() {
+        let field = FakeField()
+        field.type("hunter")
+        field.apply(field.session.setContentType(ContentType(purpose: ContentType.purposePassword)))
+        #expect(field.text == "hunter")
+        #expect(field.preedit == nil)
+        #expect(!field.session.predictor.userModel.knows("hunter"), "kept, not learned")
+    }
+
+    @Test func textOfAFieldThatWasPrivateIsNotLearnedAfterItTurnsFreeForm() {
+        let field = FakeField(contentType: ContentType(hints: ContentType.hintPrivate))
+        field.type("Zorblax")
+        _ = field.session.setContentType(ContentType())
+        field.type("quuxly and more words ")
+        field.refresh()
+        let model = field.session.predictor.userModel
+        #expect(!model.knows("zorblaxquuxly") && !model.knows("zorblax"))
+        #expect(model.entryCount == 0, "nothing from the field that held private text")
+        field.apply(field.session.focusIn())  // another field: learning again
+        field.type("Quuxly said ")
+        field.refresh()
+        #expect(field.session.predictor.userModel.knows("quuxly"))
+    }
+
+    @Test func aShownPasswordIsNotLearnedAsContext() {
+        let field = FakeField(contentType: ContentType(purpose: ContentType.purposePassword), reporting: .codePoints)
+        field.type("Zorblax ")  // the application inserts it; the engine keeps nothing
+        _ = field.session.setContentType(ContentType())  // "show password"
+        field.report()
+        field.type("Quuxly said ")
+        field.refresh()
+        #expect(field.session.predictor.userModel.entryCount == 0)
+    }
+}
