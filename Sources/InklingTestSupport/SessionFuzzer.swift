@@ -210,7 +210,8 @@ public final class SessionFuzzer {
         client.apply(released.effects)
         if released.needsSuggestions { client.apply(session.refreshSuggestions()) }
         let after = client.visible
-        shownAutocorrection = nil
+        // (A shown autocorrection stays undoable while the preedit shows it, whatever keys the
+        // Compose layer swallowed meanwhile; Backspace checks the preedit before undoing.)
         for outcome in outcomes {
             switch outcome {
             case .exact(let text, let expectedCursor):
@@ -374,10 +375,16 @@ public final class SessionFuzzer {
         var word = table.candidates[index]
         if word.hasSuffix(InputSession.correctionMark) { word = String(word.dropLast(InputSession.correctionMark.count)) }
         let typed = typedPreedit ?? []
-        let start = cursor - typed.count
+        var start = cursor - typed.count
+        var end = cursor
+        if client.preedit == nil, let selection = client.selection {
+            // Like any typed text, the committed candidate replaces the selection.
+            start = selection.lowerBound
+            end = selection.upperBound
+        }
         var text = before
         let inserted = Array((word + suffix).unicodeScalars)
-        text.replaceSubrange(start..<cursor, with: inserted)
+        text.replaceSubrange(start..<end, with: inserted)
         return [.exact(text, cursor: start + inserted.count)]
     }
 
@@ -511,10 +518,13 @@ public final class SessionFuzzer {
             filter.cancel()
             modelComposing = []
             client.apply(session.focusOut())
-            if rng.chance(30) || fieldHeldSecrets {
-                var type = randomContentType()
-                if fieldHeldSecrets { type = ContentType(purpose: ContentType.purposePassword) }
-                client.apply(session.setContentType(type))
+            // The same field again: the application reports its type again. A field that has
+            // been a password, PIN or PRIVATE field is reported as one (the engine cannot tell a
+            // revealed password from prose once focus has left it).
+            if fieldHeldSecrets, !session.contentType.isSecret, !session.contentType.isPrivate {
+                client.apply(session.setContentType(ContentType(purpose: ContentType.purposePassword)))
+            } else if rng.chance(30) {
+                client.apply(session.setContentType(session.contentType))
             }
             filter.cancel()
             client.apply(session.focusIn())

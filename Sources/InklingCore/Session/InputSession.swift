@@ -520,6 +520,7 @@ public final class InputSession {
     }
 
     private func select(_ index: Int) -> KeyResult {
+        guard candidates.indices.contains(index) else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
         let word = candidates[index]
         var effects: [SessionEffect] = []
         if typed.isEmpty { effects += commitPending(keepSpace: true) }
