@@ -106,7 +106,7 @@ public final class InputSession {
         settings.learning && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate && !fieldHeldConfidentialText
     }
 
-    /// Uses another predictor (a language switch); the composition is dropped, the text stays.
+    /// Uses another predictor (a language switch); the word being typed is committed as shown.
     public func switchPredictor(to predictor: Predictor) -> [SessionEffect] {
         // The word on screen stays in the text, as shown (the preedit alone would vanish).
         let kept = commitShownComposition()
