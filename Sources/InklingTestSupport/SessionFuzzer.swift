@@ -103,7 +103,12 @@ public final class SessionFuzzer {
         let roll = Int.random(in: 0..<1000, using: &rng)
         let failure: String?
         switch roll {
-        case 0..<520: failure = key(randomTypingKey())
+        case 0..<400: failure = key(randomTypingKey())
+        case 400..<470: failure = typeWord()
+        case 470..<520:
+            // The fix key, most of all when a chip is shown.
+            let fix = KeyEvent.key(Keysym.returnKey, modifiers: [.control, .alt])
+            failure = session.corrections.flags.isEmpty ? key(randomTypingKey()) : key(rng.chance(70) ? fix : .key(Keysym.space, modifiers: [.control, .alt]))
         case 520..<600: failure = key(.key(Keysym.space))
         case 600..<660: failure = key(.key(Keysym.backSpace))
         case 660..<700: failure = key(.typing(rng.pick(Array(",.;:!?()\"'-…%«»/@#&*".unicodeScalars))))
@@ -170,6 +175,18 @@ public final class SessionFuzzer {
         return .typing(scalar)
     }
 
+    /// Real words and common typos (which the checker flags), typed key by key, then a space.
+    private func typeWord() -> String? {
+        let words = fieldIsSecretOrPrivate
+            ? ["\u{167}\u{111}\u{167}", "\u{111}\u{111}"]
+            : ["the", "teh", "adn", "and", "recieve", "becuase", "thier", "wiht", "I", "saw", "cat", "definately", "tommorow", "hte",
+                "naïve", "don't", "well-known", "Hello", "wrold", "seperate", "occured", "untill", "freind", "beleive"]
+        for scalar in rng.pick(words).unicodeScalars {
+            if let failure = key(.typing(scalar)) { return failure }
+        }
+        return rng.chance(80) ? key(.key(Keysym.space)) : key(.typing(rng.pick([",", ".", "!"])))
+    }
+
     private func randomChord() -> KeyEvent {
         switch Int.random(in: 0..<8, using: &rng) {
         case 0: return .typing("a", modifiers: .control)
@@ -212,15 +229,23 @@ public final class SessionFuzzer {
         let after = client.visible
         // (A shown autocorrection stays undoable while the preedit shows it, whatever keys the
         // Compose layer swallowed meanwhile; Backspace checks the preedit before undoing.)
-        for outcome in outcomes {
+        for (position, outcome) in outcomes.enumerated() {
             switch outcome {
             case .exact(let text, let expectedCursor):
-                if after == text && (expectedCursor == nil || expectedCursor == client.visibleCursor) { return nil }
+                if after == text && (expectedCursor == nil || expectedCursor == client.visibleCursor) {
+                    // The first outcome is the key's plain effect; any other is a choice the user made.
+                    if position > 0 && after != before { counts["outcome: candidate or pending space", default: 0] += 1 }
+                    return nil
+                }
             case .fix:
-                if Self.isFix(before: before, after: after, flags: flagsBefore) { return nil }
+                if Self.isFix(before: before, after: after, flags: flagsBefore) {
+                    counts["outcome: fix applied", default: 0] += 1
+                    return nil
+                }
             case .autocorrection(let typed):
                 if let shown = Self.autocorrected(before: before, cursor: cursor, typed: typed, after: after) {
                     shownAutocorrection = (typed, shown)
+                    counts["outcome: autocorrection", default: 0] += 1
                     return nil
                 }
             }
@@ -489,7 +514,11 @@ public final class SessionFuzzer {
         for outcome in outcomes {
             switch outcome {
             case .exact(let text, _): if text == after { return nil }
-            case .fix: if Self.isFix(before: before, after: after, flags: flags) { return nil }
+            case .fix:
+                if Self.isFix(before: before, after: after, flags: flags) {
+                    if after != before { counts["outcome: fix applied", default: 0] += 1 }
+                    return nil
+                }
             case .autocorrection: break
             }
         }
