@@ -342,17 +342,13 @@ public final class SessionFuzzer {
             if client.table != nil || panel { outcomes.append(unchanged) }
         case Keysym.f1...Keysym.f9:
             if let table {
-                let pageSize = max(1, table.pageSize)
-                let index = table.cursor / pageSize * pageSize + Int(event.keyval - Keysym.f1)
-                outcomes += candidateOutcomes(table, index: index, before: before, cursor: cursor, then: " ")
+                outcomes += candidateOutcomes(table, row: Int(event.keyval - Keysym.f1), before: before, cursor: cursor, then: " ")
             }
             if panel { outcomes += [.fix(flags)] }
         default:
             if let character = event.character {
                 if session.settings.selectionKeys == .digits, let table, ("1"..."9").contains(character) {
-                    let pageSize = max(1, table.pageSize)
-                    let index = table.cursor / pageSize * pageSize + Int(character.value - 0x31)
-                    outcomes += candidateOutcomes(table, index: index, before: before, cursor: cursor, then: " ")
+                    outcomes += candidateOutcomes(table, row: Int(character.value - 0x31), before: before, cursor: cursor, then: " ")
                 }
                 outcomes += pendingSpaceVariants(event, before: before, cursor: cursor)
             }
@@ -390,6 +386,13 @@ public final class SessionFuzzer {
         }
         text.insert(inserted, at: cursor - 1)
         return [.exact(text, cursor: cursor)]
+    }
+
+    /// The candidate of a labelled row of the page the user sees (selection keys and clicks).
+    private func candidateOutcomes(_ table: CandidateTable, row: Int, before: [Unicode.Scalar], cursor: Int, then suffix: String) -> [Outcome] {
+        let pageSize = max(1, table.pageSize)
+        guard row >= 0, row < min(9, pageSize), row < table.labels.count else { return [] }
+        return candidateOutcomes(table, index: table.cursor / pageSize * pageSize + row, before: before, cursor: cursor, then: suffix)
     }
 
     /// A candidate replaces the word being typed (if any) and is followed by a space.
@@ -501,8 +504,7 @@ public final class SessionFuzzer {
         if panel {
             outcomes.append(.fix(session.corrections.flags))
         } else if let table = client.table {
-            let pageSize = max(1, table.pageSize)
-            outcomes += candidateOutcomes(table, index: table.cursor / pageSize * pageSize + index, before: before, cursor: client.visibleCursor, then: " ")
+            outcomes += candidateOutcomes(table, row: index, before: before, cursor: client.visibleCursor, then: " ")
         }
         let flags = session.corrections.flags
         filter.cancel()

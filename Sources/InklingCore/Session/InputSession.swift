@@ -314,8 +314,7 @@ public final class InputSession {
         }
         // Ctrl with a selection key forgets that learned word (the peer's convention).
         if tableVisible, event.modifiers.intersection(.shortcut) == .control, (Keysym.f1...Keysym.f9).contains(event.keyval) {
-            let index = pageStart + Int(event.keyval - Keysym.f1)
-            if index < candidates.count {
+            if let index = candidateIndex(row: Int(event.keyval - Keysym.f1)) {
                 let word = candidates[index]
                 let known = predictor.userModel.knows(WordText.key(word))
                 predictor.updateUserModel { $0.forget(word) }
@@ -343,8 +342,7 @@ public final class InputSession {
             if tableVisible { return page(forward: event.keyval == Keysym.pageDown) }
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
         case Keysym.f1...Keysym.f9:
-            let index = pageStart + Int(event.keyval - Keysym.f1)
-            if tableVisible && index < candidates.count { return select(index) }
+            if tableVisible, let index = candidateIndex(row: Int(event.keyval - Keysym.f1)) { return select(index) }
             return passThrough(flushing: true, appending: nil, invalidatesContext: false)
         default:
             break
@@ -355,8 +353,7 @@ public final class InputSession {
         }
         let isDigit = character.properties.generalCategory == .decimalNumber
         if isDigit, settings.selectionKeys == .digits, tableVisible, ("1"..."9").contains(character) {
-            let index = pageStart + Int(character.value - 0x31)
-            if index < candidates.count { return select(index) }
+            if let index = candidateIndex(row: Int(character.value - 0x31)) { return select(index) }
         }
         // Apostrophes and hyphens join a word only inside it (`don't`, `well-known`).
         if !isDigit && (WordText.isWordScalar(character) || (WordText.isJoiner(character) && !typed.isEmpty)) {
@@ -368,15 +365,14 @@ public final class InputSession {
     /// A candidate was clicked in the panel (index within the current page).
     public func candidateClicked(pageIndex: Int) -> KeyResult {
         // A row of the shown page; anything else (a stale or hostile index) selects nothing.
-        guard pageIndex >= 0, pageIndex < pageSize else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
+        guard pageIndex >= 0, pageIndex < shownPageSize else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
         if panelOpen {
-            let index = (panelCursor / pageSize) * pageSize + pageIndex
+            let index = (panelCursor / shownPageSize) * shownPageSize + pageIndex
             guard index >= 0, index < corrections.flags.count else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
             panelOpen = false
             return applyFix(id: corrections.flags[index].id, replacement: nil)
         }
-        let index = pageStart + pageIndex
-        guard !isInert, tableVisible, index >= 0, index < candidates.count else {
+        guard !isInert, tableVisible, let index = candidateIndex(row: pageIndex) else {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
         }
         return select(index)
@@ -505,7 +501,7 @@ public final class InputSession {
             tableCursor = (tableCursor + step + candidates.count) % candidates.count
         } else {
             // The last row of the page, computed without overflowing for a huge page size.
-            tableCursor = step > 0 ? pageStart : pageStart + min(candidates.count - 1 - pageStart, pageSize - 1)
+            tableCursor = step > 0 ? pageStart : pageStart + min(candidates.count - 1 - pageStart, shownPageSize - 1)
             cursorVisible = true
         }
         return KeyResult(handled: true, effects: [.updateLookupTable(table())], needsSuggestions: false)
@@ -725,6 +721,7 @@ public final class InputSession {
     }
 
     private func panelTable() -> CandidateTable {
+        shownPageSize = pageSize
         let rows = corrections.flags.map { tracked in
             tracked.chip + (tracked.flag.replacements.count > 1 ? "  (" + tracked.flag.replacements.dropFirst().joined(separator: ", ") + ")" : "")
         }
@@ -952,7 +949,19 @@ public final class InputSession {
     /// Candidates per page, at least one (the setting comes from the user's configuration).
     private var pageSize: Int { max(1, settings.pageSize) }
 
-    private var pageStart: Int { (tableCursor / pageSize) * pageSize }
+    /// The page size of the table the user sees: a changed setting applies from the next redraw,
+    /// so that a selection key always means the row the user sees with its label.
+    private var shownPageSize = SessionSettings().pageSize
+
+    private var pageStart: Int { (tableCursor / shownPageSize) * shownPageSize }
+
+    /// The candidate on the shown page's row `row` (0-based), if that row exists and has a
+    /// label: a selection key beyond the page never picks a word the user cannot see.
+    private func candidateIndex(row: Int) -> Int? {
+        guard row >= 0, row < min(9, shownPageSize) else { return nil }
+        let index = pageStart + row
+        return index < candidates.count ? index : nil
+    }
 
     /// Commits a pending autocorrection or space.
     private func commitPending(keepSpace: Bool) -> [SessionEffect] {
@@ -1040,7 +1049,8 @@ public final class InputSession {
     public static let correctionMark = " \u{270E}"
 
     private func table() -> CandidateTable {
-        CandidateTable(
+        shownPageSize = pageSize
+        return CandidateTable(
             candidates: zip(candidates, candidateIsCorrection).map { $1 ? $0 + Self.correctionMark : $0 }, pageSize: pageSize, cursor: tableCursor, cursorVisible: cursorVisible,
             labels: (1...max(1, min(9, settings.pageSize))).map { "F\($0)" })
     }

@@ -138,3 +138,28 @@ struct SessionFuzzFindingsTests {
         #expect(field.session.predictor.userModel.entryCount == 0)
     }
 }
+
+@Suite("Input session: selection keys mean the rows the user sees")
+struct SelectionRowTests {
+    @Test func aSelectionKeyBeyondThePageSelectsNothing() throws {
+        let field = FakeField()
+        field.type("th")
+        let table = try #require(field.table)
+        try #require(table.candidates.count > 6 && table.pageSize == 5)
+        field.key(Keysym.f1 + 6)  // F7: no such row on a page of five
+        #expect(field.text == "th", "the typed word is committed as it is, no hidden candidate")
+    }
+
+    @Test func aPageSizeChangedWhileATableShowsKeepsTheShownRows() throws {
+        let field = FakeField()
+        field.type("th")
+        let candidates = try #require(field.table).candidates
+        field.key(Keysym.tab)
+        field.key(Keysym.tab)  // highlight on the second candidate, first page of five
+        var settings = field.session.settings
+        settings.pageSize = 1  // takes effect at the next redraw
+        field.session.settings = settings
+        field.key(Keysym.f1 + 2)  // F3 as labelled on the page the user sees
+        #expect(field.text == candidates[2])
+    }
+}
