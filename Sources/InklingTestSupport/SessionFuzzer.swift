@@ -81,6 +81,9 @@ public final class SessionFuzzer {
         newField()
     }
 
+    /// Steps run so far.
+    public var eventsRun: Int { step }
+
     /// Runs `events` steps; the first broken invariant ends the run.
     public func run(events: Int) -> SessionFuzzFailure? {
         for _ in 0..<events {
@@ -216,6 +219,8 @@ public final class SessionFuzzer {
         let cursor = client.visibleCursor
         let outcomes = expectedOutcomes(event, before: before, cursor: cursor)
         let flagsBefore = session.corrections.flags
+        let contextBefore = session.knownContext
+        let textBefore = client.scalars[..<client.cursor]
         note("key \(Self.name(event))", kind: "key")
         let result = filter.processKey(event)
         client.apply(result.effects)
@@ -257,6 +262,8 @@ public final class SessionFuzzer {
         }
         return "key \(Self.name(event)) turned \(Self.string(before).debugDescription) into \(Self.string(after).debugDescription)"
             + " (cursor \(client.visibleCursor)); allowed: \(wanted.joined(separator: ", "))"
+            + "; the engine's text before the cursor ends \(String(contextBefore.unicodeScalars.suffix(40)).debugDescription),"
+            + " the client's \(String(String.UnicodeScalarView(textBefore.suffix(40))).debugDescription)"
     }
 
     /// What the key may do to the visible text, given the state the user sees.

@@ -67,6 +67,8 @@ public final class InputSession {
     /// was typed then ("show password" turns a password field into a free-form one), so nothing
     /// in it is learned or sent until focus moves to another field.
     private var fieldHeldConfidentialText = false
+    /// A report whose offsets fit as code points and as UTF-16 was not resolved yet.
+    private var offsetsAmbiguous = false
 
     /// Milliseconds on a monotonic clock; tests inject their own.
     public var clock: () -> Int64 = InputSession.monotonicMilliseconds
@@ -148,6 +150,7 @@ public final class InputSession {
         surroundingState = .unknown
         hasSelection = false
         fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
+        offsetsAmbiguous = false
         corrections.clear()
         dropCloudRequest()
         predictor.reset()
@@ -215,11 +218,34 @@ public final class InputSession {
     /// Offsets that cannot be code points (Qt's UTF-16 with emoji before the cursor) still give
     /// prediction context when they fit as UTF-16, but no fix is ever applied on them.
     public func setSurroundingText(text: String, cursor: Int, anchor: Int) -> (effects: [SessionEffect], needsSuggestions: Bool) {
+        let asUTF16 = SurroundingText.interpretingUTF16(text: text, cursor: cursor, anchor: anchor)
         if let surrounding = SurroundingText(text: text, cursor: cursor, anchor: anchor) {
-            return setSurroundingText(surrounding)
+            // Scalars beyond the BMP before the offsets make code points and UTF-16 disagree, and
+            // Qt's UTF-16 offsets fit as code points whenever text follows the cursor: a fix on
+            // the wrong reading deletes the wrong characters. The reading that ends with what the
+            // engine knows it wrote wins; when neither or both do, no fix is applied on it.
+            guard let asUTF16, asUTF16 != surrounding else { return setSurroundingText(surrounding) }
+            let ours = contextKnown ? Array(contextBefore.unicodeScalars) : []
+            let codePointsAgree = !ours.isEmpty && surrounding.before.unicodeScalars.reversed().starts(with: ours.reversed())
+            let utf16Agrees = !ours.isEmpty && asUTF16.before.unicodeScalars.reversed().starts(with: ours.reversed())
+            // After an unresolved report the engine's context came from the client: agreeing with
+            // it proves nothing until the echo carries text the engine wrote itself.
+            let evidence = !offsetsAmbiguous || unconfirmedCount > 0
+            if codePointsAgree && !utf16Agrees && evidence {
+                offsetsAmbiguous = false
+                return setSurroundingText(surrounding)
+            }
+            if !utf16Agrees || codePointsAgree {
+                let result = setSurroundingText(surrounding)
+                if !contentType.isSecret {
+                    surroundingState = .unreliable
+                    offsetsAmbiguous = true
+                }
+                return result
+            }
         }
         let result = setSurroundingText(nil)
-        guard !contentType.isSecret, let guess = SurroundingText.interpretingUTF16(text: text, cursor: cursor, anchor: anchor) else {
+        guard !contentType.isSecret, let guess = asUTF16 else {
             return result
         }
         let before = String(guess.before.unicodeScalars.suffix(1000))

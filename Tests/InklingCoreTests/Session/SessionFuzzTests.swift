@@ -39,8 +39,8 @@ struct SessionFuzzTests {
         let failure = fuzzer.run(events: events)
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let rate = Int(Double(events) / max(seconds, 0.001))
-        print("session fuzz: seed \(seed), \(events) events, \(rate) events/s, \(failure == nil ? "pass" : "FAIL")")
+        let rate = Int(Double(fuzzer.eventsRun) / max(seconds, 0.001))
+        print("session fuzz: seed \(seed), \(fuzzer.eventsRun) of \(events) events, \(rate) events/s, \(failure == nil ? "pass" : "FAIL")")
         print("session fuzz: " + fuzzer.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         if let failure { print(failure) }
         #expect(failure == nil, "seed \(seed): see the failure printed above")

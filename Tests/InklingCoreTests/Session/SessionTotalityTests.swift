@@ -1,3 +1,4 @@
+import FoundationEssentials
 import InklingCore
 import Testing
 
@@ -161,5 +162,49 @@ struct SelectionRowTests {
         field.session.settings = settings
         field.key(Keysym.f1 + 2)  // F3 as labelled on the page the user sees
         #expect(field.text == candidates[2])
+    }
+}
+
+@Suite("Input session: UTF-16 offsets that also fit as code points")
+struct AmbiguousOffsetTests {
+    @Test func aQtStyleReportWithAnEmojiBeforeAndTextAfterTheCursorNeverMisplacesAFix() {
+        // Qt counts the emoji as two units: its cursor lands one scalar too far as code points,
+        // which still fits because text follows the cursor.
+        let field = FakeField(reporting: .utf16)
+        field.edit("😀 tail", cursorAt: 2)
+        field.type("I saw teh cat ")
+        field.press(.key(Keysym.returnKey, modifiers: [.control, .alt]))
+        #expect(field.text == "😀 I saw teh cat tail" || field.text == "😀 I saw the cat tail", "never a wrong deletion")
+    }
+
+    @Test func aCodePointReportWithAnEmojiBeforeTheCursorStillGetsItsFix() {
+        let field = FakeField(reporting: .codePoints)
+        field.edit("😀 tail", cursorAt: 2)
+        field.type("I saw teh cat ")
+        field.press(.key(Keysym.returnKey, modifiers: [.control, .alt]))
+        #expect(field.text == "😀 I saw the cat tail")
+    }
+}
+
+extension AmbiguousOffsetTests {
+    @Test func aCloudFixOnAQtStyleReportWithAnEmojiBeforeTheCursorNeverDeletesTheWrongText() throws {
+        let clock = ManualClock()
+        var settings = SessionSettings()
+        settings.cloudCheck = true
+        let field = FakeField(settings: settings, reporting: .utf16)
+        field.session.clock = { clock.now }
+        field.edit("😀 tail", cursorAt: 2)
+        field.type("I saw teh cat.")
+        clock.now += 400
+        let action = field.session.cloudTimerFired()
+        field.apply(action.effects)
+        let line = try #require(action.lines.last)
+        let request = try JSONDecoder().decode(CloudCheckRequest.self, from: Data(line.utf8))
+        let scalars = Array(request.sentence.unicodeScalars)
+        let start = try #require((0..<scalars.count).first { String(String.UnicodeScalarView(scalars[$0...])).hasPrefix("teh") })
+        let reply = CloudReply(type: "result", id: request.id, fixes: [CloudFix(start: start, end: start + 3, original: "teh", replacement: "the")])
+        field.apply(field.session.cloudReplyReceived(CloudLine.encode(reply)))
+        field.press(.key(Keysym.returnKey, modifiers: [.control, .alt]))
+        #expect(field.text == "😀 I saw teh cat.tail" || field.text == "😀 I saw the cat.tail", "never a wrong deletion")
     }
 }
