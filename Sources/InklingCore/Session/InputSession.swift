@@ -730,8 +730,11 @@ public final class InputSession {
             panelOpen = false
             return applyFix(id: flags[index].id, replacement: nil)
         default:
-            // Any other key closes the panel and then does what it always does.
+            // Any other key closes the panel and then does what it always does. The candidates
+            // the panel replaced are not shown, so no selection key may pick one of them.
             panelOpen = false
+            tableVisible = false
+            candidates = []
             return nil
         }
     }

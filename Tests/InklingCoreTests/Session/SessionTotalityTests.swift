@@ -208,3 +208,17 @@ extension AmbiguousOffsetTests {
         #expect(field.text == "😀 I saw teh cat.tail" || field.text == "😀 I saw the cat.tail", "never a wrong deletion")
     }
 }
+
+extension SelectionRowTests {
+    @Test func aDigitThatClosesTheCorrectionPanelSelectsNoHiddenCandidate() throws {
+        var settings = SessionSettings()
+        settings.selectionKeys = .digits
+        let field = FakeField(settings: settings, reporting: .codePoints)
+        field.type("I saw teh cat. th")
+        try #require(field.table != nil && !field.session.corrections.flags.isEmpty)
+        field.press(.key(Keysym.space, modifiers: [.control, .alt]))  // the panel replaces the candidates
+        try #require(field.session.correctionPanelIsOpen)
+        field.press(.typing("1"))
+        #expect(field.text == "I saw teh cat. th1", "the panel closes and the digit is typed")
+    }
+}
