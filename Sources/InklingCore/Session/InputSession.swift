@@ -790,7 +790,10 @@ public final class InputSession {
             if corrections.flags.isEmpty { return closePanel() }
             return redraw()
         }
-        switch event.keyval {
+        // With Ctrl, Alt or Super a key is a shortcut (Ctrl+F1 forgets a learned candidate), never
+        // a panel key: it closes the panel and does what it always does.
+        let panelKeyval = event.modifiers.isDisjoint(with: .shortcut) ? event.keyval : 0
+        switch panelKeyval {
         case Keysym.escape:
             return closePanel()
         case Keysym.down, Keysym.tab:

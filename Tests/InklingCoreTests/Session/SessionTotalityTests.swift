@@ -221,4 +221,19 @@ extension SelectionRowTests {
         field.press(.typing("1"))
         #expect(field.text == "I saw teh cat. th1", "the panel closes and the digit is typed")
     }
+
+    /// Found by the long fuzz run (seed 3561538019467069579, event 2,520,537).
+    @Test func aShortcutWithAPanelKeyClosesThePanelWithoutApplyingAFix() throws {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat. ")
+        try #require(!field.session.corrections.flags.isEmpty)
+        field.press(.key(Keysym.space, modifiers: [.control, .alt]))
+        try #require(field.session.correctionPanelIsOpen)
+        for shortcut in [Keysym.f1, Keysym.returnKey, Keysym.space] {
+            field.press(.key(shortcut, modifiers: [.control]))
+            #expect(field.text.hasPrefix("I saw teh cat."), "Ctrl+\(shortcut) applied a fix from the panel")
+            #expect(!field.session.correctionPanelIsOpen)
+            field.press(.key(Keysym.space, modifiers: [.control, .alt]))
+        }
+    }
 }
