@@ -10,7 +10,7 @@ BENCH := $(abspath ../shared/bench)
 DATA_CACHE ?= .cache/data
 PREPARED ?= .cache/prepared/en
 
-.PHONY: all deps build debug-build test unit-test integration-test pack bench bench-predict clean
+.PHONY: all deps build debug-build test unit-test integration-test pack bench bench-predict clean fuzz-long
 
 all: build
 
@@ -45,6 +45,15 @@ test: deps
 desktop-test: build
 	sh scripts/install-desktop-deps.sh
 	bash Tests/Desktop/run.sh
+
+# The session fuzzer at length (10^7 events, release build); `swift test` runs 10^5 of them.
+# FUZZ_SEED=<n> replays a printed seed; the default draws a fresh one (printed either way).
+# Its own build folder keeps the release binaries (static stdlib, no testability) untouched.
+FUZZ_EVENTS ?= 10000000
+FUZZ_SEED ?= random
+fuzz-long:
+	INKLING_FUZZ_SEED=$(FUZZ_SEED) INKLING_FUZZ_EVENTS=$(FUZZ_EVENTS) \
+		$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build/fuzz --filter SessionFuzzTests
 
 # Rebuild the English pack from the whitelisted sources (see data/ATTRIBUTION.md).
 pack: build

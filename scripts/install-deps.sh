@@ -32,23 +32,5 @@ debootstrap
 lintian
 "
 
-missing=""
-for p in $PACKAGES; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing="$missing $p"
-    fi
-done
-
-if [ -z "$missing" ]; then
-    echo "install-deps: all packages present"
-    exit 0
-fi
-
-SUDO=""
-if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
-echo "install-deps: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
-echo "install-deps: done"
+exec sh "$(dirname "$0")/apt-install-missing.sh" install-deps $PACKAGES

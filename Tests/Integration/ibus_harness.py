@@ -49,6 +49,34 @@ def cli_path():
     return os.path.join(os.path.dirname(engine_path()), "inkling")
 
 
+def descendants(root_pid):
+    """{pid: (parent pid, argv)} of every live process below `root_pid`."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                stat = f.read()
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] == "Z":
+            continue
+        table[int(entry)] = (int(fields[1]), argv)
+    result = {}
+    frontier = [root_pid]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, argv) in table.items():
+            if ppid == parent and pid not in result:
+                result[pid] = (ppid, argv)
+                frontier.append(pid)
+    return result
+
+
 class Timeout(AssertionError):
     pass
 
@@ -162,30 +190,7 @@ class Daemon:
     def children(self):
         """Pids of the engines the daemon spawned: its descendants, without the supervisors
         (`ibus-engine-inkling --supervise`, the component process) that run them."""
-        table = {}
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open("/proc/%s/stat" % entry) as f:
-                    stat = f.read()
-                with open("/proc/%s/cmdline" % entry, "rb") as f:
-                    argv = f.read().split(b"\0")
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2:].split()
-            if fields[0] != "Z":
-                table[int(entry)] = (int(fields[1]), argv)
-        result = []
-        parents = [self.process.pid]
-        while parents:
-            parent = parents.pop()
-            for pid, (ppid, argv) in table.items():
-                if ppid == parent:
-                    parents.append(pid)
-                    if b"--supervise" not in argv:
-                        result.append(pid)
-        return result
+        return [pid for pid, (_, argv) in descendants(self.process.pid).items() if "--supervise" not in argv]
 
     def engine_pid(self, executable=None):
         """The pid of the running engine process (`executable`: default the Inkling engine)."""

@@ -22,6 +22,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from ibus_harness import descendants  # noqa: E402
 
 WORD = "zorblaxqua"
 # Waits for a process to end or start again: generous, for a loaded two-core machine.
@@ -228,34 +229,6 @@ def scenario_double_term(checks):
         checks.check("two SIGTERMs: exit status 0", status == 0, "status %s; stderr: %s" % (status, errors.read()[-1500:]))
     finally:
         daemon.stop()
-
-
-def descendants(root_pid):
-    """{pid: (parent pid, argv)} of every live process below `root_pid`."""
-    table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as f:
-                stat = f.read()
-            with open("/proc/%s/cmdline" % entry, "rb") as f:
-                argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if fields[0] == "Z":
-            continue
-        table[int(entry)] = (int(fields[1]), argv)
-    result = {}
-    frontier = [root_pid]
-    while frontier:
-        parent = frontier.pop()
-        for pid, (ppid, argv) in table.items():
-            if ppid == parent and pid not in result:
-                result[pid] = (ppid, argv)
-                frontier.append(pid)
-    return result
 
 
 def supervisor_pid(daemon):

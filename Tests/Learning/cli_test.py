@@ -16,6 +16,8 @@ import tempfile
 import time
 import traceback
 
+from crash_test import stress_word  # the words `learned _stress` writes
+
 ARGS = argparse.Namespace()
 TESTS = []
 
@@ -215,16 +217,6 @@ def cli_and_a_running_writer_share_the_store():
     # … and both writers' later words are there.
     assert ("", "concurrent") in keys and ("", "zqb") in keys, len(keys)
     assert int(out.split()[-1]) > 1000
-
-
-def stress_word(index: int) -> str:
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    word = "zq"
-    while True:
-        word += letters[index % 26]
-        index //= 26
-        if index == 0:
-            return word
 
 
 @test

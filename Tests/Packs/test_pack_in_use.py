@@ -18,20 +18,7 @@ ENGLISH = os.path.join(ROOT, "data", "packs", "en.inkpack")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from german_pack import build_german_pack  # noqa: E402
-
-
-class Suite:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, name, condition, detail=""):
-        if condition:
-            self.passed += 1
-            print(f"ok   {name}")
-        else:
-            self.failed += 1
-            print(f"FAIL {name} {detail}")
+from suite import Suite  # noqa: E402
 
 
 class Predictor:

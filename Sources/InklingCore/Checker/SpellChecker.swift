@@ -156,7 +156,7 @@ public struct SpellChecker: Sendable {
         let trimmed = chunk.trimmingTrailingPunctuation()
         if let dot = trimmed.lastIndex(of: "."), dot != trimmed.startIndex, trimmed.index(after: dot) != trimmed.endIndex {
             let rest = trimmed[trimmed.index(after: dot)...].unicodeScalars
-            let newSentence = rest.first!.properties.isUppercase && rest.dropFirst().contains { $0.properties.isLowercase }
+            let newSentence = (rest.first?.properties.isUppercase ?? false) && rest.dropFirst().contains { $0.properties.isLowercase }
             if !newSentence { return true }
         }
         if right.first == ":" || left.first == ":" { return true }
@@ -219,13 +219,14 @@ public struct SpellChecker: Sendable {
                 pruned = true
                 rows.append([Float](repeating: .infinity, count: width))
                 previousKey = [first]
-                id = pack.range(ofPrefix: String(first)).upperBound
+                // Always forward, whatever the prefix search answers.
+                id = max(id + 1, pack.range(ofPrefix: String(first)).upperBound)
                 continue
             }
             for position in common..<key.count {
                 let row = nextRow(rows: rows, typed: typed, key: key, position: position)
                 rows.append(row)
-                if row.min()! > maxCost {
+                if (row.min() ?? .infinity) > maxCost {
                     let prefix = String(String.UnicodeScalarView(key[0...position]))
                     previousKey = Array(key[0...position])
                     id = max(id + 1, pack.range(ofPrefix: prefix).upperBound)

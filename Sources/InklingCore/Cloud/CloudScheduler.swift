@@ -22,7 +22,7 @@ public struct CloudScheduler: Sendable {
 
     /// The text changed (a key): restart the timer.
     public mutating func noteChange(now: Int64, endsSentence: Bool) {
-        deadline = now + (endsSentence ? sentenceEndDelay : idleDelay)
+        deadline = Self.saturatingSum(now, endsSentence ? sentenceEndDelay : idleDelay)
     }
 
     /// Nothing to check any more (focus moved, cloud turned off).
@@ -58,9 +58,16 @@ public struct CloudScheduler: Sendable {
         return (inFlight.request, inFlight.before, inFlight.sentenceStart)
     }
 
+    /// `time + delay`, held at the ends of `Int64` instead of trapping (the clock is injected).
+    static func saturatingSum(_ time: Int64, _ delay: Int64) -> Int64 {
+        let (sum, overflow) = time.addingReportingOverflow(delay)
+        guard overflow else { return sum }
+        return delay > 0 ? .max : .min
+    }
+
     /// Whether the in-flight request has waited too long (a hung helper).
     public func hasTimedOut(now: Int64) -> Bool {
-        inFlight.map { now - $0.sentAt > replyTimeout } ?? false
+        inFlight.map { now > Self.saturatingSum($0.sentAt, replyTimeout) } ?? false
     }
 }
 
@@ -89,6 +96,6 @@ public struct RestartBackoff: Sendable {
     public func earliestRestart() -> Int64 {
         guard failures > 0 else { return 0 }
         let delay = min(maximum, initial << Int64(min(failures - 1, 20)))
-        return lastFailure + delay
+        return CloudScheduler.saturatingSum(lastFailure, delay)
     }
 }

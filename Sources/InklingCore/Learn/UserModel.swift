@@ -96,13 +96,15 @@ public struct UserModel: Sendable {
         let factor = Math.exp(-Math.log(2.0) * 1000 / halfLife)
         var all: [(EntryID, Double)] = []
         for (context, entries) in table {
+            var decayed = entries
             for (key, var entry) in entries {
                 entry.count *= factor
-                table[context]![key] = entry
+                decayed[key] = entry
                 all.append((EntryID(context: context, key: key), entry.count))
                 // Not marked changed: the store keeps undecayed counts until the entry is next
                 // used, which only matters for ranking and saves rewriting every entry.
             }
+            table[context] = decayed
             totals[context] = (totals[context] ?? 0) * factor
         }
         guard all.count > capacity else { return }
@@ -134,8 +136,8 @@ public struct UserModel: Sendable {
 
     /// Forgets everything.
     public mutating func wipe() {
-        for context in Array(table.keys) {
-            for key in Array(table[context]!.keys) { removeEntry(EntryID(context: context, key: key)) }
+        for (context, entries) in table {
+            for key in entries.keys { removeEntry(EntryID(context: context, key: key)) }
         }
     }
 

@@ -83,7 +83,7 @@ public struct CharacterModel: Sendable {
     public static func normalize(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
         if scalar.value < 0x80 {
             let v = scalar.value
-            if v >= 0x41 && v <= 0x5A { return Unicode.Scalar(UInt8(v + 32)) }
+            if v >= 0x41 && v <= 0x5A { return Unicode.Scalar(UInt8(truncatingIfNeeded: v + 32)) }
             if v >= 0x30 && v <= 0x39 { return "0" }
             if v == 0x09 || v == 0x0A || v == 0x0D { return " " }
             return scalar

@@ -74,6 +74,12 @@ public final class InputSession {
     /// says which.
     private var stoppedReporting = false
     private var hasSelection = false
+    /// The focused field has been a password, PIN or PRIVATE field: its text may still hold what
+    /// was typed then ("show password" turns a password field into a free-form one), so nothing
+    /// in it is learned or sent until focus moves to another field.
+    private var fieldHeldConfidentialText = false
+    /// A report whose offsets fit as code points and as UTF-16 was not resolved yet.
+    private var offsetsAmbiguous = false
 
     /// Milliseconds on a monotonic clock; tests inject their own.
     public var clock: () -> Int64 = InputSession.monotonicMilliseconds
@@ -103,16 +109,20 @@ public final class InputSession {
     public var currentCandidates: [String] { tableVisible && !panelOpen ? candidates : [] }
     /// The engine's view of the text before the cursor (not including the preedit).
     public var knownContext: String { contextBefore }
+    /// Whether the correction panel (every flag with its explanation) is shown in the table.
+    public var correctionPanelIsOpen: Bool { panelOpen }
 
     private var isInert: Bool { contentType.isSecret || !capabilities.contains(.preedit) }
 
     /// Whether committed words are learned: not in password, PIN or PRIVATE fields, not off the record.
     public var learningAllowed: Bool {
-        settings.learning && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate
+        settings.learning && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate && !fieldHeldConfidentialText
     }
 
-    /// Uses another predictor (a language switch); the composition is dropped, the text stays.
+    /// Uses another predictor (a language switch); the word being typed is committed as shown.
     public func switchPredictor(to predictor: Predictor) -> [SessionEffect] {
+        // The word on screen stays in the text, as shown (the preedit alone would vanish).
+        let kept = commitShownComposition()
         self.predictor = predictor
         // The usual layout of the pack's language weights its typos (QWERTZ for German, …).
         settings.keyboardLayout = KeyboardLayout.forLanguage(predictor.pack.language).name
@@ -123,7 +133,20 @@ public final class InputSession {
         corrections.expireAll()
         unlearned.removeAll()
         learnable.removeAll()
-        return [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
+        return kept + [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
+    }
+
+    /// Commits what the preedit shows (the typed word, an autocorrection, a pending space),
+    /// unlearned, for changes that end the composition without the client committing it.
+    private func commitShownComposition() -> [SessionEffect] {
+        let shown: String
+        if let correction = pendingCorrection {
+            shown = correction.replacement + " "
+        } else {
+            shown = typed + (pendingSpace ? " " : "")
+        }
+        guard !shown.isEmpty else { return [] }
+        return [commit(shown, learn: false)]
     }
 
     // MARK: Client notifications
@@ -139,6 +162,8 @@ public final class InputSession {
         usedSinceFocusIn = false
         stoppedReporting = false
         hasSelection = false
+        fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
+        offsetsAmbiguous = false
         corrections.clear()
         dropCloudRequest()
         predictor.reset()
@@ -189,25 +214,25 @@ public final class InputSession {
     }
 
     /// The field's purpose and hints changed.
-    ///
-    /// When it becomes secret, words of the open chunk are not learned (they may be the start of
-    /// the secret), and what is composing reaches the field as typed: the keys are the user's.
     public func setContentType(_ contentType: ContentType) -> [SessionEffect] {
         self.contentType = contentType
+        if contentType.isSecret || contentType.isPrivate {
+            fieldHeldConfidentialText = true
+            // Words typed before the field turned confidential were typed in the open, but
+            // their chunk may continue with confidential text: none of them is learned.
+            unlearned.removeAll()
+        }
         if contentType.isSecret {
             let hadSomething = !typed.isEmpty || pendingSpace || tableVisible || shownAuxiliary != nil
-            unlearned.removeAll()
-            learnable.removeAll()
-            let composed = (pendingCorrection?.typed ?? typed) + (pendingSpace ? " " : "")
-            var effects: [SessionEffect] = composed.isEmpty ? [] : [commit(composed, learn: false)]
+            // What was typed in the open stays in the field (hiding the preedit would drop it).
+            let kept = commitShownComposition()
             clearComposition()
             contextBefore = ""
             corrections.clear()
             dropCloudRequest()
             predictor.reset()
             shownAuxiliary = nil
-            if hadSomething { effects += [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] }
-            return effects
+            return hadSomething ? kept + [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] : []
         }
         return []
     }
@@ -217,11 +242,34 @@ public final class InputSession {
     /// Offsets that cannot be code points (Qt's UTF-16 with emoji before the cursor) still give
     /// prediction context when they fit as UTF-16, but no fix is ever applied on them.
     public func setSurroundingText(text: String, cursor: Int, anchor: Int) -> (effects: [SessionEffect], needsSuggestions: Bool) {
+        let asUTF16 = SurroundingText.interpretingUTF16(text: text, cursor: cursor, anchor: anchor)
         if let surrounding = SurroundingText(text: text, cursor: cursor, anchor: anchor) {
-            return setSurroundingText(surrounding)
+            // Scalars beyond the BMP before the offsets make code points and UTF-16 disagree, and
+            // Qt's UTF-16 offsets fit as code points whenever text follows the cursor: a fix on
+            // the wrong reading deletes the wrong characters. The reading that ends with what the
+            // engine knows it wrote wins; when neither or both do, no fix is applied on it.
+            guard let asUTF16, asUTF16 != surrounding else { return setSurroundingText(surrounding) }
+            let ours = contextKnown ? Array(contextBefore.unicodeScalars) : []
+            let codePointsAgree = !ours.isEmpty && surrounding.before.unicodeScalars.reversed().starts(with: ours.reversed())
+            let utf16Agrees = !ours.isEmpty && asUTF16.before.unicodeScalars.reversed().starts(with: ours.reversed())
+            // After an unresolved report the engine's context came from the client: agreeing with
+            // it proves nothing until the echo carries text the engine wrote itself.
+            let evidence = !offsetsAmbiguous || unconfirmedCount > 0
+            if codePointsAgree && !utf16Agrees && evidence {
+                offsetsAmbiguous = false
+                return setSurroundingText(surrounding)
+            }
+            if !utf16Agrees || codePointsAgree {
+                let result = setSurroundingText(surrounding)
+                if !contentType.isSecret {
+                    surroundingState = .unreliable
+                    offsetsAmbiguous = true
+                }
+                return result
+            }
         }
         let result = setSurroundingText(nil)
-        guard !contentType.isSecret, let guess = SurroundingText.interpretingUTF16(text: text, cursor: cursor, anchor: anchor) else {
+        guard !contentType.isSecret, let guess = asUTF16 else {
             return result
         }
         let before = String(guess.before.unicodeScalars.suffix(1000))
@@ -361,8 +409,7 @@ public final class InputSession {
         }
         // Ctrl with a selection key forgets that learned word (the peer's convention).
         if tableVisible, event.modifiers.intersection(.shortcut) == .control, (Keysym.f1...Keysym.f9).contains(event.keyval) {
-            let index = pageStart + Int(event.keyval - Keysym.f1)
-            if index < candidates.count {
+            if let index = candidateIndex(row: Int(event.keyval - Keysym.f1)) {
                 let word = candidates[index]
                 let known = predictor.userModel.knows(WordText.key(word))
                 predictor.updateUserModel { $0.forget(word) }
@@ -390,8 +437,7 @@ public final class InputSession {
             if tableVisible { return page(forward: event.keyval == Keysym.pageDown) }
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
         case Keysym.f1...Keysym.f9:
-            let index = pageStart + Int(event.keyval - Keysym.f1)
-            if tableVisible && index < candidates.count { return select(index) }
+            if tableVisible, let index = candidateIndex(row: Int(event.keyval - Keysym.f1)) { return select(index) }
             return passThrough(flushing: true, appending: nil, invalidatesContext: false)
         default:
             break
@@ -402,8 +448,7 @@ public final class InputSession {
         }
         let isDigit = character.properties.generalCategory == .decimalNumber
         if isDigit, settings.selectionKeys == .digits, tableVisible, ("1"..."9").contains(character) {
-            let index = pageStart + Int(character.value - 0x31)
-            if index < candidates.count { return select(index) }
+            if let index = candidateIndex(row: Int(character.value - 0x31)) { return select(index) }
         }
         // Apostrophes and hyphens join a word only inside it (`don't`, `well-known`).
         if !isDigit && (WordText.isWordScalar(character) || (WordText.isJoiner(character) && !typed.isEmpty)) {
@@ -414,14 +459,15 @@ public final class InputSession {
 
     /// A candidate was clicked in the panel (index within the current page).
     public func candidateClicked(pageIndex: Int) -> KeyResult {
+        // A row of the shown page; anything else (a stale or hostile index) selects nothing.
+        guard pageIndex >= 0, pageIndex < shownPageSize else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
         if panelOpen {
-            let index = (panelCursor / max(1, settings.pageSize)) * max(1, settings.pageSize) + pageIndex
+            let index = (panelCursor / shownPageSize) * shownPageSize + pageIndex
             guard index >= 0, index < corrections.flags.count else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
             panelOpen = false
             return applyFix(id: corrections.flags[index].id, replacement: nil)
         }
-        let index = pageStart + pageIndex
-        guard !isInert, tableVisible, index >= 0, index < candidates.count else {
+        guard !isInert, tableVisible, let index = candidateIndex(row: pageIndex) else {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
         }
         return select(index)
@@ -483,7 +529,10 @@ public final class InputSession {
             lastSuggestionKey = nil
             return KeyResult(handled: true, effects: [.hidePreedit] + hideTable(), needsSuggestions: false)
         }
-        if !contextBefore.isEmpty { contextBefore.removeLast() }
+        if let removed = contextBefore.popLast() {
+            // What the application deletes can no longer be awaited in an echo.
+            unconfirmedCount = max(0, unconfirmedCount - removed.unicodeScalars.count)
+        }
         corrections.deletedBackward()
         lastSuggestionKey = nil
         return KeyResult(handled: false, effects: hideTable() + auxiliaryEffects(), needsSuggestions: true)
@@ -548,22 +597,23 @@ public final class InputSession {
         if cursorVisible {
             tableCursor = (tableCursor + step + candidates.count) % candidates.count
         } else {
-            tableCursor = step > 0 ? pageStart : min(candidates.count - 1, pageStart + settings.pageSize - 1)
+            // The last row of the page, computed without overflowing for a huge page size.
+            tableCursor = step > 0 ? pageStart : pageStart + min(candidates.count - 1 - pageStart, shownPageSize - 1)
             cursorVisible = true
         }
         return KeyResult(handled: true, effects: [.updateLookupTable(table())], needsSuggestions: false)
     }
 
     private func page(forward: Bool) -> KeyResult {
-        let pageSize = max(1, settings.pageSize)
-        let pages = (candidates.count + pageSize - 1) / pageSize
+        let pages = candidates.count / pageSize + (candidates.count % pageSize == 0 ? 0 : 1)
         let current = tableCursor / pageSize
-        let next = forward ? min(pages - 1, current + 1) : max(0, current - 1)
+        let next = forward ? min(max(0, pages - 1), current + 1) : max(0, current - 1)
         tableCursor = next * pageSize
         return KeyResult(handled: true, effects: [.updateLookupTable(table())], needsSuggestions: false)
     }
 
     private func select(_ index: Int) -> KeyResult {
+        guard candidates.indices.contains(index) else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
         let word = candidates[index]
         var effects: [SessionEffect] = []
         if typed.isEmpty { effects += commitPending(keepSpace: true) }
@@ -734,7 +784,7 @@ public final class InputSession {
                     contextBefore.append(text)
                     effects.append(edit)
                     if learningAllowed, LearningPolicy.mayRecord(chosen) {
-                        predictor.learn(word: chosen, before: "", now: Int64(UInt64(clock()) / 1000))
+                        predictor.learn(word: chosen, before: "", now: learningTime())
                     }
                 default:
                     effects.append(edit)
@@ -762,7 +812,10 @@ public final class InputSession {
             if corrections.flags.isEmpty { return closePanel() }
             return redraw()
         }
-        switch event.keyval {
+        // With Ctrl, Alt or Super a key is a shortcut (Ctrl+F1 forgets a learned candidate), never
+        // a panel key: it closes the panel and does what it always does.
+        let panelKeyval = event.modifiers.isDisjoint(with: .shortcut) ? event.keyval : 0
+        switch panelKeyval {
         case Keysym.escape:
             return closePanel()
         case Keysym.down, Keysym.tab:
@@ -780,8 +833,11 @@ public final class InputSession {
             panelOpen = false
             return applyFix(id: flags[index].id, replacement: nil)
         default:
-            // Any other key closes the panel and then does what it always does.
+            // Any other key closes the panel and then does what it always does. The candidates
+            // the panel replaced are not shown, so no selection key may pick one of them.
             panelOpen = false
+            tableVisible = false
+            candidates = []
             return nil
         }
     }
@@ -797,11 +853,12 @@ public final class InputSession {
     }
 
     private func panelTable() -> CandidateTable {
+        shownPageSize = pageSize
         let rows = corrections.flags.map { tracked in
             tracked.chip + (tracked.flag.replacements.count > 1 ? "  (" + tracked.flag.replacements.dropFirst().joined(separator: ", ") + ")" : "")
         }
         return CandidateTable(
-            candidates: rows, pageSize: settings.pageSize, cursor: min(panelCursor, max(0, rows.count - 1)),
+            candidates: rows, pageSize: pageSize, cursor: min(panelCursor, max(0, rows.count - 1)),
             cursorVisible: true, labels: (1...max(1, min(9, settings.pageSize))).map { "F\($0)" })
     }
 
@@ -838,6 +895,7 @@ public final class InputSession {
     /// not off the record.
     public var cloudEnabled: Bool {
         settings.cloudCheck && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate && !isInert
+            && !fieldHeldConfidentialText
     }
 
     /// When the glue should call `cloudTimerFired()` (milliseconds on `clock`).
@@ -990,20 +1048,52 @@ public final class InputSession {
         return false
     }
 
-    /// Milliseconds since an arbitrary, fixed point of a monotonic clock.
+    /// Milliseconds since an arbitrary, fixed point of a monotonic clock (never negative).
     public static func monotonicMilliseconds() -> Int64 {
-        let elapsed = ContinuousClock.now - processStart
-        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        // The origin is read first: it is initialised lazily, on the first call, and reading the
+        // clock before it would put "now" before the origin.
+        let origin = processStart
+        return milliseconds(from: origin, to: ContinuousClock.now)
+    }
+
+    /// Whole milliseconds from `origin` to `now`, 0 when `now` is not after `origin`.
+    public static func milliseconds(from origin: ContinuousClock.Instant, to now: ContinuousClock.Instant) -> Int64 {
+        guard now > origin else { return 0 }
+        let elapsed = origin.duration(to: now).components
+        // Saturates rather than overflowing: a monotonic clock does not run for 292 million years.
+        let (whole, overflow) = elapsed.seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return .max }
+        let (sum, overflowSum) = whole.addingReportingOverflow(elapsed.attoseconds / 1_000_000_000_000_000)
+        return overflowSum ? .max : sum
     }
 
     private static let processStart = ContinuousClock.now
+
+    /// Seconds on `clock` for learned entries' last use: an injected or disturbed clock that
+    /// reports a negative time counts as the origin rather than trapping on the key path.
+    private func learningTime() -> Int64 { max(0, clock()) / 1000 }
 
     /// Shown in the auxiliary text while a cloud check is in flight.
     public static let cloudHint = "   \u{2601} checking\u{2026}"
 
     // MARK: Helpers
 
-    private var pageStart: Int { (tableCursor / max(1, settings.pageSize)) * max(1, settings.pageSize) }
+    /// Candidates per page, at least one (the setting comes from the user's configuration).
+    private var pageSize: Int { max(1, settings.pageSize) }
+
+    /// The page size of the table the user sees: a changed setting applies from the next redraw,
+    /// so that a selection key always means the row the user sees with its label.
+    private var shownPageSize = SessionSettings().pageSize
+
+    private var pageStart: Int { (tableCursor / shownPageSize) * shownPageSize }
+
+    /// The candidate on the shown page's row `row` (0-based), if that row exists and has a
+    /// label: a selection key beyond the page never picks a word the user cannot see.
+    private func candidateIndex(row: Int) -> Int? {
+        guard row >= 0, row < min(9, shownPageSize) else { return nil }
+        let index = pageStart + row
+        return index < candidates.count ? index : nil
+    }
 
     /// Commits a pending autocorrection or space.
     private func commitPending(keepSpace: Bool) -> [SessionEffect] {
@@ -1050,7 +1140,7 @@ public final class InputSession {
         guard !learnable.isEmpty else { return }
         defer { learnable.removeAll() }
         guard learningAllowed else { return }
-        let now = Int64(UInt64(clock()) / 1000)
+        let now = learningTime()
         for (word, before) in learnable { predictor.learn(word: word, before: before, now: now) }
     }
 
@@ -1101,8 +1191,9 @@ public final class InputSession {
     public static let correctionMark = " \u{270E}"
 
     private func table() -> CandidateTable {
-        CandidateTable(
-            candidates: zip(candidates, candidateIsCorrection).map { $1 ? $0 + Self.correctionMark : $0 }, pageSize: settings.pageSize, cursor: tableCursor, cursorVisible: cursorVisible,
+        shownPageSize = pageSize
+        return CandidateTable(
+            candidates: zip(candidates, candidateIsCorrection).map { $1 ? $0 + Self.correctionMark : $0 }, pageSize: pageSize, cursor: tableCursor, cursorVisible: cursorVisible,
             labels: (1...max(1, min(9, settings.pageSize))).map { "F\($0)" })
     }
 

@@ -10,14 +10,7 @@ import InklingTestSupport
 struct PackHostileTests {
     static var fixture: [UInt8] { FixturePacks.englishBytes }
 
-    static func openError(_ bytes: [UInt8]) -> PackError? {
-        do {
-            _ = try LanguagePack(data: Data(bytes))
-            return nil
-        } catch {
-            return error
-        }
-    }
+    static func openError(_ bytes: [UInt8]) -> PackError? { PackCorruptionTests.openError(bytes) }
 
     static func containerError(_ bytes: [UInt8]) -> PackError? {
         do {

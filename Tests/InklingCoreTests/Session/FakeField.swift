@@ -147,7 +147,8 @@ final class FakeField {
             if result.needsSuggestions { refresh() }
         case .utf16:
             let utf16Cursor = String(String.UnicodeScalarView(scalars[..<cursor])).utf16.count
-            let result = session.setSurroundingText(SurroundingText(text: text, cursor: utf16Cursor, anchor: utf16Cursor))
+            // Through the entry point the engine uses, which tells the units apart where it can.
+            let result = session.setSurroundingText(text: text, cursor: utf16Cursor, anchor: utf16Cursor)
             apply(result.effects)
         }
     }

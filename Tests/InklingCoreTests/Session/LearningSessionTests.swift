@@ -49,32 +49,6 @@ struct LearningSessionTests {
         #expect(!model.knows("hunterquux") && !model.knows("zorb"))
     }
 
-    /// A field that becomes a password field (a page changes its type) while a chunk is still
-    /// open: the words of that chunk may be the start of the secret.
-    @Test func aChunkOpenWhenTheFieldBecomesSecretIsNotLearned() {
-        let field = FakeField()
-        field.type("Quuxly zorb,")
-        field.apply(field.session.setContentType(ContentType(purpose: ContentType.purposePassword)))
-        field.apply(field.session.setContentType(ContentType()))
-        field.type(" blax ")
-        let model = field.session.predictor.userModel
-        #expect(model.knows("quuxly") && model.knows("blax"))
-        #expect(!model.knows("zorb"))
-    }
-
-    /// The word being composed when the field becomes secret reaches the field (the keys are
-    /// the user's), is not learned, and no preedit or table stays on screen.
-    @Test func aWordComposingWhenTheFieldBecomesSecretIsCommittedNotLearned() {
-        let field = FakeField()
-        field.type("Quuxly zorb")
-        field.apply(field.session.setContentType(ContentType(purpose: ContentType.purposePassword)))
-        #expect(field.text == "Quuxly zorb")
-        #expect(field.preedit == nil && field.table == nil)
-        field.type("blax ")
-        #expect(field.text == "Quuxly zorbblax ")
-        #expect(!field.session.predictor.userModel.knows("zorb") && !field.session.predictor.userModel.knows("zorbblax"))
-    }
-
     @Test func offTheRecordTogglesWithItsKey() {
         let field = FakeField()
         field.press(.typing("o", modifiers: [.control, .alt]))
