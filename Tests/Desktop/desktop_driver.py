@@ -168,6 +168,7 @@ def case_focus(ctx):
 
 def case_password(ctx):
     """A password field: every key reaches the page untouched, no candidates, nothing kept."""
+    known_before = learned_keys(ctx)
     ctx.app.focus("password")
     tables = len(ctx.panel.tables) if ctx.panel is not None else 0
     typed = "hunter2 teh secret"
@@ -176,28 +177,33 @@ def case_password(ctx):
     # The daemon replays a context's (empty) table to the panel on focus changes: only tables
     # with candidates count.
     shown = [t for t in ctx.panel.tables[tables:] if t] if ctx.panel is not None else []
-    learned = learned_words(ctx, typed)
+    learned = learned_words(ctx, typed, known_before)
     return {
         "ok": got == typed and not shown and not learned, "got_length": len(got or ""), "tables_shown": len(shown),
         "learned_from_password": len(learned),
     }
 
 
-def learned_words(ctx, typed):
-    """The words of `typed` (and their prefixes) that the engine's user store holds, once its
-    writer has had time to write (it hands changes over every second): a word of a password
-    must never be learned, even from keys that reached the engine before the browser knew."""
+def learned_keys(ctx):
+    """The words in the engine's user store, once its writer has had time to write what was
+    learned so far (the engine hands changes over every second)."""
     if ctx.store is None:
-        return []
+        return set()
     time.sleep(3)
     if not os.path.exists(ctx.store):
-        return []
+        return set()
     import sqlite3
 
     with sqlite3.connect("file:%s?mode=ro" % ctx.store, uri=True, timeout=10) as db:
-        keys = {row[0] for row in db.execute("SELECT key FROM entries")}
+        return {row[0] for row in db.execute("SELECT key FROM entries")}
+
+
+def learned_words(ctx, typed, known_before):
+    """The words of `typed` (and their prefixes) that the store learned since `known_before`: a
+    word of a password must never be learned, even from keys that reached the engine before the
+    browser knew the field (other cases type some of the same words)."""
     candidates = {word[:n].lower() for word in typed.split() for n in range(2, len(word) + 1)}
-    return sorted(candidates & keys)
+    return sorted(candidates & (learned_keys(ctx) - known_before))
 
 
 def warm_up(ctx):
