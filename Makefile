@@ -10,7 +10,7 @@ BENCH := $(abspath ../shared/bench)
 DATA_CACHE ?= .cache/data
 PREPARED ?= .cache/prepared/en
 
-.PHONY: all deps build debug-build test unit-test integration-test pack bench bench-predict clean fuzz-long
+.PHONY: all deps build debug-build test unit-test integration-test pack bench bench-predict clean fuzz-long fuzz-packs-long
 
 all: build
 
@@ -54,6 +54,13 @@ FUZZ_SEED ?= random
 fuzz-long:
 	INKLING_FUZZ_SEED=$(FUZZ_SEED) INKLING_FUZZ_EVENTS=$(FUZZ_EVENTS) \
 		$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build/fuzz --filter SessionFuzzTests
+
+# The pack fuzzer at length (10^6 mutations of a valid pack, release build); `swift test` runs 10^4.
+PACK_FUZZ_MUTATIONS ?= 1000000
+PACK_FUZZ_SEED ?= 2718281828
+fuzz-packs-long:
+	INKLING_PACK_FUZZ_SEED=$(PACK_FUZZ_SEED) INKLING_PACK_FUZZ_MUTATIONS=$(PACK_FUZZ_MUTATIONS) \
+		$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build/fuzz --filter PackFuzzTests
 
 # Rebuild the English pack from the whitelisted sources (see data/ATTRIBUTION.md).
 pack: build
