@@ -566,6 +566,8 @@ public final class SessionFuzzer {
             }
             filter.cancel()
             client.apply(session.focusIn())
+            // ibus-daemon sends the field's type again right after focus-in (seen with 1.5.27).
+            client.apply(session.setContentType(session.contentType))
             reportFloor = step
         }
     }
@@ -589,6 +591,7 @@ public final class SessionFuzzer {
         client.apply(session.setContentType(type))
         fieldHeldSecrets = type.isSecret || type.isPrivate
         client.apply(session.focusIn())
+        client.apply(session.setContentType(type))  // ibus-daemon's re-send after focus-in
         snapshots.removeAll()
         shownAutocorrection = nil
         reportFloor = step

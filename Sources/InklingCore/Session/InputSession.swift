@@ -78,6 +78,10 @@ public final class InputSession {
     /// was typed then ("show password" turns a password field into a free-form one), so nothing
     /// in it is learned or sent until focus moves to another field.
     private var fieldHeldConfidentialText = false
+    /// `fieldHeldConfidentialText` came from the type held at focus-in, which may be the previous
+    /// field's: ibus-daemon sends the new field's type after focus-in (1.5.27: focus-in, then
+    /// set-content-type). A free-form type arriving before any key replaces it.
+    private var confidentialOnlyByTypeAtFocusIn = false
     /// A report whose offsets fit as code points and as UTF-16 was not resolved yet.
     private var offsetsAmbiguous = false
 
@@ -163,6 +167,7 @@ public final class InputSession {
         stoppedReporting = false
         hasSelection = false
         fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
+        confidentialOnlyByTypeAtFocusIn = fieldHeldConfidentialText
         offsetsAmbiguous = false
         corrections.clear()
         dropCloudRequest()
@@ -216,6 +221,10 @@ public final class InputSession {
     /// The field's purpose and hints changed.
     public func setContentType(_ contentType: ContentType) -> [SessionEffect] {
         self.contentType = contentType
+        if confidentialOnlyByTypeAtFocusIn, !contentType.isSecret, !contentType.isPrivate {
+            fieldHeldConfidentialText = false
+        }
+        confidentialOnlyByTypeAtFocusIn = false
         if contentType.isSecret || contentType.isPrivate {
             fieldHeldConfidentialText = true
             // Words typed before the field turned confidential were typed in the open, but
@@ -375,6 +384,8 @@ public final class InputSession {
     }
 
     private func applyKeyRules(_ event: KeyEvent) -> KeyResult {
+        // Typed into (a password field's keys included): a later type change is the field's own.
+        if !event.isRelease { confidentialOnlyByTypeAtFocusIn = false }
         if isInert || event.isRelease || Keysym.isModifierOnly(event.keyval) {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
         }

@@ -129,6 +129,20 @@ struct SessionFuzzFindingsTests {
         #expect(field.session.predictor.userModel.knows("quuxly"))
     }
 
+    /// ibus-daemon sends the new field's content type after focus-in (seen with 1.5.27: focus-in,
+    /// then set-content-type 0/0), so at focus-in the type is still the previous field's.
+    @Test func aFieldFocusedAfterAPrivateOneLearnsOnceItsTypeArrives() {
+        let field = FakeField(contentType: ContentType(hints: ContentType.hintPrivate))
+        field.type("Zorblax ")
+        field.apply(field.session.focusOut())
+        field.apply(field.session.focusIn())  // another field, its type not yet sent
+        field.apply(field.session.setContentType(ContentType()))
+        field.type("Quuxly said ")
+        field.refresh()
+        #expect(field.session.predictor.userModel.knows("quuxly"))
+        #expect(!field.session.predictor.userModel.knows("zorblax"))
+    }
+
     @Test func aShownPasswordIsNotLearnedAsContext() {
         let field = FakeField(contentType: ContentType(purpose: ContentType.purposePassword), reporting: .codePoints)
         field.type("Zorblax ")  // the application inserts it; the engine keeps nothing
