@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """Engine RSS with English and one downloaded language, through a real headless ibus-daemon.
 
-    /usr/bin/python3 bench/engine_language_memory.py LANG [--packs DIR]
+    /usr/bin/python3 bench/engine_language_memory.py LANG [--packs DIR] [--text FILE]
 
 Installs DIR/LANG.inkpack (default build/packs, from `make packs`) with a manifest into a private
 XDG_DATA_HOME, types 3,000 characters of the English dev text, switches the `languages` setting to
 LANG, types 4,000 characters of that language's held-out dev text (.cache/prepared/LANG/dev.txt)
-and reports the engine's RSS and its peak (VmHWM). The bar: 40 MB.
+(or FILE) and reports the engine's RSS and its peak (VmHWM). The bar: 40 MB.
 """
 
 import argparse
@@ -32,6 +32,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("language")
     parser.add_argument("--packs", default=os.path.join(ROOT, "build", "packs"))
+    parser.add_argument("--text", help="text typed after the switch (default: the language's held-out dev text)")
     args = parser.parse_args()
     with open(os.path.join(args.packs, args.language + ".inkpack"), "rb") as f:
         data = f.read()
@@ -54,7 +55,8 @@ def main():
         english = rss_kb(daemon.engine_pid())
         scenarios.gsettings(daemon, "set", scenarios.SCHEMA, "languages", "['%s']" % args.language)
         scenarios.pump_for(3)
-        with open(os.path.join(ROOT, ".cache", "prepared", args.language, "dev.txt"), encoding="utf-8") as f:
+        text = args.text or os.path.join(ROOT, ".cache", "prepared", args.language, "dev.txt")
+        with open(text, encoding="utf-8") as f:
             type_prose(client, f.read()[:4000])
         scenarios.pump_for(0.5)
         pid = daemon.engine_pid()
