@@ -282,9 +282,14 @@ def main():
             proc = subprocess.Popen([INKLING, "packs", "install", "dr"], env=dict(env, INKLING_DOWNLOAD_BASE_SECONDS="120"),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             deadline = time.monotonic() + QUICK
-            while not partials() and time.monotonic() < deadline and proc.poll() is None:
+            def bytes_arrived():
+                try:
+                    return any(os.path.getsize(path) > 0 for path in partials())
+                except OSError:
+                    return False
+            # Mid-download: the partial file exists and holds some bytes.
+            while not bytes_arrived() and time.monotonic() < deadline and proc.poll() is None:
                 time.sleep(0.05)
-            time.sleep(0.3)  # a few bytes in
             return proc
 
         proc = slow_install()
