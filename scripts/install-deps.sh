@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs every Debian package that building and testing Inkling needs.
 # Idempotent: packages already present are skipped without touching apt.
+# python3-flake8 and shellcheck: `make lint` (scripts/lint.sh).
 set -eu
 
 PACKAGES="
@@ -30,6 +31,8 @@ python3-pytest
 python3-pyqt5
 debootstrap
 lintian
+python3-flake8
+shellcheck
 "
 
 # shellcheck disable=SC2086

@@ -641,7 +641,8 @@ def script_filter(script):
 
 
 # IRC log lines: "[23:37:39] <nick> text", "11:29:59 <@nick> text", "Aug 08 17:20:49 <nick> text"
-_IRC_TIME_RE = re.compile(r"^\s*(?:#\S+\s+)?(?:[A-Z][a-z]{2} \d{1,2} )?\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+(?=[<\[*-]|\S+:)")
+_IRC_TIME_RE = re.compile(
+    r"^\s*(?:#\S+\s+)?(?:[A-Z][a-z]{2} \d{1,2} )?\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+(?=[<\[*-]|\S+:)")
 _INLINE_ATTRIB_ANY_RE = re.compile(r"""^(.*[.!?"')\]»])\s+--\s*(\w)[^.!?]{0,80}[.]?\s*$""")
 
 
