@@ -4,7 +4,7 @@
 # three and fails if any of them finds something or is missing (scripts/install-deps.sh installs
 # flake8 and shellcheck; swift-format comes with the Swift toolchain).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 export PATH="/opt/swift/usr/bin:$PATH"
 status=0
 

@@ -309,7 +309,8 @@ final class EngineInstance {
 
 /// The `user_data` of a signal handler, back to the engine instance.
 private func engineInstance(_ data: gpointer?) -> EngineInstance {
-    Unmanaged<EngineInstance>.fromOpaque(data!).takeUnretainedValue()
+    guard let data else { preconditionFailure("a signal handler connected without its engine instance") }
+    return Unmanaged<EngineInstance>.fromOpaque(data).takeUnretainedValue()
 }
 
 private typealias VoidHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, gpointer?) -> Void
@@ -347,7 +348,8 @@ private func connectVoid(
     _ action: @escaping @MainActor (EngineInstance) -> Void
 ) {
     let handler: VoidHandler = { _, data in
-        let target = Unmanaged<SignalAction>.fromOpaque(data!).takeUnretainedValue()
+        guard let data else { return }  // connected below with its action, never nil
+        let target = Unmanaged<SignalAction>.fromOpaque(data).takeUnretainedValue()
         MainActor.assumeIsolated { target.action(target.instance) }
     }
     let data = Unmanaged.passRetained(SignalAction(instance, action)).toOpaque()

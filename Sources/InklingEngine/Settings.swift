@@ -125,10 +125,11 @@ enum EngineSettings {
             var pointers: [UnsafeMutablePointer<gchar>?] = chosen.map { strdup($0) }
             pointers.append(nil)
             defer { for pointer in pointers { free(pointer) } }
+            // Never empty (it ends in nil), so it has a base address.
             let written = pointers.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
+                buffer.baseAddress?.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
                     g_settings_set_strv(gsettings, "languages", $0)
-                }
+                } ?? 0
             }
             if written != 0 { return }
             note("settings: languages could not be written")
