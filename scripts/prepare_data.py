@@ -5,7 +5,7 @@
     /usr/bin/python3 scripts/prepare_data.py --cache .cache/data --out .cache/prepared/en
 
 Reads only what scripts/fetch-data.sh extracted under CACHE/extracted/ (the
-whitelisted sources of /work/shared/DATA.md, English rows) and writes into OUT:
+whitelisted sources of data/ATTRIBUTION.md, English rows) and writes into OUT:
 
   wordfreq.tsv   word<TAB>frequency     wordfreq 3.1.1 "large_en" list, every
                                         word, frequency 10**(-bin/100) as %.6g;
