@@ -12,7 +12,7 @@ BENCH := $(abspath ../shared/bench)
 DATA_CACHE ?= .cache/data
 PREPARED ?= .cache/prepared/en
 
-.PHONY: all deps build test check lint unit-test integration-test pack bench clean fuzz-long fuzz-packs-long
+.PHONY: all deps build test check lint data-test unit-test integration-test pack bench clean fuzz-long fuzz-packs-long
 
 all: build
 
@@ -32,10 +32,16 @@ integration-test: build
 lint:
 	bash scripts/lint.sh
 
+# Unit tests of the data pipeline (scripts/prepare): readers, cleaners, a golden hash.
+PYTEST := /usr/bin/python3 -m pytest -p no:cacheprovider -q
+data-test:
+	$(PYTEST) Tests/DataPipeline
+
 # The fast tier, without root and without `deps`: debug build, unit tests, lint.
 check:
 	$(SWIFT) build
 	$(SWIFT) test
+	$(PYTEST) Tests/DataPipeline
 	bash scripts/lint.sh
 
 # Unit tests, then the real processes: engine under a private ibus-daemon, GTK apps under Xvfb,
@@ -44,6 +50,7 @@ check:
 test: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(SWIFT) test
+	$(PYTEST) Tests/DataPipeline
 	Tests/Integration/run.sh
 	bash Tests/Cloud/run.sh
 	bash Tests/Packs/run.sh

@@ -78,7 +78,8 @@ def non_prose(text):
 
 def non_prose_line(line):
     """Laxer test for single lines inside a fortune cookie: a short line such
-    as "1988." or "$100 invested at 7%..." is kept; art and code are not."""
+    as "No. 5" or "$100 invested at 7%..." is kept; art, code, lines without a letter ("1988.")
+    and longer lines that are mostly not letters are not."""
     nonspace = [c for c in line if not c.isspace()]
     letters = sum(1 for c in nonspace if c.isalpha())
     if letters < 0.4 * len(nonspace):
