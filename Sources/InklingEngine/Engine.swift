@@ -146,10 +146,10 @@ final class EngineInstance {
         if result.needsSuggestions { scheduleSuggestions() }
     }
 
-    /// Panel requests (page and highlight moves) arrive as the keys that do the same.
-    func panelKey(_ keyval: UInt32) {
-        guard let session, !session.currentCandidates.isEmpty else { return }
-        let result = session.processKey(KeyEvent(keyval: keyval))
+    /// Panel requests (page and highlight moves): the session decides what they move.
+    func panelRequest(_ request: CandidatePanelRequest) {
+        guard let session else { return }
+        let result = session.panelRequest(request)
         render(result.effects)
         if result.needsSuggestions { scheduleSuggestions() }
     }
@@ -372,10 +372,10 @@ func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstanc
         ("reset", { $0.reset() }),
         ("enable", { $0.enable() }),
         ("disable", { $0.disable() }),
-        ("page-up", { $0.panelKey(Keysym.pageUp) }),
-        ("page-down", { $0.panelKey(Keysym.pageDown) }),
-        ("cursor-up", { $0.panelKey(Keysym.up) }),
-        ("cursor-down", { $0.panelKey(Keysym.down) }),
+        ("page-up", { $0.panelRequest(.pageUp) }),
+        ("page-down", { $0.panelRequest(.pageDown) }),
+        ("cursor-up", { $0.panelRequest(.cursorUp) }),
+        ("cursor-down", { $0.panelRequest(.cursorDown) }),
         ("destroy", { $0.destroyed() }),
     ]
     for (signal, action) in actions { connectVoid(engine, signal, instance, action) }
