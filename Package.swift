@@ -93,6 +93,10 @@ let package = Package(
             name: "InklingStoreTests",
             dependencies: ["InklingStore", "InklingCore"]
         ),
+        /// The Inkling Server's HTTP API (paths, JSON bodies), shared by the server and its
+        /// clients. Pure Swift over InklingCore's cloud types.
+        .target(name: "InklingServerProtocol", dependencies: ["InklingCore"]),
+        .testTarget(name: "InklingServerProtocolTests", dependencies: ["InklingServerProtocol", "InklingCore"]),
         .testTarget(
             name: "InklingCoreTests",
             dependencies: ["InklingCore", "InklingTestSupport"]
