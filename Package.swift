@@ -100,6 +100,10 @@ let package = Package(
         /// clients. Pure Swift over InklingCore's cloud types.
         .target(name: "InklingServerProtocol", dependencies: ["InklingCore"]),
         .testTarget(name: "InklingServerProtocolTests", dependencies: ["InklingServerProtocol", "InklingCore"]),
+        /// The Inkling Server's decisions: token lifecycle, limits, sign-in throttling, the SQL of
+        /// both databases, the HTTP routes and the upstream gateway. Pure Swift; clock, randomness,
+        /// password hashing, database drivers and the upstream transport are injected.
+        .target(name: "InklingServerCore", dependencies: ["InklingServerProtocol", "InklingCore"]),
         .testTarget(
             name: "InklingCoreTests",
             dependencies: ["InklingCore", "InklingTestSupport"]
