@@ -46,6 +46,7 @@ test: deps
 	$(SWIFT) test
 	Tests/Integration/run.sh
 	bash Tests/Cloud/run.sh
+	bash Tests/Server/run.sh
 	bash Tests/Packs/run.sh
 	bash Tests/Learning/run.sh
 	bash Tests/Packaging/test_packaging.sh
@@ -93,6 +94,15 @@ clean:
 # build/ibus-inkling_<version>_amd64.deb from the release build (static Swift stdlib, stripped).
 deb: build
 	bash scripts/deb-build.sh
+
+# build/inkling-server_<version>_amd64.deb: the Inkling Server, its systemd unit and config.
+.PHONY: deb-server bench-server
+deb-server: build
+	bash scripts/deb-build-server.sh
+
+# Load benchmark of inkling-server on loopback (bench/server_load.py; README figures).
+bench-server: build
+	/usr/bin/python3 bench/server_load.py
 
 # Install the .deb with apt, restart IBus and add Inkling to the desktop user's input sources
 # (skipped with a message when there is no desktop session, e.g. headless or in a container).

@@ -1,5 +1,7 @@
 #!/bin/sh
 # Installs every Debian package that building and testing Inkling needs.
+# inkling-server: libmicrohttpd-dev (HTTP), libargon2-dev (password hashes), libpq-dev
+# (PostgreSQL storage), postgresql (Tests/Server starts a throwaway cluster).
 # Idempotent: packages already present are skipped without touching apt.
 # python3-flake8 and shellcheck: `make lint` (scripts/lint.sh).
 set -eu
@@ -33,6 +35,10 @@ debootstrap
 lintian
 python3-flake8
 shellcheck
+libmicrohttpd-dev
+libargon2-dev
+libpq-dev
+postgresql
 "
 
 # shellcheck disable=SC2086

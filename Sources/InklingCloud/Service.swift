@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import InklingCloudClient
 import InklingCore
 import Synchronization
 

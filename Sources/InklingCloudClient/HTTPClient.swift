@@ -3,14 +3,15 @@ import Synchronization
 
 /// Set from another thread to abort a transfer (checked by libcurl's progress callback, which
 /// runs at least about once a second even when no data moves).
-final class CancelFlag: Sendable {
+public final class CancelFlag: Sendable {
+    public init() {}
     private let flag = Atomic<Bool>(false)
-    func set() { flag.store(true, ordering: .relaxed) }
-    var isSet: Bool { flag.load(ordering: .relaxed) }
+    public func set() { flag.store(true, ordering: .relaxed) }
+    public var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// What one POST came to.
-enum HTTPOutcome: Equatable {
+public enum HTTPOutcome: Equatable {
     case response(status: Int, body: [UInt8])
     case cancelled
     case timeout
@@ -34,9 +35,9 @@ private final class Transfer {
 
 /// A blocking HTTPS POST client on one libcurl easy handle (kept between requests so the
 /// connection is reused). Owned by a single thread.
-final class HTTPClient {
+public final class HTTPClient {
     /// Response bodies larger than this are aborted.
-    static let maximumBodyBytes = 256 * 1024
+    public static let maximumBodyBytes = 256 * 1024
 
     private let handle: UnsafeMutableRawPointer
     private let url: String
@@ -44,11 +45,11 @@ final class HTTPClient {
     private let direct: Bool
 
     /// Call once per process, before any thread starts.
-    static func globalInit() {
+    public static func globalInit() {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }
 
-    init?(url: String, direct: Bool) {
+    public init?(url: String, direct: Bool) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.url = url
@@ -59,7 +60,7 @@ final class HTTPClient {
         curl_easy_cleanup(handle)
     }
 
-    func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag) -> HTTPOutcome {
+    public func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag) -> HTTPOutcome {
         curl_easy_reset(handle)
         var headers: UnsafeMutablePointer<curl_slist>? = nil
         headers = curl_slist_append(headers, "Content-Type: application/json")
