@@ -70,10 +70,13 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
+        /// The blocking libcurl POST client and monotonic clock of the cloud check, shared by
+        /// `inkling-cloud` and `inkling-server`'s upstream gateway.
+        .target(name: "InklingCloudClient", dependencies: ["CCurl"]),
         /// `inkling-cloud`: the opt-in cloud-check helper process (JSON lines on stdin/stdout ⇄ HTTPS).
         .executableTarget(
             name: "InklingCloud",
-            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog", "InklingAccount", "InklingServerProtocol"],
+            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog", "InklingCloudClient", "InklingAccount", "InklingServerProtocol"],
             path: "Sources/InklingCloud"
         ),
         /// The client side of an Inkling Server account: the device token in the keyring
@@ -90,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InklingCloudTests",
-            dependencies: ["InklingCloud", "InklingCommandLine"],
+            dependencies: ["InklingCloud", "InklingCommandLine", "InklingCore"],
             path: "Tests/Cloud/Unit"
         ),
         /// SQLite (pkg-config `sqlite3`) for the user store. Only InklingStore imports it.

@@ -1,4 +1,5 @@
 import InklingAccount
+import InklingCloudClient
 import InklingCore
 import InklingServerProtocol
 

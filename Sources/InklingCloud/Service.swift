@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import InklingAccount
+import InklingCloudClient
 import InklingCore
 import Synchronization
 

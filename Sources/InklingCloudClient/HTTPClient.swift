@@ -1,17 +1,17 @@
 import CCurl
-import InklingAccount
 import Synchronization
 
 /// Set from another thread to abort a transfer (checked by libcurl's progress callback, which
 /// runs at least about once a second even when no data moves).
-final class CancelFlag: Sendable {
+public final class CancelFlag: Sendable {
+    public init() {}
     private let flag = Atomic<Bool>(false)
-    func set() { flag.store(true, ordering: .relaxed) }
-    var isSet: Bool { flag.load(ordering: .relaxed) }
+    public func set() { flag.store(true, ordering: .relaxed) }
+    public var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// What one POST came to.
-enum HTTPOutcome: Equatable {
+public enum HTTPOutcome: Equatable {
     case response(status: Int, body: [UInt8])
     case cancelled
     case timeout
@@ -37,9 +37,9 @@ private final class Transfer {
 
 /// A blocking HTTPS POST client on one libcurl easy handle (kept between requests so the
 /// connection is reused). Owned by a single thread.
-final class HTTPClient {
+public final class HTTPClient {
     /// Response bodies larger than this are aborted.
-    static let maximumBodyBytes = 256 * 1024
+    public static let maximumBodyBytes = 256 * 1024
 
     private let handle: UnsafeMutableRawPointer
     private let url: String
@@ -47,11 +47,11 @@ final class HTTPClient {
     private let direct: Bool
 
     /// Call once per process, before any thread starts.
-    static func globalInit() {
+    public static func globalInit() {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }
 
-    init?(url: String, direct: Bool) {
+    public init?(url: String, direct: Bool) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.url = url
@@ -63,11 +63,11 @@ final class HTTPClient {
     }
 
     /// Whether the last response asked for the device token to be rotated (`Inkling-Rotate-Token: 1`).
-    private(set) var lastResponseAsksRotation = false
+    public private(set) var lastResponseAsksRotation = false
 
     /// POSTs `body` to the client's URL, or to `url` when given (account mode: the server's
     /// check and rotate paths on the same connection).
-    func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag, url: String? = nil) -> HTTPOutcome {
+    public func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag, url: String? = nil) -> HTTPOutcome {
         curl_easy_reset(handle)
         lastResponseAsksRotation = false
         var headers: UnsafeMutablePointer<curl_slist>? = nil
@@ -128,7 +128,7 @@ final class HTTPClient {
             let length = size * count
             if let data, length > 0, length < 256 {
                 let line = Array(UnsafeRawBufferPointer(start: data, count: length))
-                if AccountHTTP.headerValue(named: "inkling-rotate-token", in: line) == "1" {
+                if HTTPClient.isRotateRequest(headerLine: line) {
                     Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().asksRotation = true
                 }
             }
@@ -149,5 +149,13 @@ final class HTTPClient {
         default:
             return .network(code: Int(code.rawValue))
         }
+    }
+
+    /// Whether a response header line is `Inkling-Rotate-Token: 1` (any case, spaces around the value).
+    static func isRotateRequest(headerLine line: [UInt8]) -> Bool {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        guard String(decoding: line[..<colon], as: UTF8.self).lowercased() == "inkling-rotate-token" else { return false }
+        let value = line[(colon + 1)...].filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0A }
+        return value == [UInt8(ascii: "1")]
     }
 }
