@@ -299,3 +299,41 @@ def test_without_a_token_the_helper_stays_in_api_key_mode(keyring, server, helpe
     reply = result_of(helper.check("I saw teh gnu."))
     assert reply["type"] == "error"
     assert [r["path"] for r in server.stats()["requests"]] == ["/chat/completions"]
+
+
+def test_on_a_terminal_the_password_is_asked_for_without_echo(keyring, server):
+    import pty
+    import select
+    import time
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(binary("inkling"), ["inkling", "account", "login", "--server", server.url, "--user", "ada"], environment())
+    seen = b""
+
+    def read_some():
+        nonlocal seen
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:
+                return True  # the child closed the terminal
+        return False
+
+    wait_until(lambda: read_some() or b"Password for ada" in seen, what="the password prompt")
+    os.write(fd, (PASSWORD + "\n").encode())
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        if read_some():
+            break
+        finished, status = os.waitpid(pid, os.WNOHANG)
+        if finished:
+            while not read_some() and select.select([fd], [], [], 0.05)[0]:
+                pass
+            break
+    else:
+        raise AssertionError("login did not finish")
+    os.close(fd)
+    assert PASSWORD.encode() not in seen, seen
+    assert b"Signed in to" in seen, seen
+    assert keyring.record(server.url) is not None
