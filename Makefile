@@ -35,6 +35,7 @@ test: deps
 	@if [ -x Tests/Integration/run.sh ]; then Tests/Integration/run.sh; fi
 	@if [ -f Tests/Cloud/run.sh ]; then bash Tests/Cloud/run.sh; fi
 	bash Tests/Account/run.sh
+	bash Tests/Server/run.sh
 	bash Tests/Packs/run.sh
 	bash Tests/Learning/run.sh
 	bash Tests/Packaging/test_packaging.sh
@@ -82,6 +83,15 @@ clean:
 # build/ibus-inkling_<version>_amd64.deb from the release build (static Swift stdlib, stripped).
 deb: build
 	bash scripts/deb-build.sh
+
+# build/inkling-server_<version>_amd64.deb: the Inkling Server, its systemd unit and config.
+.PHONY: deb-server bench-server
+deb-server: build
+	bash scripts/deb-build-server.sh
+
+# Load benchmark of inkling-server on loopback (bench/server_load.py; README figures).
+bench-server: build
+	/usr/bin/python3 bench/server_load.py
 
 # Install the .deb with apt, restart IBus and add Inkling to the desktop user's input sources
 # (skipped with a message when there is no desktop session, e.g. headless or in a container).

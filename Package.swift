@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "InklingCore", targets: ["InklingCore"]),
         .executable(name: "ibus-engine-inkling", targets: ["InklingEngine"]),
         .executable(name: "inkling-cloud", targets: ["InklingCloud"]),
+        .executable(name: "inkling-server", targets: ["InklingServer"]),
     ],
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
@@ -113,6 +114,28 @@ let package = Package(
         /// clients. Pure Swift over InklingCore's cloud types.
         .target(name: "InklingServerProtocol", dependencies: ["InklingCore"]),
         .testTarget(name: "InklingServerProtocolTests", dependencies: ["InklingServerProtocol", "InklingCore"]),
+        /// The Inkling Server's decisions: token lifecycle, limits, sign-in throttling, the SQL of
+        /// both databases, the HTTP routes and the upstream gateway. Pure Swift; clock, randomness,
+        /// password hashing, database drivers and the upstream transport are injected.
+        .target(name: "InklingServerCore", dependencies: ["InklingServerProtocol", "InklingCore"]),
+        /// libmicrohttpd (pkg-config `libmicrohttpd`) for inkling-server's HTTP; typed wrappers.
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        /// libargon2 (pkg-config `libargon2`) for inkling-server's password hashes; getrandom.
+        .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        /// libpq (pkg-config `libpq`) for inkling-server's PostgreSQL storage.
+        .systemLibrary(name: "CPQ", path: "Sources/CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        /// inkling-server's drivers: SQLite and PostgreSQL connections, Argon2id, getrandom, clock.
+        .target(name: "InklingServerStore", dependencies: ["InklingServerCore", "CSQLite", "CPQ", "CArgon2"]),
+        /// `inkling-server`: the Inkling Server (HTTP on libmicrohttpd, admin commands).
+        .executableTarget(
+            name: "InklingServer",
+            dependencies: ["InklingServerCore", "InklingServerStore", "InklingServerProtocol", "InklingCore", "InklingCloudClient", "CMicroHTTPD", "CGio", "InklingLog"],
+            path: "Sources/InklingServer"
+        ),
+        .testTarget(
+            name: "InklingServerTests",
+            dependencies: ["InklingServerCore", "InklingServerStore", "InklingServerProtocol", "InklingCore"]
+        ),
         .testTarget(
             name: "InklingCoreTests",
             dependencies: ["InklingCore", "InklingTestSupport"]

@@ -1,5 +1,7 @@
 #!/bin/sh
 # Installs every Debian package that building and testing Inkling needs.
+# inkling-server: libmicrohttpd-dev (HTTP), libargon2-dev (password hashes), libpq-dev
+# (PostgreSQL storage), postgresql (Tests/Server starts a throwaway cluster).
 # Idempotent: packages already present are skipped without touching apt.
 set -eu
 
@@ -30,6 +32,10 @@ python3-pytest
 python3-pyqt5
 debootstrap
 lintian
+libmicrohttpd-dev
+libargon2-dev
+libpq-dev
+postgresql
 "
 
 # shellcheck disable=SC2086
