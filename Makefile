@@ -46,6 +46,7 @@ test: deps
 	$(SWIFT) test
 	Tests/Integration/run.sh
 	bash Tests/Cloud/run.sh
+	bash Tests/Account/run.sh
 	bash Tests/Server/run.sh
 	bash Tests/Packs/run.sh
 	bash Tests/Learning/run.sh

@@ -23,7 +23,8 @@ let package = Package(
         .testTarget(name: "InklingCommandLineTests", dependencies: ["InklingCommandLine"]),
         /// The `inkling` command-line tool: a thin shell over InklingCore.
         .executableTarget(
-            name: "inkling", dependencies: ["InklingCore", "InklingCommandLine", "CGio", "CCurl", "InklingStore", "InklingDigest"]),
+            name: "inkling",
+            dependencies: ["InklingCore", "InklingCommandLine", "CGio", "CCurl", "InklingStore", "InklingDigest", "InklingAccount", "InklingServerProtocol"]),
         /// SHA-256 of pack files (GLib's GChecksum), shared by the CLI and the engine.
         .target(name: "InklingDigest", dependencies: ["CGio"]),
         /// GIO (pkg-config `gio-2.0`) for `inkling config` (GSettings) and `InklingDigest` (GChecksum).
@@ -76,8 +77,20 @@ let package = Package(
         /// `inkling-cloud`: the opt-in cloud-check helper process (JSON lines on stdin/stdout ⇄ HTTPS).
         .executableTarget(
             name: "InklingCloud",
-            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog", "InklingCloudClient"],
+            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog", "InklingCloudClient", "InklingAccount", "InklingServerProtocol"],
             path: "Sources/InklingCloud"
+        ),
+        /// The client side of an Inkling Server account: the device token in the keyring
+        /// (libsecret), rotation and 401 decisions, HTTP for `inkling account`. Used by the
+        /// `inkling` CLI and the `inkling-cloud` helper, never by the engine.
+        .target(
+            name: "InklingAccount",
+            dependencies: ["InklingCore", "InklingServerProtocol", "CCurl", "CSecret"]
+        ),
+        .testTarget(
+            name: "InklingAccountTests",
+            dependencies: ["InklingAccount", "InklingServerProtocol"],
+            path: "Tests/Account/Unit"
         ),
         .testTarget(
             name: "InklingCloudTests",
