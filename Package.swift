@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "InklingCore", targets: ["InklingCore"]),
         .executable(name: "ibus-engine-inkling", targets: ["InklingEngine"]),
         .executable(name: "inkling-cloud", targets: ["InklingCloud"]),
+        .executable(name: "inkling-setup", targets: ["InklingSetup"]),
     ],
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
@@ -92,6 +93,23 @@ let package = Package(
         .testTarget(
             name: "InklingStoreTests",
             dependencies: ["InklingStore", "InklingCore"]
+        ),
+        /// The decisions of the settings app (rows ↔ settings, shortcut checks, messages, heartbeat).
+        /// Pure Swift over InklingCore; the GTK glue in InklingSetup only translates.
+        .target(name: "InklingSetupModel", dependencies: ["InklingCore"]),
+        .testTarget(name: "InklingSetupModelTests", dependencies: ["InklingSetupModel", "InklingCore"]),
+        /// GTK 4 and libadwaita (pkg-config `libadwaita-1`, which pulls in `gtk4`) for the settings app.
+        .systemLibrary(
+            name: "CGtk",
+            path: "Sources/CGtk",
+            pkgConfig: "libadwaita-1",
+            providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]
+        ),
+        /// `inkling-setup`: the settings app (GNOME Settings' Preferences button opens it).
+        .executableTarget(
+            name: "InklingSetup",
+            dependencies: ["InklingSetupModel", "InklingCore", "InklingStore", "CGtk"],
+            path: "Sources/InklingSetup"
         ),
         .testTarget(
             name: "InklingCoreTests",

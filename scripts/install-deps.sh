@@ -1,5 +1,8 @@
 #!/bin/sh
 # Installs every Debian package that building and testing Inkling needs.
+# inkling-setup (the settings app) builds against libgtk-4-dev and libadwaita-1-dev; its test
+# drives it through AT-SPI (python3-pyatspi, at-spi2-core) with gnome-keyring, and checks the
+# AppStream metainfo with appstreamcli (appstream).
 # Idempotent: packages already present are skipped without touching apt.
 set -eu
 
@@ -30,6 +33,12 @@ python3-pytest
 python3-pyqt5
 debootstrap
 lintian
+libgtk-4-dev
+libadwaita-1-dev
+python3-pyatspi
+at-spi2-core
+gnome-keyring
+appstream
 "
 
 # shellcheck disable=SC2086
