@@ -109,7 +109,9 @@ let package = Package(
         .executableTarget(
             name: "InklingSetup",
             dependencies: ["InklingSetupModel", "InklingCore", "InklingStore", "CGtk"],
-            path: "Sources/InklingSetup"
+            path: "Sources/InklingSetup",
+            // GTK is single-threaded C: its callbacks all run on the main loop.
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "InklingCoreTests",
