@@ -50,7 +50,7 @@ public enum LayoutChoices {
     public static let automatic = "auto"
 
     /// Layout names in row order, `automatic` first.
-    public static let values = [automatic] + [KeyboardLayout.qwerty, .qwertz, .azerty, .jcuken].map(\.name)
+    public static let values = [automatic] + KeyboardLayout.all.map(\.name)
 
     /// The row that shows `value`; unknown names show as automatic (the engine ignores them).
     public static func index(of value: String) -> Int { values.firstIndex(of: value) ?? 0 }
