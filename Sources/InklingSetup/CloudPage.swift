@@ -65,15 +65,12 @@ final class CloudPage {
         add(signIn, statusRow)
         server = adw_entry_row_new()!
         adw_preferences_row_set_title(cast(server), "Server address")
-        name(server, "Server address")
         add(signIn, server)
         username = adw_entry_row_new()!
         adw_preferences_row_set_title(cast(username), "User name")
-        name(username, "User name")
         add(signIn, username)
         password = adw_password_entry_row_new()!
         adw_preferences_row_set_title(cast(password), "Password")
-        name(password, "Password")
         add(signIn, password)
         let buttons = actionRow(title: "")
         adw_action_row_add_suffix(cast(buttons), button("Sign out everywhere", accessibleName: "Sign out everywhere", style: "flat") { [weak self] in self?.apply(self?.account.signOutEverywhere()) })
@@ -89,7 +86,6 @@ final class CloudPage {
         let row = adw_entry_row_new()!
         adw_preferences_row_set_title(cast(row), title)
         adw_entry_row_set_show_apply_button(cast(row), 1)
-        name(row, title)
         settings.watch(key) { setEditableText(row, settings.string(key)) }
         on(raw(row), "apply") { settings.set(key, string: editableText(row)) }
         return row

@@ -35,7 +35,7 @@ enum TypingPage {
         let row = actionRow(title: "Suggestions per page", subtitle: "Page Up and Page Down show the others")
         let spin = gtk_spin_button_new_with_range(Double(PageSize.range.lowerBound), Double(PageSize.range.upperBound), 1)!
         gtk_widget_set_valign(spin, GTK_ALIGN_CENTER)
-        name(spin, "Suggestions per page")
+        // Named by the row's title (AdwActionRow labels its activatable widget).
         adw_action_row_add_suffix(cast(row), spin)
         adw_action_row_set_activatable_widget(cast(row), spin)
         settings.watch("page-size") { gtk_spin_button_set_value(cast(spin), Double(PageSize.shown(settings.int("page-size")))) }
@@ -69,7 +69,7 @@ enum TypingPage {
         }
         for pointer in pointers { free(pointer) }
         adw_combo_row_set_model(cast(row), model)
-        name(row, title)
+        // AdwComboRow is named by its title.
         if !settings.has(key) { setSensitive(row, false) }
         settings.watch(key) { adw_combo_row_set_selected(cast(row), guint(index(settings.string(key)))) }
         onNotify(raw(row), "selected") {
@@ -82,7 +82,7 @@ enum TypingPage {
         let row = actionRow(title: title, subtitle: subtitle)
         let toggle = gtk_switch_new()!
         gtk_widget_set_valign(toggle, GTK_ALIGN_CENTER)
-        name(toggle, title)
+        // Named by the row's title (AdwActionRow labels its activatable widget).
         adw_action_row_add_suffix(cast(row), toggle)
         adw_action_row_set_activatable_widget(cast(row), toggle)
         settings.watch(key) { gtk_switch_set_active(cast(toggle), settings.bool(key) ? 1 : 0) }
