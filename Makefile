@@ -50,8 +50,15 @@ test: deps
 	bash Tests/Server/run.sh
 	bash Tests/Packs/run.sh
 	bash Tests/Learning/run.sh
+	bash Tests/Setup/run.sh
 	bash Tests/Packaging/test_packaging.sh
 	$(MAKE) cleanroom-test
+
+# The settings app (inkling-setup) under Xvfb through AT-SPI, with a real engine; screenshots of
+# every page go to SCREENSHOTS (default: kept nowhere).
+.PHONY: setup-test
+setup-test: build
+	INKLING_SCREENSHOT_DIR=$(SCREENSHOTS) bash Tests/Setup/run.sh
 
 # Real applications (LibreOffice Writer, Firefox, Chromium) typed into under Xvfb, each with a
 # control run without IBus; prints the compatibility table. Not part of `make test` yet.

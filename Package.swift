@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "ibus-engine-inkling", targets: ["InklingEngine"]),
         .executable(name: "inkling-cloud", targets: ["InklingCloud"]),
         .executable(name: "inkling-server", targets: ["InklingServer"]),
+        .executable(name: "inkling-setup", targets: ["InklingSetup"]),
     ],
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
@@ -135,6 +136,22 @@ let package = Package(
         .testTarget(
             name: "InklingServerTests",
             dependencies: ["InklingServerCore", "InklingServerStore", "InklingServerProtocol", "InklingCore"]
+        /// The decisions of the settings app (rows ↔ settings, shortcut checks, messages, heartbeat).
+        /// Pure Swift over InklingCore; the GTK glue in InklingSetup only translates.
+        .target(name: "InklingSetupModel", dependencies: ["InklingCore"]),
+        .testTarget(name: "InklingSetupModelTests", dependencies: ["InklingSetupModel", "InklingCore"]),
+        /// GTK 4 and libadwaita (pkg-config `libadwaita-1`, which pulls in `gtk4`) for the settings app.
+        .systemLibrary(
+            name: "CGtk",
+            path: "Sources/CGtk",
+            pkgConfig: "libadwaita-1",
+            providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]
+        /// `inkling-setup`: the settings app (GNOME Settings' Preferences button opens it).
+            name: "InklingSetup",
+            dependencies: ["InklingSetupModel", "InklingCore", "InklingStore", "CGtk"],
+            path: "Sources/InklingSetup",
+            // GTK is single-threaded C: its callbacks all run on the main loop.
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "InklingCoreTests",
