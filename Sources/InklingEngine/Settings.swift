@@ -152,6 +152,7 @@ enum EngineSettings {
             settings.keyboardLayout = session.settings.keyboardLayout  // follows the active pack
             if session.settings != settings { session.settings = settings }
         }
+        DictationBridge.shared.settingsChanged()
     }
 
     /// The session toggled off-the-record with its key: every session and GSettings follow.
@@ -229,6 +230,8 @@ enum EngineSettings {
         settings.keepWordKey = binding("keep-word-key", default: defaults.keepWordKey)
         if let value = bool("cloud-check") { settings.cloudCheck = value }
         if let value = bool("off-the-record") { settings.offTheRecord = value }
+        if let value = bool("dictation") { settings.dictation = value }
+        settings.dictationKey = binding("dictation-key", default: defaults.dictationKey)
         current = settings
 
         if has("languages"), let list = g_settings_get_strv(gsettings, "languages") {
