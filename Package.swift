@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "inkling-cloud", targets: ["InklingCloud"]),
         .executable(name: "inkling-server", targets: ["InklingServer"]),
         .executable(name: "inkling-setup", targets: ["InklingSetup"]),
+        .executable(name: "inkling-dictate", targets: ["InklingDictate"]),
     ],
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
@@ -97,6 +98,25 @@ let package = Package(
             name: "InklingCloudTests",
             dependencies: ["InklingCloud", "InklingCommandLine", "InklingCore"],
             path: "Tests/Cloud/Unit"
+        ),
+        /// PocketSphinx (pkg-config `pocketsphinx`) and libpulse-simple for the dictation helper.
+        .systemLibrary(
+            name: "CPocketSphinx",
+            path: "Sources/CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "libpulse-dev"])]
+        ),
+        /// `inkling-dictate`: the dictation helper process (JSON lines on stdin/stdout ⇄ speech
+        /// recognised on this machine).
+        .executableTarget(
+            name: "InklingDictate",
+            dependencies: ["InklingCore", "InklingCommandLine", "CPocketSphinx", "InklingLog"],
+            path: "Sources/InklingDictate"
+        ),
+        .testTarget(
+            name: "InklingDictateTests",
+            dependencies: ["InklingDictate", "InklingCore"],
+            path: "Tests/Dictate/Unit"
         ),
         /// SQLite (pkg-config `sqlite3`) for the user store. Only InklingStore imports it.
         .systemLibrary(

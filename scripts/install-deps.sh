@@ -48,7 +48,18 @@ python3-pyatspi
 at-spi2-core
 gnome-keyring
 appstream
+libpocketsphinx-dev
+pocketsphinx-en-us
+libpulse-dev
+pulseaudio-utils
+pulseaudio
+espeak-ng
+sox
 "
+# Dictation (issue 16): libpocketsphinx-dev + pocketsphinx-en-us (the recogniser and its English
+# model) and libpulse-dev (libpulse-simple: recording from PulseAudio or PipeWire's pulse service)
+# build inkling-dictate; pulseaudio-utils + pulseaudio run the headless sound-server test;
+# espeak-ng + sox synthesise the test and benchmark speech.
 
 # shellcheck disable=SC2086
 exec sh "$(dirname "$0")/apt-install-missing.sh" install-deps $PACKAGES

@@ -155,6 +155,7 @@ enum EngineSettings {
             settings.keyboardLayout = layoutOverride ?? KeyboardLayout.forLanguage(session.settings.language).name
             if session.settings != settings { session.settings = settings }
         }
+        DictationBridge.shared.settingsChanged()
     }
 
     /// The session toggled off-the-record with its key: every session and GSettings follow.
@@ -237,6 +238,8 @@ enum EngineSettings {
             if !known.contains(value) && value != "auto" { note("settings: keyboard-layout '\(value)' is unknown; following the language") }
             layoutOverride = known.contains(value) ? value : nil
         }
+        if let value = bool("dictation") { settings.dictation = value }
+        settings.dictationKey = binding("dictation-key", default: defaults.dictationKey)
         current = settings
 
         if has("languages"), let list = g_settings_get_strv(gsettings, "languages") {
