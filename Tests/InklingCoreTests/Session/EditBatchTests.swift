@@ -49,3 +49,42 @@ struct EditBatchTests {
         #expect(field.text == "I saw the cat")
     }
 }
+
+@Suite("Edit batches: every answer is exact in a batching client")
+struct BatchingClientDifferentialTests {
+    enum Step { case type(String), key(UInt32), fix }
+
+    static let scripts: [(String, [Step])] = [
+        ("completion", [.type("I would like to recomm"), .key(Keysym.f1), .type(" it.")]),
+        ("punctuation after a word", [.type("Hello, world. Yes; no! (maybe) ok?")]),
+        ("backspace inside and after words", [.type("teh cat"), .key(Keysym.backSpace), .key(Keysym.backSpace), .type("ar ")]),
+        ("fix after space", [.type("I saw teh cat "), .fix, .type("and left.")]),
+        ("fix while composing", [.type("I saw teh dgo"), .fix, .type(" ran")]),
+        ("escape and return", [.type("recomm"), .key(Keysym.escape), .key(Keysym.returnKey), .type("x")]),
+        ("tab highlight then space", [.type("I would like to recomm"), .key(Keysym.tab), .key(Keysym.space), .type("it")]),
+        ("emoji and ZWJ before a fix", [.type("👨‍👩‍👧 I saw teh 👍🏽 cat"), .fix]),
+    ]
+
+    func run(_ steps: [Step], batching: Bool, autocorrect: AutocorrectMode) -> String {
+        var settings = SessionSettings()
+        settings.autocorrect = autocorrect
+        let field = FakeField(settings: settings, reporting: .codePoints)
+        field.batchesLikeTextInputV3 = batching
+        for step in steps {
+            switch step {
+            case .type(let text): field.type(text)
+            case .key(let keyval): field.key(keyval)
+            case .fix: field.press(applyFix)
+            }
+        }
+        return field.visible
+    }
+
+    /// Whatever the engine answers to one key must come out the same in a client that applies
+    /// each edit and in one that applies an answer as one text-input-v3 batch.
+    @Test(arguments: scripts.indices, [AutocorrectMode.off, .always])
+    func aBatchingClientEndsWithTheSameText(index: Int, autocorrect: AutocorrectMode) {
+        let (name, steps) = Self.scripts[index]
+        #expect(run(steps, batching: true, autocorrect: autocorrect) == run(steps, batching: false, autocorrect: autocorrect), "\(name)")
+    }
+}
