@@ -86,7 +86,7 @@ def keysym_of(character):
 class GnomeSession:
     """The Shell, its private buses and dirs; `env` is what applications started in it need."""
 
-    def __init__(self, engine, logs, size="1280x800", trace=False):
+    def __init__(self, engine, logs, size="1280x800", trace=False, input_method=True):
         self.root = tempfile.mkdtemp(prefix="inkling-gnome-")
         self.logs = logs
         paths = {name: os.path.join(self.root, name) for name in ("home", "config", "data", "cache", "runtime", "components")}
@@ -105,7 +105,8 @@ class GnomeSession:
         shutil.rmtree(os.path.join(paths["cache"], "ibus"), ignore_errors=True)
         os.makedirs(os.path.join(paths["config"], "glib-2.0", "settings"))
         with open(os.path.join(paths["config"], "glib-2.0", "settings", "keyfile"), "w") as f:
-            f.write(SETTINGS)
+            # The control run: no input source, so no IBus; keys go by the keymap alone.
+            f.write(SETTINGS if input_method else SETTINGS.replace("('ibus', 'inkling')", ""))
 
         self.system_bus_socket = os.path.join(self.root, "system_bus_socket")
         config = os.path.join(self.root, "system-bus.conf")
@@ -157,10 +158,21 @@ class GnomeSession:
         # systemd here, so the daemon starts as that unit starts it. The Shell's IBus client
         # watches the address file and connects to it, as the panel.
         self.ibus_log = open(os.path.join(logs, "ibus-daemon.log"), "w")
-        self.ibus = subprocess.Popen(
+        self.ibus = None if not input_method else subprocess.Popen(
             ["ibus-daemon", "--panel", "disable", "--config", "disable", "--verbose"], env=dict(self.env, GDK_BACKEND="wayland"),
             stdout=self.ibus_log, stderr=subprocess.STDOUT, start_new_session=True,
         )
+        if input_method:
+            # The Shell sets the global engine once it has connected to the daemon and read the
+            # input sources; keys typed before that go past IBus.
+            def engine_is_inkling():
+                result = subprocess.run(["ibus", "engine"], env=self.env, capture_output=True, text=True, timeout=30)
+                if result.stdout.strip() == "inkling":
+                    return True
+                time.sleep(0.5)
+                return False
+
+            pump_until(engine_is_inkling, timeout=120, what="the Shell to select Inkling")
         self.session_path = None
         self._own_screenshot_name()
         self._start_remote_desktop()
@@ -245,7 +257,7 @@ class GnomeSession:
             except subprocess.TimeoutExpired:
                 os.killpg(self.shell.pid, 9)
                 self.shell.wait()
-        if self.ibus.poll() is None:
+        if self.ibus is not None and self.ibus.poll() is None:
             os.killpg(self.ibus.pid, 15)
             try:
                 self.ibus.wait(timeout=20)
