@@ -811,7 +811,8 @@ public final class InputSession {
             }
             corrections.applied(id: id, replacement: chosen)
             lastSuggestionKey = nil
-            return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
+            // One commit per answer: Wayland clients keep only the last (EditBatch).
+            return KeyResult(handled: true, effects: EditBatch.coalesced(effects + auxiliaryEffects()), needsSuggestions: true)
         }
     }
 
