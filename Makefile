@@ -53,10 +53,19 @@ test: deps
 	$(PYTEST) Tests/DataPipeline
 	Tests/Integration/run.sh
 	bash Tests/Cloud/run.sh
+	bash Tests/Account/run.sh
+	bash Tests/Server/run.sh
 	bash Tests/Packs/run.sh
 	bash Tests/Learning/run.sh
+	bash Tests/Setup/run.sh
 	bash Tests/Packaging/test_packaging.sh
 	$(MAKE) cleanroom-test
+
+# The settings app (inkling-setup) under Xvfb through AT-SPI, with a real engine; screenshots of
+# every page go to SCREENSHOTS (default: kept nowhere).
+.PHONY: setup-test
+setup-test: build
+	INKLING_SCREENSHOT_DIR=$(SCREENSHOTS) bash Tests/Setup/run.sh
 
 # Real applications (LibreOffice Writer, Firefox, Chromium) typed into under Xvfb, each with a
 # control run without IBus; prints the compatibility table. Not part of `make test` yet.
@@ -100,6 +109,15 @@ clean:
 # build/ibus-inkling_<version>_amd64.deb from the release build (static Swift stdlib, stripped).
 deb: build
 	bash scripts/deb-build.sh
+
+# build/inkling-server_<version>_amd64.deb: the Inkling Server, its systemd unit and config.
+.PHONY: deb-server bench-server
+deb-server: build
+	bash scripts/deb-build-server.sh
+
+# Load benchmark of inkling-server on loopback (bench/server_load.py; README figures).
+bench-server: build
+	/usr/bin/python3 bench/server_load.py
 
 # Install the .deb with apt, restart IBus and add Inkling to the desktop user's input sources
 # (skipped with a message when there is no desktop session, e.g. headless or in a container).

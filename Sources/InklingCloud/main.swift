@@ -2,6 +2,7 @@ import CCurl
 import Dispatch
 import Glibc
 import InklingCommandLine
+import InklingCloudClient
 import InklingCore
 import InklingLog
 

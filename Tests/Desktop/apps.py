@@ -118,6 +118,20 @@ class PageServer:
         self.httpd.shutdown()
 
 
+# A quiet Firefox profile: no first-run pages, telemetry, session restore or password saving.
+FIREFOX_PREFS = [
+    ("browser.shell.checkDefaultBrowser", "false"),
+    ("browser.startup.homepage_override.mstone", '"ignore"'),
+    ("browser.aboutwelcome.enabled", "false"),
+    ("datareporting.policy.dataSubmissionEnabled", "false"),
+    ("toolkit.telemetry.reportingpolicy.firstRun", "false"),
+    ("browser.tabs.warnOnClose", "false"),
+    ("browser.sessionstore.resume_from_crash", "false"),
+    ("signon.rememberSignons", "false"),
+    ("app.update.enabled", "false"),
+]
+
+
 class Browser:
     """Firefox ESR or Chromium showing page.html."""
 
@@ -129,17 +143,7 @@ class Browser:
         self.log = open(log_path, "w")
         if kind == "firefox":
             with open(os.path.join(self.profile, "user.js"), "w") as f:
-                for pref, value in [
-                    ("browser.shell.checkDefaultBrowser", "false"),
-                    ("browser.startup.homepage_override.mstone", '"ignore"'),
-                    ("browser.aboutwelcome.enabled", "false"),
-                    ("datareporting.policy.dataSubmissionEnabled", "false"),
-                    ("toolkit.telemetry.reportingpolicy.firstRun", "false"),
-                    ("browser.tabs.warnOnClose", "false"),
-                    ("browser.sessionstore.resume_from_crash", "false"),
-                    ("signon.rememberSignons", "false"),
-                    ("app.update.enabled", "false"),
-                ]:
+                for pref, value in FIREFOX_PREFS:
                     f.write("user_pref(%s, %s);\n" % (json.dumps(pref), value))
             command = ["firefox-esr", "--no-remote", "--new-instance", "--profile", self.profile, self.server.url]
             env = dict(env, MOZ_ENABLE_WAYLAND="0", MOZ_CRASHREPORTER_DISABLE="1")

@@ -57,7 +57,9 @@ def test_xml_is_the_template_with_the_absolute_engine_path():
     xml = subprocess.run([engine, "--xml"], check=True, capture_output=True, text=True).stdout
     with open(os.path.join(REPO, "ibus-component", "inkling.xml.in")) as f:
         template = f.read()
-    assert xml == template.replace("@EXEC@", engine)
+    setup = os.path.join(os.path.dirname(engine), "inkling-setup")
+    assert xml == template.replace("@EXEC@", engine).replace("@SETUP@", setup)
+    assert "<setup>%s</setup>" % setup in xml
     assert "<exec>%s --supervise --ibus</exec>" % engine in xml
     version = subprocess.run([engine, "--version"], check=True, capture_output=True, text=True).stdout
     assert version.startswith("ibus-engine-inkling ")

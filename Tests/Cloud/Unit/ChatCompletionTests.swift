@@ -1,6 +1,7 @@
 import FoundationEssentials
 import InklingCore
 import Testing
+@testable import InklingCore
 @testable import InklingCloud
 
 @Suite("ChatCompletion")

@@ -76,10 +76,10 @@ class PanelRecorder:
 
 
 class App:
-    def __init__(self, toolkit, env, log_path):
+    def __init__(self, toolkit, env, log_path, extra_args=()):
         self.log = open(log_path, "w")
         self.process = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "text_app.py"), "--toolkit", toolkit],
+            [sys.executable, os.path.join(HERE, "text_app.py"), "--toolkit", toolkit] + list(extra_args),
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
