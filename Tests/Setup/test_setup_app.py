@@ -220,7 +220,8 @@ def open_page(w, title):
 
 
 def gsettings(w, *args):
-    return subprocess.run(["gsettings"] + list(args), env=w.env, capture_output=True, text=True, timeout=20).stdout.strip()
+    return subprocess.run(["gsettings"] + list(args), env=w.env, capture_output=True, text=True,
+                          timeout=20).stdout.strip()
 
 
 def screenshot(w, name):
