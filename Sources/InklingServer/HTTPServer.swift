@@ -67,13 +67,14 @@ final class HTTPServer: @unchecked Sendable {
         var storage = sockaddr_storage()
         let ipv6 = config.listenHost.contains(":")
         let parsed: Bool = withUnsafeMutableBytes(of: &storage) { raw in
+            guard let base = raw.baseAddress else { return false }  // a sockaddr_storage is never empty
             if ipv6 {
-                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+                let address = base.assumingMemoryBound(to: sockaddr_in6.self)
                 address.pointee.sin6_family = sa_family_t(AF_INET6)
                 address.pointee.sin6_port = UInt16(config.listenPort).bigEndian
                 return inet_pton(AF_INET6, config.listenHost, &address.pointee.sin6_addr) == 1
             }
-            let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+            let address = base.assumingMemoryBound(to: sockaddr_in.self)
             address.pointee.sin_family = sa_family_t(AF_INET)
             address.pointee.sin_port = UInt16(config.listenPort).bigEndian
             let host = config.listenHost == "localhost" ? "127.0.0.1" : config.listenHost
@@ -251,7 +252,8 @@ final class Thread {
         let box = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         pthread_create(&thread, nil, { raw in
-            let thread = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
+            guard let raw else { return nil }  // always the box passed below
+            let thread = Unmanaged<Thread>.fromOpaque(raw).takeRetainedValue()
             thread.body()
             return nil
         }, box)

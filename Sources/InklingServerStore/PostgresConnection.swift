@@ -70,7 +70,7 @@ public final class PostgresConnection: SQLConnection {
 private func withArrayOfOptionalCStrings<R>(_ strings: inout [[CChar]?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
     var pointers: [UnsafePointer<CChar>?] = []
     var storage: [UnsafeMutablePointer<CChar>] = []
-    defer { storage.forEach { $0.deallocate() } }
+    defer { for pointer in storage { pointer.deallocate() } }
     for string in strings {
         guard let string else {
             pointers.append(nil)

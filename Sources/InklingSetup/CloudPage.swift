@@ -63,13 +63,13 @@ final class CloudPage {
         let statusRow = actionRow(title: "Account")
         accountStatus = statusRow
         add(signIn, statusRow)
-        server = adw_entry_row_new()!
+        server = made(adw_entry_row_new())
         adw_preferences_row_set_title(cast(server), "Server address")
         add(signIn, server)
-        username = adw_entry_row_new()!
+        username = made(adw_entry_row_new())
         adw_preferences_row_set_title(cast(username), "User name")
         add(signIn, username)
-        password = adw_password_entry_row_new()!
+        password = made(adw_password_entry_row_new())
         adw_preferences_row_set_title(cast(password), "Password")
         add(signIn, password)
         let buttons = actionRow(title: "")
@@ -83,7 +83,7 @@ final class CloudPage {
 
     /// An entry row for a string setting: written when the user applies it (Enter or ✓).
     static func entryRow(_ settings: AppSettings, key: String, title: String) -> Widget {
-        let row = adw_entry_row_new()!
+        let row = made(adw_entry_row_new())
         adw_preferences_row_set_title(cast(row), title)
         adw_entry_row_set_show_apply_button(cast(row), 1)
         settings.watch(key) { setEditableText(row, settings.string(key)) }
