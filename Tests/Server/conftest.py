@@ -7,6 +7,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -53,7 +54,11 @@ class Upstream:
 
     def stop(self):
         self.process.stdin.close()
-        self.process.wait(timeout=10)
+        try:
+            self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
 @pytest.fixture(scope="session")
@@ -119,7 +124,8 @@ class PostgresCluster:
             check=True, stdout=subprocess.PIPE).stdout
 
     def stop(self):
-        self.process.terminate()
+        # SIGINT is PostgreSQL's fast shutdown (SIGTERM would wait for every session to end).
+        self.process.send_signal(signal.SIGINT)
         self.process.wait(timeout=30)
         self.log.close()
         shutil.rmtree(self.directory, ignore_errors=True)
