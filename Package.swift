@@ -156,6 +156,7 @@ let package = Package(
         .testTarget(
             name: "InklingServerTests",
             dependencies: ["InklingServerCore", "InklingServerStore", "InklingServerProtocol", "InklingCore"]
+        ),
         /// The decisions of the settings app (rows ↔ settings, shortcut checks, messages, heartbeat).
         /// Pure Swift over InklingCore; the GTK glue in InklingSetup only translates.
         .target(name: "InklingSetupModel", dependencies: ["InklingCore"]),
@@ -166,7 +167,9 @@ let package = Package(
             path: "Sources/CGtk",
             pkgConfig: "libadwaita-1",
             providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]
+        ),
         /// `inkling-setup`: the settings app (GNOME Settings' Preferences button opens it).
+        .executableTarget(
             name: "InklingSetup",
             dependencies: ["InklingSetupModel", "InklingCore", "InklingStore", "CGtk"],
             path: "Sources/InklingSetup",

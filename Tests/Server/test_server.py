@@ -3,7 +3,6 @@ PostgreSQL (the same suite): the device-token lifecycle, limits, sign-in throttl
 gateway, and the security assertions of issue 14."""
 
 import json
-import os
 import socket
 import threading
 import time
@@ -64,7 +63,8 @@ def test_missing_wrong_unknown_and_malformed_tokens_get_401(make_server, backend
         response = server.check(candidate)
         assert response.status == 401, candidate
         assert response.json()["error"] == "unauthorized"
-    response = server.request("POST", "/v1/check", {"sentence": "x", "language": "en", "flags": []}, headers={"Authorization": "Basic " + token})
+    response = server.request("POST", "/v1/check", {"sentence": "x", "language": "en", "flags": []},
+                              headers={"Authorization": "Basic " + token})
     assert response.status == 401
 
 
@@ -242,7 +242,8 @@ def test_sql_metacharacters_in_every_field(make_server, backend):
         assert server.sign_in("ann", value).status == 401
     token = server.token(device="it's \"my\" laptop; DROP TABLE devices; --")
     for value in nasty:
-        response = server.check(token, sentence="Robert'); DROP TABLE users;-- " + value.replace("\u0000", ""), flags=[])
+        sentence = "Robert'); DROP TABLE users;-- " + value.replace("\u0000", "")
+        response = server.check(token, sentence=sentence, flags=[])
         assert response.status == 200, response.body
         response = server.request("POST", "/v1/check", {"sentence": "ok", "language": value, "flags": []}, token=token)
         assert response.status in (200, 400)
@@ -259,7 +260,8 @@ def test_database_holds_no_token_no_password_and_no_typed_text(make_server, upst
     upstream.control(reset=True, mode="agree")
     token = server.token()
     sentence = "Zanzibar quokkas juggle marmalade obliquely."
-    assert server.check(token, sentence, flags=[{"start": 9, "end": 16, "word": "quokkas", "replacements": ["quokka"]}]).status == 200
+    flags = [{"start": 9, "end": 16, "word": "quokkas", "replacements": ["quokka"]}]
+    assert server.check(token, sentence, flags=flags).status == 200
     rotated = server.request("POST", "/v1/devices/rotate", token=token).json()["token"]
     assert server.check(rotated, sentence, flags=[]).status == 200
     dump = dump_database(server)
@@ -323,7 +325,8 @@ def test_logs_hold_no_token_password_name_or_sentence(make_server, upstream, bac
     server.stop()
     log = server.log_text()
     assert "route=/v1/check status=200" in log
-    for secret in [token, token[4:], altered(token), PASSWORDS["ann"], "wrong-password-Zebra", sentence, "Pangolins", UPSTREAM_KEY, "ann", "127.0.0.1"]:
+    for secret in [token, token[4:], altered(token), PASSWORDS["ann"], "wrong-password-Zebra", sentence, "Pangolins",
+                   UPSTREAM_KEY, "ann", "127.0.0.1"]:
         assert secret not in log, secret
 
 
