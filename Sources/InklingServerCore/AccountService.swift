@@ -85,12 +85,13 @@ public final class AccountService: Sendable {
     public func migrate() throws(SQLError) -> Int {
         try pool.with { (db) throws(SQLError) -> Int in
             let dialect = db.dialect
-            try db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
-                [])
             var applied = 0
             try transaction(db) { (db) throws(SQLError) in
+                // Under the lock: instances starting together must not race even on this table.
                 if let lock = dialect.migrationLock { try db.execute(lock, []) }
+                try db.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+                    [])
                 let done = Set(try db.execute("SELECT version FROM schema_migrations", []).compactMap { $0.first?.int })
                 for (index, statements) in Schema.migrations(dialect).enumerated()
                 where !done.contains(Int64(index + 1)) {

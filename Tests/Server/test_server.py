@@ -4,10 +4,13 @@ gateway, and the security assertions of issue 14."""
 
 import json
 import socket
+import subprocess
 import threading
 import time
 
 import pytest
+
+import conftest
 
 from conftest import BACKENDS, PASSWORDS, UPSTREAM_KEY, dump_database
 
@@ -386,3 +389,17 @@ def test_two_instances_on_one_postgresql_act_as_one(make_server, backend):
     other = first.token(device="desktop")
     assert second.request("DELETE", "/v1/devices/current", token=other).status == 204
     assert first.check(other).status == 401
+
+
+@both
+def test_instances_migrating_at_once_all_succeed(make_server, backend, tmp_path):
+    server = make_server()
+    database = server.cluster.new_database() if server.cluster else str(tmp_path / "concurrent.db")
+    config = open(server.config).read().replace("url=" + server.database, "url=" + database)
+    path = tmp_path / "concurrent.conf"
+    path.write_text(config)
+    processes = [subprocess.Popen([conftest.SERVER, "--config", str(path), "migrate"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT) for _ in range(8)]
+    outputs = [(process.wait(timeout=60), process.stdout.read().decode()) for process in processes]
+    assert all(code == 0 for code, _ in outputs), outputs
+    assert sum("(1 migration(s) applied)" in output for _, output in outputs) == 1
