@@ -4,10 +4,13 @@ gateway, and the security assertions of issue 14."""
 
 import json
 import socket
+import subprocess
 import threading
 import time
 
 import pytest
+
+import conftest
 
 from conftest import BACKENDS, PASSWORDS, UPSTREAM_KEY, dump_database
 
@@ -242,8 +245,8 @@ def test_sql_metacharacters_in_every_field(make_server, backend):
         assert server.sign_in("ann", value).status == 401
     token = server.token(device="it's \"my\" laptop; DROP TABLE devices; --")
     for value in nasty:
-        response = server.check(token, sentence="Robert'); DROP TABLE users;-- " + value.replace("\u0000", ""),
-                                flags=[])
+        sentence = "Robert'); DROP TABLE users;-- " + value.replace("\u0000", "")
+        response = server.check(token, sentence=sentence, flags=[])
         assert response.status == 200, response.body
         response = server.request("POST", "/v1/check", {"sentence": "ok", "language": value, "flags": []}, token=token)
         assert response.status in (200, 400)
@@ -386,3 +389,17 @@ def test_two_instances_on_one_postgresql_act_as_one(make_server, backend):
     other = first.token(device="desktop")
     assert second.request("DELETE", "/v1/devices/current", token=other).status == 204
     assert first.check(other).status == 401
+
+
+@both
+def test_instances_migrating_at_once_all_succeed(make_server, backend, tmp_path):
+    server = make_server()
+    database = server.cluster.new_database() if server.cluster else str(tmp_path / "concurrent.db")
+    config = open(server.config).read().replace("url=" + server.database, "url=" + database)
+    path = tmp_path / "concurrent.conf"
+    path.write_text(config)
+    processes = [subprocess.Popen([conftest.SERVER, "--config", str(path), "migrate"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT) for _ in range(8)]
+    outputs = [(process.wait(timeout=60), process.stdout.read().decode()) for process in processes]
+    assert all(code == 0 for code, _ in outputs), outputs
+    assert sum("(1 migration(s) applied)" in output for _, output in outputs) == 1
