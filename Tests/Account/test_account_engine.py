@@ -61,7 +61,7 @@ def daemon(account_server, keyring):
     d = Daemon(env={
         "INKLING_CLOUD_CHECK": "1",
         "INKLING_CLOUD_ENDPOINT": account_server.url,
-        "INKLING_CLOUD_MODEL": "unused",
+        # No model: an Inkling Server needs none (an empty cloud-model must not keep the check off).
         "INKLING_CLOUD_TIMEOUT_MS": "3000",
         "NO_PROXY": "127.0.0.1,localhost",
     }).start()
