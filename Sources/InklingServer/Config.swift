@@ -97,7 +97,7 @@ struct ServerConfig {
         config.upstreamKeyFile = string("upstream", "key_file").flatMap { $0.isEmpty ? nil : $0 }
         if let value = try integer("upstream", "timeout_ms", 100...120_000) { config.upstreamTimeoutMilliseconds = Int(value) }
         if let value = try integer("upstream", "breaker_ms", 10...300_000) { config.breakerMilliseconds = UInt64(value) }
-        if let value = try integer("tokens", "lifetime", 60...10 * 365 * 86_400) { config.settings.tokenLifetimeSeconds = value }
+        if let value = try integer("tokens", "lifetime", 1...10 * 365 * 86_400) { config.settings.tokenLifetimeSeconds = value }
         if let value = try integer("tokens", "rotate_after", 1...10 * 365 * 86_400) { config.settings.rotateAfterSeconds = value }
         if let value = try integer("tokens", "grace", 0...86_400) { config.settings.graceSeconds = value }
         if let value = try integer("limits", "devices", 1...10_000) { config.settings.maximumDevices = Int(value) }

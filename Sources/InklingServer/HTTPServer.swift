@@ -16,7 +16,8 @@ private final class PendingRequest {
 /// One open connection, for the request deadline: a request that takes longer than
 /// `requestTimeoutSeconds` to arrive (headers dribbled a byte at a time keep the library's
 /// inactivity timeout from firing) has its socket shut down by the reaper.
-private final class OpenConnection {
+/// Its mutable fields are read and written only under `HTTPServer.connections`'s lock.
+private final class OpenConnection: @unchecked Sendable {
     let fd: Int32
     /// When the current request began to arrive (the connection opened or the last answer went out).
     var since: UInt64
@@ -147,11 +148,14 @@ final class HTTPServer: @unchecked Sendable {
         guard let raw = requestContext.pointee else {
             // First call: the headers are in.
             let pending = PendingRequest()
-            if let length = header(connection, "Content-Length"), let value = Int(length), value > ServerAPI.maximumBodyBytes {
-                pending.tooLarge = true
-            }
             requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
-            return MHD_YES
+            if let length = header(connection, "Content-Length"), let value = Int(length), value > ServerAPI.maximumBodyBytes {
+                // Answered at once, the body unread; the library then closes the connection.
+                pending.tooLarge = true
+                let (response, _) = router.handle(ServerRequest(method: String(cString: method), path: String(cString: url), authorization: nil, body: [], bodyTooLarge: true, address: ""))
+                return send(response, on: connection, close: true)
+            }
+            return MHD_Result.YES
         }
         let pending = Unmanaged<PendingRequest>.fromOpaque(raw).takeUnretainedValue()
         if uploadSize.pointee > 0 {
@@ -163,10 +167,10 @@ final class HTTPServer: @unchecked Sendable {
                 pending.body = []
                 pending.discarded += count
                 // Far past the limit: stop reading and close.
-                if pending.discarded > 4 * ServerAPI.maximumBodyBytes { return MHD_NO }
+                if pending.discarded > 4 * ServerAPI.maximumBodyBytes { return MHD_Result.NO }
             }
             uploadSize.pointee = 0
-            return MHD_YES
+            return MHD_Result.YES
         }
         let open = openConnection(connection)
         connections.withLock { _ in open?.answering = true }
@@ -197,16 +201,16 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
-        guard let value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name) else { return nil }
+        guard let value = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name) else { return nil }
         return String(cString: value)
     }
 
     private func send(_ response: ServerResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
         let body = response.body
         let handle = body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), MHD_RESPMEM_MUST_COPY)
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
         }
-        guard let handle else { return MHD_NO }
+        guard let handle else { return MHD_Result.NO }
         defer { MHD_destroy_response(handle) }
         for header in response.headers where header.count == 2 {
             _ = MHD_add_response_header(handle, header[0], header[1])
@@ -219,7 +223,7 @@ final class HTTPServer: @unchecked Sendable {
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
-    guard let context, let connection, let url, let method, let uploadSize, let requestContext else { return MHD_NO }
+    guard let context, let connection, let url, let method, let uploadSize, let requestContext else { return MHD_Result.NO }
     return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().access(connection, url, method, uploadData, uploadSize, requestContext)
 }
 
@@ -231,7 +235,7 @@ private let completedHandler: MHD_RequestCompletedCallback = { context, _, reque
 private let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, socketContext, event in
     guard let context, let connection, let socketContext else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-    if event == MHD_CONNECTION_NOTIFY_STARTED {
+    if event == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
         server.connectionOpened(connection, socketContext)
     } else {
         server.connectionClosed(socketContext)

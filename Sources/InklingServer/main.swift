@@ -87,6 +87,11 @@ func migrate() {
     }
 }
 
+func writeError(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
 /// A password from the terminal without echo (asked twice), or one line from standard input.
 func readPassword() -> [UInt8] {
     func readLine(fd: Int32) -> [UInt8]? {
@@ -109,11 +114,11 @@ func readPassword() -> [UInt8] {
     var quiet = saved
     quiet.c_lflag &= ~tcflag_t(ECHO)
     func ask(_ prompt: String) -> [UInt8] {
-        fputs(prompt, stderr)
+        writeError(prompt)
         tcsetattr(0, TCSAFLUSH, &quiet)
         let line = readLine(fd: 0) ?? []
         tcsetattr(0, TCSAFLUSH, &saved)
-        fputs("\n", stderr)
+        writeError("\n")
         return line
     }
     let first = ask("Password: ")
