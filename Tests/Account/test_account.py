@@ -335,3 +335,30 @@ def test_on_a_terminal_the_password_is_asked_for_without_echo(keyring, server):
     assert PASSWORD.encode() not in seen, seen
     assert b"Signed in to" in seen, seen
     assert keyring.record(server.url) is not None
+
+
+def test_status_and_logout_default_to_the_cloud_endpoint_setting(keyring, server, tmp_path):
+    import shutil
+    from conftest import REPO
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    for name in os.listdir(os.path.join(REPO, "data", "gschema")):
+        shutil.copy(os.path.join(REPO, "data", "gschema", name), schemas)
+    subprocess.run(["glib-compile-schemas", str(schemas)], check=True)
+    # The keyfile backend: settings that outlive one process, in a private folder.
+    env = environment(GSETTINGS_SCHEMA_DIR=str(schemas), GSETTINGS_BACKEND="keyfile", XDG_CONFIG_HOME=str(tmp_path / "config"))
+
+    def run(*arguments, password=None):
+        return subprocess.run([binary("inkling"), *arguments], capture_output=True, text=True, env=env,
+                              input=(password + "\n") if password is not None else "", timeout=60)
+
+    assert run("account", "status").returncode == 2  # nothing configured, no --server: a usage error
+    assert run("config", "set", "cloud-endpoint", server.url + "/").returncode == 0
+    done = run("account", "login", "--server", server.url, "--user", "ada", password=PASSWORD)
+    assert done.returncode == 0, done.stderr
+    assert "cloud-endpoint" not in done.stdout  # already set: no hint
+    status = run("account", "status")
+    assert status.returncode == 0 and "as ada" in status.stdout, status
+    token = keyring.record(server.url)["token"]
+    assert run("account", "logout").returncode == 0
+    assert keyring.record(server.url) is None and not server.token_works(token)
