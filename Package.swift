@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "ibus-engine-inkling", targets: ["InklingEngine"]),
         .executable(name: "inkling-cloud", targets: ["InklingCloud"]),
         .executable(name: "inkling-server", targets: ["InklingServer"]),
+        .executable(name: "inkling-setup", targets: ["InklingSetup"]),
+        .executable(name: "inkling-dictate", targets: ["InklingDictate"]),
     ],
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
@@ -97,6 +99,25 @@ let package = Package(
             dependencies: ["InklingCloud", "InklingCommandLine", "InklingCore"],
             path: "Tests/Cloud/Unit"
         ),
+        /// PocketSphinx (pkg-config `pocketsphinx`) and libpulse-simple for the dictation helper.
+        .systemLibrary(
+            name: "CPocketSphinx",
+            path: "Sources/CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "libpulse-dev"])]
+        ),
+        /// `inkling-dictate`: the dictation helper process (JSON lines on stdin/stdout ⇄ speech
+        /// recognised on this machine).
+        .executableTarget(
+            name: "InklingDictate",
+            dependencies: ["InklingCore", "InklingCommandLine", "CPocketSphinx", "InklingLog"],
+            path: "Sources/InklingDictate"
+        ),
+        .testTarget(
+            name: "InklingDictateTests",
+            dependencies: ["InklingDictate", "InklingCore"],
+            path: "Tests/Dictate/Unit"
+        ),
         /// SQLite (pkg-config `sqlite3`) for the user store. Only InklingStore imports it.
         .systemLibrary(
             name: "CSQLite",
@@ -135,6 +156,25 @@ let package = Package(
         .testTarget(
             name: "InklingServerTests",
             dependencies: ["InklingServerCore", "InklingServerStore", "InklingServerProtocol", "InklingCore"]
+        ),
+        /// The decisions of the settings app (rows ↔ settings, shortcut checks, messages, heartbeat).
+        /// Pure Swift over InklingCore; the GTK glue in InklingSetup only translates.
+        .target(name: "InklingSetupModel", dependencies: ["InklingCore"]),
+        .testTarget(name: "InklingSetupModelTests", dependencies: ["InklingSetupModel", "InklingCore"]),
+        /// GTK 4 and libadwaita (pkg-config `libadwaita-1`, which pulls in `gtk4`) for the settings app.
+        .systemLibrary(
+            name: "CGtk",
+            path: "Sources/CGtk",
+            pkgConfig: "libadwaita-1",
+            providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]
+        ),
+        /// `inkling-setup`: the settings app (GNOME Settings' Preferences button opens it).
+        .executableTarget(
+            name: "InklingSetup",
+            dependencies: ["InklingSetupModel", "InklingCore", "InklingStore", "CGtk"],
+            path: "Sources/InklingSetup",
+            // GTK is single-threaded C: its callbacks all run on the main loop.
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "InklingCoreTests",

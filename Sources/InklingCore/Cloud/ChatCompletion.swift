@@ -42,8 +42,14 @@ public enum ChatCompletion {
         var model: String?
         var messages: [Message]
         var temperature = 0
-        var response_format = ResponseFormat()
+        var responseFormat = ResponseFormat()
         var stream = false
+
+        enum CodingKeys: String, CodingKey {
+            case model, messages, temperature
+            case responseFormat = "response_format"
+            case stream
+        }
     }
 
     public struct Word: Encodable, Equatable {
