@@ -45,16 +45,15 @@ final class CloudPage {
         let settings = app.settings
         widget = page(title: "Cloud check", icon: "network-server-symbolic", name: "cloud")
 
+        // The group's description states what is sent and when (above the switch).
         let check = group(title: "Cloud check")
-        let statement = label("")
-        name(statement, "What the cloud check sends")
-        gtk_widget_set_margin_bottom(statement, 12)
-        add(check, statement)
         add(check, TypingPage.switchRow(settings, key: "cloud-check", title: "Check finished sentences in the cloud", subtitle: "Confirms or retracts Inkling's flags and may add fixes with explanations"))
         let endpoint = Self.entryRow(settings, key: "cloud-endpoint", title: "Endpoint (HTTPS address)")
         add(check, endpoint)
         add(check, Self.entryRow(settings, key: "cloud-model", title: "Model (empty: the endpoint's default)"))
-        let refreshStatement = { setLabel(statement, CloudStatement.text(enabled: settings.bool("cloud-check"), endpoint: settings.string("cloud-endpoint"))) }
+        let refreshStatement = {
+            adw_preferences_group_set_description(cast(check), CloudStatement.text(enabled: settings.bool("cloud-check"), endpoint: settings.string("cloud-endpoint")))
+        }
         settings.watch("cloud-check", refreshStatement)
         settings.watch("cloud-endpoint", refreshStatement)
         add(page: widget, check)
