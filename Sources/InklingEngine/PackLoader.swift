@@ -80,7 +80,8 @@ enum PackLoader {
             let outcome = load(language: language)
             let box = Unmanaged.passRetained(LoadResult(ticket: ticket, language: language, outcome: outcome)).toOpaque()
             g_idle_add({ data in
-                let result = Unmanaged<LoadResult>.fromOpaque(data!).takeRetainedValue()
+                guard let data else { return 0 }  // G_SOURCE_REMOVE; the box above is never nil
+                let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
                 MainActor.assumeIsolated { PackLoader.finished(result) }
                 return 0  // G_SOURCE_REMOVE
             }, box)

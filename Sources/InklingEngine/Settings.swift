@@ -127,10 +127,11 @@ enum EngineSettings {
             var pointers: [UnsafeMutablePointer<gchar>?] = chosen.map { strdup($0) }
             pointers.append(nil)
             defer { for pointer in pointers { free(pointer) } }
+            // Never empty (it ends in nil), so it has a base address.
             let written = pointers.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
+                buffer.baseAddress?.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
                     g_settings_set_strv(gsettings, "languages", $0)
-                }
+                } ?? 0
             }
             if written != 0 { return }
             note("settings: languages could not be written")
@@ -154,6 +155,7 @@ enum EngineSettings {
             settings.keyboardLayout = layoutOverride ?? KeyboardLayout.forLanguage(session.settings.language).name
             if session.settings != settings { session.settings = settings }
         }
+        DictationBridge.shared.settingsChanged()
     }
 
     /// The session toggled off-the-record with its key: every session and GSettings follow.
@@ -236,6 +238,8 @@ enum EngineSettings {
             if !known.contains(value) && value != "auto" { note("settings: keyboard-layout '\(value)' is unknown; following the language") }
             layoutOverride = known.contains(value) ? value : nil
         }
+        if let value = bool("dictation") { settings.dictation = value }
+        settings.dictationKey = binding("dictation-key", default: defaults.dictationKey)
         current = settings
 
         if has("languages"), let list = g_settings_get_strv(gsettings, "languages") {

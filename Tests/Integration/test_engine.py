@@ -11,7 +11,6 @@ from ibus_harness import (
     CONTROL,
     RELEASE,
     REPO,
-    SHIFT,
     Client,
     IBus,
     cli_path,
@@ -289,7 +288,8 @@ def test_surrounding_text_with_emoji_gives_next_word_predictions(client):
     assert all(c and " " not in c for c in candidates)
     cli = cli_path()
     if os.access(cli, os.X_OK):
-        expected = subprocess.run([cli, "suggest", "--no-learned", context, "-n", str(len(candidates))], capture_output=True, text=True)
+        expected = subprocess.run([cli, "suggest", "--no-learned", context, "-n", str(len(candidates))],
+                                  capture_output=True, text=True)
         if expected.returncode == 0:
             assert candidates == expected.stdout.split("\n")[: len(candidates)]
     # Completing the next word follows the same context.

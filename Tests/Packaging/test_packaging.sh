@@ -9,8 +9,7 @@
 # fail). Prints `N passed, N failed` and exits non-zero when anything failed.
 set -uo pipefail
 
-cd "$(dirname "$0")/../.."
-REPO=$PWD
+cd "$(dirname "$0")/../.." || exit 1
 BIN_DIR=$(realpath "${BIN_DIR:-.build/release}")
 INKLING=$BIN_DIR/inkling
 SCHEMA_ID=org.freedesktop.ibus.engine.inkling
