@@ -149,6 +149,8 @@ def world():
     w.xvfb, display = start_xvfb()
     w.env.update({"DISPLAY": display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "INKLING_COMMAND": INKLING,
                   "NO_AT_BRIDGE": "0", "GTK_A11Y": "atspi", "LANGUAGE": "en", "LC_ALL": "C.UTF-8"})
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        w.env.pop(name, None)
 
     # A learned word to forget, and the manifest the Languages page lists.
     words = os.path.join(w.root, "words.txt")
@@ -345,3 +347,78 @@ def test_cloud_page_is_off_by_default_and_says_what_is_sent(world):
     assert gsettings(w, "get", SCHEMA, "cloud-check") == "false"
     screenshot(w, "cloud")
     assert "Never sent: passwords" in statement.name
+
+
+def type_into(w, node, text):
+    """Clicks into a text field where AT-SPI says it is and types (GTK 4.8 sets no text over AT-SPI)."""
+    x, y, width, height = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+    assert width > 0 and height > 0, (node.name, x, y, width, height)
+    subprocess.run(["xdotool", "mousemove", str(x + width // 3), str(y + height // 2), "click", "1"], env=w.env, check=True)
+    time.sleep(0.3)  # the click moves the focus before the keys arrive
+    subprocess.run(["xdotool", "key", "ctrl+a", "BackSpace"], env=w.env, check=True)
+    subprocess.run(["xdotool", "type", "--delay", "15", text], env=w.env, check=True)
+
+
+def test_sign_in_to_an_inkling_server_keeps_the_token_in_the_keyring(world):
+    """The sign-in group against the fake Inkling Server and the fake keyring of Tests/Account
+    (the same API and Secret Service items as the real ones)."""
+    w = world
+    account = os.path.join(ROOT, "Tests", "Account")
+    keyring_state = os.path.join(w.root, "keyring.json")
+    keyring = subprocess.Popen([sys.executable, os.path.join(account, "fake_keyring.py"), "--state", keyring_state],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen([sys.executable, os.path.join(account, "fake_inkling_server.py"), "--user", "ada:s3cret pass"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert keyring.stdout.readline().strip() == "READY"
+        url = "http://127.0.0.1:%d" % int(server.stdout.readline().split()[1])
+        open_page(w, "Cloud check")
+        fields = {}
+        for title in ("Server address", "User name", "Password"):
+            fields[title] = wait_for(lambda: next((n for n in pyatspi.findAllDescendants(
+                w.app, lambda n: n.name == title and n.getRoleName() in ("text", "password text", "entry")) if showing(n)), None),
+                "the %s field" % title)
+        type_into(w, fields["Server address"], url)
+        type_into(w, fields["User name"], "ada")
+        type_into(w, fields["Password"], "s3cret pass")
+        click(find(w.app, "Sign in", "push button"))
+        wait_for(lambda: find(w.app, "Signed in to %s as ada." % url, prefix=True), "the signed-in status")
+
+        def stored():
+            try:
+                with open(keyring_state) as f:
+                    return [r for r in json.load(f) if r["attributes"].get("server") == url]
+            except (OSError, ValueError):
+                return []
+
+        items = wait_for(stored, "a keyring item for the server")
+        assert json.loads(items[0]["secret"]).get("token"), "no token in the keyring item"
+        assert "s3cret" not in json.dumps(items), "the password must not be stored"
+        assert gsettings(w, "get", SCHEMA, "cloud-endpoint") == "'%s'" % url
+        screenshot(w, "cloud-signed-in")
+
+        click(find(w.app, "Sign out", "push button"))
+        wait_for(lambda: find(w.app, "Not signed in.", prefix=True), "the signed-out status")
+        wait_for(lambda: not stored(), "the keyring item to go")
+    finally:
+        for process in (keyring, server):
+            process.stdin.close()
+            process.wait(timeout=10)
+
+
+def test_shortcut_recorder_stores_only_keys_the_engine_understands(world):
+    w = world
+    open_page(w, "Typing")
+    change = wait_for(lambda: find(w.app, "Change: Keep exactly what was typed", "push button"), "the Change button")
+    click(change)
+    wait_for(lambda: find(w.app, "Press the new keys", prefix=True), "the recorder dialog")
+    time.sleep(0.3)  # the dialog takes the focus before the keys arrive
+    # A plain letter would steal typing: refused with a reason, the setting unchanged.
+    subprocess.run(["xdotool", "key", "j"], env=w.env, check=True)
+    wait_for(lambda: find(w.app, "J alone is used for typing", prefix=True), "the refusal")
+    assert gsettings(w, "get", SCHEMA, "keep-word-key") == "'<Control><Alt>k'"
+    subprocess.run(["xdotool", "key", "ctrl+alt+j"], env=w.env, check=True)
+    wait_for(lambda: gsettings(w, "get", SCHEMA, "keep-word-key") == "'<Control><Alt>j'", "the new keys in GSettings")
+    wait_for(lambda: find(w.app, "Ctrl+Alt+J", "label"), "the row to show Ctrl+Alt+J")
+    click(find(w.app, "Reset: Keep exactly what was typed", "push button"))
+    wait_for(lambda: gsettings(w, "get", SCHEMA, "keep-word-key") == "'<Control><Alt>k'", "the default back")
