@@ -34,6 +34,7 @@ test: deps
 	$(SWIFT) test
 	@if [ -x Tests/Integration/run.sh ]; then Tests/Integration/run.sh; fi
 	@if [ -f Tests/Cloud/run.sh ]; then bash Tests/Cloud/run.sh; fi
+	bash Tests/Dictate/run.sh
 	bash Tests/Packs/run.sh
 	bash Tests/Learning/run.sh
 	bash Tests/Packaging/test_packaging.sh
