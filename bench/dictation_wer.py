@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""Word error rate of dictation (the `inkling-dictate` helper) on synthesised speech, with the
+base PocketSphinx model and with its dictionary adapted to the language pack's vocabulary.
+
+    /usr/bin/python3 bench/dictation_wer.py [--sentences N] [--voices K] [--pack-words N]
+
+Sentences: every k-th line-sentence of ../shared/bench/dev-en.txt with 5 to 12 plain words
+(letters and apostrophes), spoken by espeak-ng in K voices and speeds (Tests/Dictate/speech.py)
+and read by the helper with --audio-file --fast. WER = word edits / reference words, after
+lower-casing and removing punctuation.
+
+Adapted: the pronunciation dictionary keeps only the words of the pack (`inkling dictation
+words`, the N most frequent; default all), so the recogniser's language model can only propose
+words the keyboard knows. The helper's RSS (VmHWM) is the largest seen over the runs.
+Prints a JSON summary last.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Dictate"))
+import speech  # noqa: E402
+
+DEV = os.path.join(ROOT, "..", "shared", "bench", "dev-en.txt")
+MODEL_DICT = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
+
+
+def words_of(text):
+    return re.sub(r"[^a-z' ]+", " ", text.lower().replace("\u2019", "'")).split()
+
+
+def pick_sentences(count):
+    with open(DEV, encoding="utf-8") as f:
+        text = f.read()
+    candidates = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        raw = sentence.strip().split()
+        if not 5 <= len(raw) <= 12:
+            continue
+        if not all(re.fullmatch(r"[A-Za-z']+[.,!?]?", word) for word in raw):
+            continue
+        candidates.append(" ".join(words_of(sentence)))
+    step = max(1, len(candidates) // count)
+    return candidates[::step][:count]
+
+
+def edit_distance(reference, hypothesis):
+    previous = list(range(len(hypothesis) + 1))
+    for i, ref in enumerate(reference, 1):
+        current = [i]
+        for j, hyp in enumerate(hypothesis, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ref != hyp)))
+        previous = current
+    return previous[-1]
+
+
+def recognise(wav, extra):
+    """The finals of one run and the helper's VmHWM in KiB."""
+    args = [speech.helper_path(), "--audio-file", wav, "--fast"] + extra
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc.stdin.write(b'{"v":1,"type":"start","session":1}\n')
+    proc.stdin.flush()
+    finals, hwm = [], 0
+    for line in proc.stdout:
+        event = json.loads(line)
+        if event["type"] == "final":
+            finals.append(event["text"])
+        if event["type"] in ("stopped", "error"):
+            with open("/proc/%d/status" % proc.pid) as f:
+                hwm = int(next(l for l in f if l.startswith("VmHWM")).split()[1])
+            break
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    return " ".join(finals), hwm
+
+
+def adapted_dictionary(path, pack_words):
+    inkling = os.path.join(os.path.dirname(speech.helper_path()), "inkling")
+    args = [inkling, "dictation", "words"] + (["-n", str(pack_words)] if pack_words else [])
+    vocabulary = set(subprocess.run(args, check=True, capture_output=True, text=True).stdout.split())
+    kept = 0
+    with open(MODEL_DICT, encoding="utf-8") as source, open(path, "w", encoding="utf-8") as out:
+        for line in source:
+            word = re.sub(r"\(\d+\)$", "", line.split(" ", 1)[0])
+            if word in vocabulary:
+                out.write(line)
+                kept += 1
+    return kept
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sentences", type=int, default=20)
+    parser.add_argument("--voices", type=int, default=len(speech.VOICES))
+    parser.add_argument("--pack-words", type=int, default=0, help="0: all the pack's words")
+    options = parser.parse_args()
+    sentences = pick_sentences(options.sentences)
+    voices = speech.VOICES[:options.voices]
+    with tempfile.TemporaryDirectory(prefix="inkling-wer-") as tmp:
+        adapted = os.path.join(tmp, "adapted.dict")
+        kept = adapted_dictionary(adapted, options.pack_words)
+        variants = {"base": [], "adapted": ["--dict", adapted]}
+        errors = {name: 0 for name in variants}
+        hwm = {name: 0 for name in variants}
+        reference_words = 0
+        seconds = {name: 0.0 for name in variants}
+        for index, sentence in enumerate(sentences):
+            voice, speed = voices[index % len(voices)]
+            wav = speech.speak(sentence, os.path.join(tmp, "s.wav"), voice=voice, speed=speed)
+            reference = sentence.split()
+            reference_words += len(reference)
+            for name, extra in variants.items():
+                start = time.monotonic()
+                heard, peak = recognise(wav, extra)
+                seconds[name] += time.monotonic() - start
+                errors[name] += edit_distance(reference, words_of(heard))
+                hwm[name] = max(hwm[name], peak)
+            print("%-40s base %.2f  adapted %.2f" % (sentence[:40], errors["base"] / reference_words,
+                                                    errors["adapted"] / reference_words), file=sys.stderr)
+    summary = {
+        "utterances": len(sentences),
+        "voices": ["%s@%d" % v for v in voices],
+        "reference_words": reference_words,
+        "adapted_dictionary_words": kept,
+        "wer": {name: round(errors[name] / reference_words, 3) for name in variants},
+        "helper_vmhwm_mib": {name: round(hwm[name] / 1024, 1) for name in variants},
+        "decode_seconds_per_utterance": {name: round(seconds[name] / len(sentences), 2) for name in variants},
+    }
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
