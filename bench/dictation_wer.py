@@ -7,7 +7,10 @@ base PocketSphinx model and with its dictionary adapted to the language pack's v
 Sentences: every k-th line-sentence of ../shared/bench/dev-en.txt with 5 to 12 plain words
 (letters and apostrophes), spoken by espeak-ng in K voices and speeds (Tests/Dictate/speech.py)
 and read by the helper with --audio-file --fast. WER = word edits / reference words, after
-lower-casing and removing punctuation.
+lower-casing and removing punctuation. Also, independent of the machine's load: the helper's CPU
+seconds per second of audio, and the end-of-speech → `final` wait in audio time (the
+recogniser's end-of-utterance detection: the commit latency on an idle machine is this plus
+the decoding of the last 100 ms block and a pipe hop).
 
 Adapted: the pronunciation dictionary keeps only the words of the pack (`inkling dictation
 words`, the N most frequent; default all), so the recogniser's language model can only propose
@@ -16,6 +19,7 @@ Prints a JSON summary last.
 """
 
 import argparse
+import array
 import json
 import os
 import re
@@ -23,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import wave
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Dictate"))
@@ -62,23 +67,28 @@ def edit_distance(reference, hypothesis):
 
 
 def recognise(wav, extra):
-    """The finals of one run and the helper's VmHWM in KiB."""
+    """The finals of one run, the helper's VmHWM in KiB, the audio seconds read when the first
+    final came (10 blocks a second) and the helper's CPU seconds."""
     args = [speech.helper_path(), "--audio-file", wav, "--fast"] + extra
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     proc.stdin.write(b'{"v":1,"type":"start","session":1}\n')
     proc.stdin.flush()
-    finals, hwm = [], 0
+    finals, hwm, blocks, first_final = [], 0, 0, None
     for line in proc.stdout:
         event = json.loads(line)
+        if event["type"] == "level":
+            blocks += 1
         if event["type"] == "final":
             finals.append(event["text"])
+            if first_final is None:
+                first_final = blocks / 10.0
         if event["type"] in ("stopped", "error"):
             with open("/proc/%d/status" % proc.pid) as f:
                 hwm = int(next(l for l in f if l.startswith("VmHWM")).split()[1])
             break
     proc.stdin.close()
-    proc.wait(timeout=30)
-    return " ".join(finals), hwm
+    _, _, usage = os.wait4(proc.pid, 0)
+    return " ".join(finals), hwm, first_final, usage.ru_utime + usage.ru_stime
 
 
 def adapted_dictionary(path, pack_words):
@@ -93,6 +103,26 @@ def adapted_dictionary(path, pack_words):
                 out.write(line)
                 kept += 1
     return kept
+
+
+def speech_end_seconds(path, threshold=500):
+    """Where the last loud sample is (the end of speech in a synthesised file)."""
+    with wave.open(path) as w:
+        samples = array.array("h", w.readframes(w.getnframes()))
+    last = max((i for i, s in enumerate(samples) if abs(s) > threshold), default=0)
+    return last / 16000.0
+
+
+def audio_length_seconds(path):
+    with wave.open(path) as w:
+        return w.getnframes() / 16000.0
+
+
+def percentiles(values):
+    if not values:
+        return None
+    ordered = sorted(values)
+    return {"p50": round(ordered[len(ordered) // 2]), "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))])}
 
 
 def main():
@@ -111,15 +141,23 @@ def main():
         hwm = {name: 0 for name in variants}
         reference_words = 0
         seconds = {name: 0.0 for name in variants}
+        cpu = {name: 0.0 for name in variants}
+        audio_seconds = 0.0
+        end_waits = []
         for index, sentence in enumerate(sentences):
             voice, speed = voices[index % len(voices)]
             wav = speech.speak(sentence, os.path.join(tmp, "s.wav"), voice=voice, speed=speed)
+            audio_seconds += audio_length_seconds(wav)
             reference = sentence.split()
             reference_words += len(reference)
             for name, extra in variants.items():
                 start = time.monotonic()
-                heard, peak = recognise(wav, extra)
+                heard, peak, first_final, cpu_seconds = recognise(wav, extra)
                 seconds[name] += time.monotonic() - start
+                cpu[name] += cpu_seconds
+                if name == "base" and first_final is not None:
+                    # Only single-utterance files: the first final ends the speech.
+                    end_waits.append(first_final - speech_end_seconds(wav))
                 errors[name] += edit_distance(reference, words_of(heard))
                 hwm[name] = max(hwm[name], peak)
             print("%-40s base %.2f  adapted %.2f" % (sentence[:40], errors["base"] / reference_words,
@@ -132,6 +170,8 @@ def main():
         "wer": {name: round(errors[name] / reference_words, 3) for name in variants},
         "helper_vmhwm_mib": {name: round(hwm[name] / 1024, 1) for name in variants},
         "decode_seconds_per_utterance": {name: round(seconds[name] / len(sentences), 2) for name in variants},
+        "helper_cpu_seconds_per_audio_second": {name: round(cpu[name] / audio_seconds, 3) for name in variants},
+        "end_of_speech_to_final_audio_ms": percentiles([1000 * wait for wait in end_waits]),
     }
     print(json.dumps(summary))
 
