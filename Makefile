@@ -44,16 +44,11 @@ check:
 test: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(SWIFT) test
-<<<<<<< HEAD
-	@if [ -x Tests/Integration/run.sh ]; then Tests/Integration/run.sh; fi
-	@if [ -f Tests/Cloud/run.sh ]; then bash Tests/Cloud/run.sh; fi
-	bash Tests/Dictate/run.sh
-=======
 	Tests/Integration/run.sh
 	bash Tests/Cloud/run.sh
+	bash Tests/Dictate/run.sh
 	bash Tests/Account/run.sh
 	bash Tests/Server/run.sh
->>>>>>> main
 	bash Tests/Packs/run.sh
 	bash Tests/Learning/run.sh
 	bash Tests/Setup/run.sh

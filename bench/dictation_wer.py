@@ -4,7 +4,7 @@ base PocketSphinx model and with its dictionary adapted to the language pack's v
 
     /usr/bin/python3 bench/dictation_wer.py [--sentences N] [--voices K] [--pack-words N]
 
-Sentences: every k-th line-sentence of ../shared/bench/dev-en.txt with 5 to 12 plain words
+Sentences: every k-th sentence of ../shared/bench/dev-en.txt with 5 to 12 plain words
 (letters and apostrophes), spoken by espeak-ng in K voices and speeds (Tests/Dictate/speech.py)
 and read by the helper with --audio-file --fast. WER = word edits / reference words, after
 lower-casing and removing punctuation. Also, independent of the machine's load: the helper's CPU
@@ -67,28 +67,27 @@ def edit_distance(reference, hypothesis):
 
 
 def recognise(wav, extra):
-    """The finals of one run, the helper's VmHWM in KiB, the audio seconds read when the first
-    final came (10 blocks a second) and the helper's CPU seconds."""
+    """The finals of one run, the helper's VmHWM in KiB, the audio seconds read when each final
+    came (10 blocks a second) and the helper's CPU seconds."""
     args = [speech.helper_path(), "--audio-file", wav, "--fast"] + extra
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     proc.stdin.write(b'{"v":1,"type":"start","session":1}\n')
     proc.stdin.flush()
-    finals, hwm, blocks, first_final = [], 0, 0, None
+    finals, hwm, blocks, final_times = [], 0, 0, []
     for line in proc.stdout:
         event = json.loads(line)
         if event["type"] == "level":
             blocks += 1
         if event["type"] == "final":
             finals.append(event["text"])
-            if first_final is None:
-                first_final = blocks / 10.0
+            final_times.append(blocks / 10.0)
         if event["type"] in ("stopped", "error"):
             with open("/proc/%d/status" % proc.pid) as f:
                 hwm = int(next(l for l in f if l.startswith("VmHWM")).split()[1])
             break
     proc.stdin.close()
     _, _, usage = os.wait4(proc.pid, 0)
-    return " ".join(finals), hwm, first_final, usage.ru_utime + usage.ru_stime
+    return " ".join(finals), hwm, final_times, usage.ru_utime + usage.ru_stime
 
 
 def adapted_dictionary(path, pack_words):
@@ -144,32 +143,43 @@ def main():
         cpu = {name: 0.0 for name in variants}
         audio_seconds = 0.0
         end_waits = []
-        for index, sentence in enumerate(sentences):
-            voice, speed = voices[index % len(voices)]
-            wav = speech.speak(sentence, os.path.join(tmp, "s.wav"), voice=voice, speed=speed)
-            audio_seconds += audio_length_seconds(wav)
-            reference = sentence.split()
+        # One file per voice, its sentences one after another with pauses, read by one helper:
+        # as in use, where one helper hears a whole session (PocketSphinx's cepstral mean
+        # normalisation settles over the first utterance). WER over the whole text.
+        for number, (voice, speed) in enumerate(voices):
+            mine = sentences[number::len(voices)]
+            if not mine:
+                continue
+            pieces, ends, offset = [], [], 0.0
+            for index, sentence in enumerate(mine):
+                piece = speech.speak(sentence, os.path.join(tmp, "p%d.wav" % index), voice=voice, speed=speed)
+                pieces.append(piece)
+                ends.append(offset + speech_end_seconds(piece))
+                offset += audio_length_seconds(piece)
+            wav = speech.concat(pieces, os.path.join(tmp, "voice.wav"))
+            audio_seconds += offset
+            reference = " ".join(mine).split()
             reference_words += len(reference)
             for name, extra in variants.items():
                 start = time.monotonic()
-                heard, peak, first_final, cpu_seconds = recognise(wav, extra)
+                heard, peak, final_times, cpu_seconds = recognise(wav, extra)
                 seconds[name] += time.monotonic() - start
                 cpu[name] += cpu_seconds
-                if name == "base" and first_final is not None:
-                    # Only single-utterance files: the first final ends the speech.
-                    end_waits.append(first_final - speech_end_seconds(wav))
                 errors[name] += edit_distance(reference, words_of(heard))
                 hwm[name] = max(hwm[name], peak)
-            print("%-40s base %.2f  adapted %.2f" % (sentence[:40], errors["base"] / reference_words,
-                                                    errors["adapted"] / reference_words), file=sys.stderr)
+                if name == "base" and len(final_times) == len(ends):
+                    # One final per sentence: each ends its sentence's speech.
+                    end_waits += [at - end for at, end in zip(final_times, ends)]
+            print("%-16s base %.3f  adapted %.3f" % ("%s@%d" % (voice, speed), errors["base"] / reference_words,
+                                                  errors["adapted"] / reference_words), file=sys.stderr)
     summary = {
         "utterances": len(sentences),
+        "utterances_timed": len(end_waits),
         "voices": ["%s@%d" % v for v in voices],
         "reference_words": reference_words,
         "adapted_dictionary_words": kept,
         "wer": {name: round(errors[name] / reference_words, 3) for name in variants},
         "helper_vmhwm_mib": {name: round(hwm[name] / 1024, 1) for name in variants},
-        "decode_seconds_per_utterance": {name: round(seconds[name] / len(sentences), 2) for name in variants},
         "helper_cpu_seconds_per_audio_second": {name: round(cpu[name] / audio_seconds, 3) for name in variants},
         "end_of_speech_to_final_audio_ms": percentiles([1000 * wait for wait in end_waits]),
     }

@@ -221,9 +221,5 @@ enum Commands {
     static let inkling = CommandSpec(
         ["inkling"], synopsis: "COMMAND [options]",
         summary: "Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method.",
-<<<<<<< HEAD
-        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, dictation])
-=======
-        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account])
->>>>>>> main
+        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account, dictation])
 }
