@@ -58,6 +58,7 @@ test: deps
 	$(PYTEST) Tests/DataPipeline
 	Tests/Integration/run.sh
 	bash Tests/Cloud/run.sh
+	bash Tests/Dictate/run.sh
 	bash Tests/Account/run.sh
 	bash Tests/Server/run.sh
 	bash Tests/Packs/run.sh
