@@ -315,3 +315,93 @@ class Writer:
         stop_process(self.process, group=True)
         self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+# KWrite's editing aids would change the typed text (word completion takes Return, brackets
+# close themselves, trailing spaces go on save): off, so that the typed text is the text expected.
+KWRITE_SETTINGS = """[KTextEditor Document]
+Remove Spaces=0
+Newline at End of File=false
+
+[KTextEditor View]
+Auto Completion=false
+Auto Brackets=false
+Word Completion=false
+Keyword Completion=false
+
+[General]
+Show welcome view for new window=false
+"""
+
+
+class KWrite:
+    """KDE's KWrite (Qt 5, KTextEditor) on a file, read back by saving it over D-Bus."""
+
+    def __init__(self, env, log_path):
+        self.root = tempfile.mkdtemp(prefix="inkling-desktop-kwrite-")
+        config = os.path.join(self.root, "config")
+        os.makedirs(config)
+        for name in ("katerc", "kwriterc"):
+            with open(os.path.join(config, name), "w") as f:
+                f.write(KWRITE_SETTINGS)
+        self.path = os.path.join(self.root, "text.txt")
+        open(self.path, "w").close()
+        self.env = dict(env, XDG_CONFIG_HOME=config, QT_QPA_PLATFORM="xcb")
+        self.log = open(log_path, "w")
+        self.process = subprocess.Popen(["kwrite", self.path], env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        self.name = None
+
+        def registered():
+            result = subprocess.run(
+                ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                 "--method", "org.freedesktop.DBus.ListNames"], capture_output=True, text=True, timeout=30, env=self.env)
+            names = [n.strip(" '[]()") for n in result.stdout.split(",") if "kwrite" in n]
+            if names:
+                self.name = names[0]
+            if self.process.poll() is not None:
+                raise RuntimeError("kwrite exited")
+            return self.name is not None
+
+        pump_until(registered, timeout=120, what="KWrite on the session bus")
+        self.window = find_window(self.env, "text.txt", timeout=120)
+        xdotool(self.env, "windowfocus", "--sync", self.window)
+
+    def action(self, name):
+        subprocess.run(["gdbus", "call", "--session", "--dest", self.name, "--object-path", "/kwrite/MainWindow_1",
+                        "--method", "org.kde.KMainWindow.activateAction", name], check=True, capture_output=True, timeout=30,
+                       env=self.env)
+
+    def text(self):
+        """Saves the document (an action over D-Bus: no key goes through the input method) and
+        reads the file."""
+        time.sleep(0.3)
+        self.action("file_save")
+        with open(self.path, encoding="utf-8") as f:
+            return f.read()
+
+    def set(self, text):
+        self.action("file_save")
+        with open(self.path, "w", encoding="utf-8") as f:
+            f.write(text)
+        self.action("file_reload")
+        pump_until(lambda: self.text() == text, what="KWrite to reload its file")
+        xdotool(self.env, "key", "ctrl+End")
+
+    def clear(self):
+        self.set("")
+
+    def wait_for(self, field, expected, what, timeout=20):
+        try:
+            pump_until(lambda: self.text() == expected, timeout=timeout, what=what)
+        except Timeout:
+            pass
+        return self.text()
+
+    def settle(self, field="main", quiet=1.5, timeout=30):
+        return settle(self.text, quiet, timeout)
+
+    def stop(self):
+        stop_process(self.process)
+        self.log.close()
+        shutil.rmtree(self.root, ignore_errors=True)
