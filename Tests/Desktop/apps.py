@@ -354,8 +354,9 @@ class KWrite:
 
         def registered():
             result = subprocess.run(
-                ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
-                 "--method", "org.freedesktop.DBus.ListNames"], capture_output=True, text=True, timeout=30, env=self.env)
+                ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus",
+                 "--object-path", "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.ListNames"],
+                capture_output=True, text=True, timeout=30, env=self.env)
             names = [n.strip(" '[]()") for n in result.stdout.split(",") if "kwrite" in n]
             if names:
                 self.name = names[0]
@@ -369,8 +370,8 @@ class KWrite:
 
     def action(self, name):
         subprocess.run(["gdbus", "call", "--session", "--dest", self.name, "--object-path", "/kwrite/MainWindow_1",
-                        "--method", "org.kde.KMainWindow.activateAction", name], check=True, capture_output=True, timeout=30,
-                       env=self.env)
+                        "--method", "org.kde.KMainWindow.activateAction", name],
+                       check=True, capture_output=True, timeout=30, env=self.env)
 
     def text(self):
         """Saves the document (an action over D-Bus: no key goes through the input method) and
