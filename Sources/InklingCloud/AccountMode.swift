@@ -20,6 +20,10 @@ import InklingServerProtocol
 /// `sign-in required` until a new token turns up in the keyring (read at most every 10 s), when
 /// it says `signed-in` and resumes.
 ///
+/// Over a limit the server answers 429 with `Retry-After`: until then checks are answered at
+/// once with the error `rate limited`, nothing is sent, and the circuit breaker is not involved
+/// (the server is fine; this user has asked enough).
+///
 /// Used on the worker thread only. The token never reaches the engine or a log.
 final class AccountMode {
     private(set) var gate: AccountGate
@@ -34,6 +38,8 @@ final class AccountMode {
     enum CheckResult {
         /// The token was refused earlier: nothing was sent.
         case refused
+        /// The server is over a limit for this user (429) and its `Retry-After` has not passed.
+        case rateLimited
         case outcome(HTTPOutcome)
     }
 
@@ -76,6 +82,8 @@ final class AccountMode {
         switch gate.nextStep(now: wall.seconds()) {
         case .refuse:
             return .refused
+        case .wait:
+            return .rateLimited
         case .rotate:
             // At most half the time: the check itself must still fit.
             rotate(client: client, timeoutMilliseconds: max(1, timeoutMilliseconds / 2), cancel: cancel, id: request.id)
@@ -90,7 +98,9 @@ final class AccountMode {
             outcome = client.post(body: body, bearer: gate.credential.token, timeoutMilliseconds: remaining(), cancel: cancel, url: server + ServerAPI.checkPath)
         }
         if case let .response(status, _) = outcome {
-            tell(gate.checkAnswered(status: status, asksRotation: client.lastResponseAsksRotation), id: request.id)
+            tell(
+                gate.checkAnswered(status: status, asksRotation: client.lastResponseAsksRotation, retryAfter: client.lastResponseRetryAfter, now: wall.seconds()),
+                id: request.id)
         }
         return .outcome(outcome)
     }

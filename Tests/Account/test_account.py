@@ -362,3 +362,25 @@ def test_status_and_logout_default_to_the_cloud_endpoint_setting(keyring, server
     token = keyring.record(server.url)["token"]
     assert run("account", "logout").returncode == 0
     assert keyring.record(server.url) is None and not server.token_works(token)
+
+
+def test_over_a_limit_the_helper_waits_for_retry_after_without_opening_the_circuit(keyring, server, helpers):
+    assert login(server).returncode == 0
+    helper = helpers(server.url)
+    server.control(limited=2)
+    assert result_of(helper.check("I saw teh ram."))["message"] == "rate limited"
+    sent = server.stats()["checks"]
+    # Until Retry-After has passed: answered at once, nothing sent.
+    lines = helper.check("I saw teh ewe.")
+    assert result_of(lines)["message"] == "rate limited" and statuses(lines) == []
+    assert server.stats()["checks"] == sent
+    server.control(limited=None)
+    # Afterwards checks resume; a 429 never counted as a failure of the server (no "circuit open").
+    replies = []
+
+    def resumed():
+        replies.append(result_of(helper.check("I saw teh gnu %d." % len(replies))))
+        return replies[-1]["type"] == "result"
+
+    wait_until(resumed, what="checks to resume after Retry-After")
+    assert all(r.get("message") in (None, "rate limited") for r in replies), replies

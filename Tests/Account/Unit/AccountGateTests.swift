@@ -198,3 +198,38 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
         #expect(AccountHTTP.headerValue(named: "retry-after", in: Array("HTTP/1.1 429 Too Many\r\n".utf8)) == nil)
     }
 }
+
+@Suite struct AccountGateLimitTests {
+    @Test func a429PausesTheChecksForRetryAfter() {
+        var gate = AccountGate(credential: credential())
+        #expect(gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 30, now: 1_000_100) == nil)
+        #expect(gate.nextStep(now: 1_000_100) == .wait)
+        #expect(gate.nextStep(now: 1_000_129) == .wait)
+        #expect(gate.nextStep(now: 1_000_130) == .check)
+        #expect(!gate.signInRequired)
+    }
+
+    @Test func a429WithoutRetryAfterPausesAMinuteAndAHugeOneIsCapped() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: nil, now: 1_000_000)
+        #expect(gate.nextStep(now: 1_000_059) == .wait)
+        #expect(gate.nextStep(now: 1_000_060) == .check)
+        _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 999_999_999, now: 1_000_000)
+        #expect(gate.nextStep(now: 1_003_599) == .wait)
+        #expect(gate.nextStep(now: 1_003_600) == .check)
+    }
+
+    @Test func aClockSetBackDoesNotPauseForever() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 30, now: 1_000_000)
+        // The wall clock jumped back a day: the pause would be a day long; it is dropped.
+        #expect(gate.nextStep(now: 1_000_000 - 86_400) == .check)
+    }
+
+    @Test func aSignInRequiredWinsOverAPause() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 30, now: 1_000_000)
+        _ = gate.checkAnswered(status: 401, asksRotation: false)
+        #expect(gate.nextStep(now: 1_000_001) == .refuse)
+    }
+}
