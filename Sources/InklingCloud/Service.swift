@@ -243,7 +243,7 @@ final class Service: Sendable {
                 return state.current
             }
             guard let job = next else { continue }
-            if account == nil, key == nil, keyringUsable, clock.milliseconds() - lastAccountLook >= Self.accountLookMilliseconds {
+            if account == nil, key == nil, keyringUsable, clock.milliseconds() - lastAccountLook >= options.accountLookMilliseconds {
                 lastAccountLook = clock.milliseconds()
                 account = AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output)
             }
@@ -252,9 +252,6 @@ final class Service: Sendable {
             }
         }
     }
-
-    /// How often (milliseconds) a helper without a key or device token looks for a device token.
-    static let accountLookMilliseconds: UInt64 = 30_000
 
     /// The reply for one job, or nil if it was cancelled.
     func serve(_ job: Job, client: HTTPClient, key: String?, account: AccountMode? = nil) -> CloudReply? {
