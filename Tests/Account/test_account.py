@@ -21,7 +21,8 @@ class Helper:
 
     def __init__(self, server_url, *extra):
         self.proc = subprocess.Popen(
-            [binary("inkling-cloud"), "--endpoint", server_url, "--model", "unused", "--timeout-ms", "5000", "--verbose", *extra],
+            [binary("inkling-cloud"), "--endpoint", server_url, "--model", "unused", "--timeout-ms", "5000",
+             "--verbose", *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment())
         self.lines = queue.Queue()
         self.stderr = []
@@ -305,7 +306,8 @@ def test_on_a_terminal_the_password_is_asked_for_without_echo(keyring, server):
     import time
     pid, fd = pty.fork()
     if pid == 0:
-        os.execve(binary("inkling"), ["inkling", "account", "login", "--server", server.url, "--user", "ada"], environment())
+        os.execve(binary("inkling"), ["inkling", "account", "login", "--server", server.url, "--user", "ada"],
+                  environment())
     seen = b""
 
     def read_some():
