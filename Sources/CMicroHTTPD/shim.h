@@ -12,7 +12,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 
-/* Starts the daemon: its own listening thread pool (epoll where available), a connection limit,
+/* Starts the daemon (connections may be suspended while a worker answers): its own listening thread pool (epoll where available), a connection limit,
  * an inactivity timeout, a per-connection memory limit (which bounds the request headers), and
  * TLS when a key and certificate (PEM text) are given. */
 static inline struct MHD_Daemon *inkling_mhd_start(
@@ -21,7 +21,7 @@ static inline struct MHD_Daemon *inkling_mhd_start(
     MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, void *completed_context,
     MHD_NotifyConnectionCallback notify, void *notify_context) {
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_SUPPRESS_DATE_NO_CLOCK;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_SUPPRESS_DATE_NO_CLOCK | MHD_ALLOW_SUSPEND_RESUME;
     if (ipv6) flags |= MHD_USE_IPv6;
     if (tls_key != NULL && tls_cert != NULL) {
         flags |= MHD_USE_TLS;

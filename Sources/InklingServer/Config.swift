@@ -7,8 +7,11 @@ import InklingServerCore
 struct ServerConfig {
     var listenHost = "127.0.0.1"
     var listenPort = 8088
-    /// Worker threads of the HTTP library (each runs one request at a time, upstream call included).
+    /// Worker threads answering requests (each one request at a time, upstream call included);
+    /// connections wait suspended meanwhile, without holding an I/O thread.
     var threads = 16
+    /// The HTTP library's I/O threads (reading requests, writing answers).
+    var ioThreads = 2
     var maximumConnections = 1024
     /// Seconds without any byte from the client before its connection is closed.
     var idleTimeoutSeconds = 15
@@ -85,6 +88,7 @@ struct ServerConfig {
             config.listenPort = port
         }
         if let value = try integer("server", "threads", 1...1024) { config.threads = Int(value) }
+        if let value = try integer("server", "io_threads", 1...64) { config.ioThreads = Int(value) }
         if let value = try integer("server", "max_connections", 1...100_000) { config.maximumConnections = Int(value) }
         if let value = try integer("server", "idle_timeout", 1...3600) { config.idleTimeoutSeconds = Int(value) }
         if let value = try integer("server", "request_timeout", 1...3600) { config.requestTimeoutSeconds = Int(value) }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import Glibc
 import InklingCloudClient
 import InklingServerCore
@@ -6,11 +7,45 @@ import InklingServerProtocol
 import Synchronization
 
 /// One request being received: the body so far (bounded), kept between libmicrohttpd's calls.
-private final class PendingRequest {
+private final class PendingRequest: @unchecked Sendable {
     var body: [UInt8] = []
+    /// Handed to a worker (set on the library's thread before the connection is suspended).
+    var dispatched = false
+    var started: UInt64 = 0
+    /// Set by the worker before it resumes the connection; read after the resume.
+    var answer: (response: ServerResponse, facts: RequestFacts)?
     var tooLarge = false
     /// Bytes received past the limit (discarded); far past it the connection is cut.
     var discarded = 0
+}
+
+/// A suspended connection and its request, handed to a worker thread.
+private struct SuspendedConnection: @unchecked Sendable {
+    let connection: OpaquePointer
+    let pending: PendingRequest
+}
+
+/// A fixed set of threads running submitted jobs in order of arrival.
+final class WorkerPool: Sendable {
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private let available = DispatchSemaphore(value: 0)
+
+    init(threads: Int) {
+        for _ in 0..<max(1, threads) {
+            Thread { [self] in
+                while true {
+                    available.wait()
+                    guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
+                    job()
+                }
+            }.start()
+        }
+    }
+
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        jobs.withLock { $0.append(job) }
+        available.signal()
+    }
 }
 
 /// One open connection, for the request deadline: a request that takes longer than
@@ -39,11 +74,12 @@ final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private let connections = Mutex<[Int32: OpenConnection]>([:])
     private let clock = SystemClock()
-    private let requestsServed = Atomic<Int>(0)
+    private let workers: WorkerPool
 
     init(router: Router, config: ServerConfig) {
         self.router = router
         self.config = config
+        workers = WorkerPool(threads: config.threads)
     }
 
     enum StartError: Error {
@@ -85,7 +121,7 @@ final class HTTPServer: @unchecked Sendable {
         daemon = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 inkling_mhd_start(
-                    address, ipv6 ? 1 : 0, UInt32(config.threads), UInt32(config.maximumConnections),
+                    address, ipv6 ? 1 : 0, UInt32(config.ioThreads), UInt32(config.maximumConnections),
                     UInt32(config.idleTimeoutSeconds), 32 * 1024, tlsKey, tlsCertificate,
                     accessHandler, context, completedHandler, context, connectionHandler, context)
             }
@@ -160,6 +196,7 @@ final class HTTPServer: @unchecked Sendable {
             {
                 // Answered at once, the body unread; the library then closes the connection.
                 pending.tooLarge = true
+                pending.dispatched = true
                 let (response, _) = router.handle(
                     ServerRequest(
                         method: String(cString: method), path: String(cString: url), authorization: nil, body: [],
@@ -184,26 +221,42 @@ final class HTTPServer: @unchecked Sendable {
             return MHD_Result.YES
         }
         let open = openConnection(connection)
+        if let answer = pending.answer {
+            // Resumed: a worker has the answer.
+            let result = send(answer.response, on: connection, close: pending.tooLarge)
+            connections.withLock { _ in
+                open?.answering = false
+                open?.since = clock.milliseconds()
+            }
+            if config.logRequests {
+                var line =
+                    "request route=\(answer.facts.route) status=\(answer.facts.status) ms=\(clock.milliseconds() - pending.started)"
+                if let scalars = answer.facts.scalars { line += " scalars=\(scalars)" }
+                ServerLog.write(line)
+            }
+            return result
+        }
+        if pending.dispatched { return MHD_Result.YES }
         connections.withLock { _ in open?.answering = true }
         var address = [CChar](repeating: 0, count: 64)
         inkling_mhd_client_address(connection, &address, socklen_t(address.count))
         let request = ServerRequest(
             method: String(cString: method), path: String(cString: url),
             authorization: header(connection, "Authorization"),
-            body: pending.body, bodyTooLarge: pending.tooLarge, address: String(cString: address))
-        let started = clock.milliseconds()
-        let (response, facts) = router.handle(request)
-        let result = send(response, on: connection, close: pending.tooLarge)
-        connections.withLock { _ in
-            open?.answering = false
-            open?.since = clock.milliseconds()
+            body: pending.body, bodyTooLarge: pending.tooLarge,
+            address: String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        pending.started = clock.milliseconds()
+        pending.dispatched = true
+        // The answer may wait on the database and the upstream: a worker thread computes it while
+        // the connection is suspended, so the library's I/O threads keep serving other clients.
+        MHD_suspend_connection(connection)
+        let suspended = SuspendedConnection(connection: connection, pending: pending)
+        workers.submit { [router] in
+            let (response, facts) = router.handle(request)
+            suspended.pending.answer = (response, facts)
+            MHD_resume_connection(suspended.connection)
         }
-        if config.logRequests {
-            var line = "request route=\(facts.route) status=\(facts.status) ms=\(clock.milliseconds() - started)"
-            if let scalars = facts.scalars { line += " scalars=\(scalars)" }
-            ServerLog.write(line)
-        }
-        return result
+        return MHD_Result.YES
     }
 
     fileprivate func completed(_ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
