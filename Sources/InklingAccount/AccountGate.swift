@@ -76,7 +76,8 @@ public struct AccountGate: Sendable {
     public func nextStep(now: Int64) -> Step {
         if signInRequired { return .refuse }
         if let pausedUntil, now < pausedUntil, pausedUntil - now <= maximumRetryAfter { return .wait }
-        return policy.isDue(credential, now: now, serverAsked: rotationAsked, lastFailure: lastRotationFailure) ? .rotate : .check
+        return policy.isDue(credential, now: now, serverAsked: rotationAsked, lastFailure: lastRotationFailure)
+            ? .rotate : .check
     }
 
     /// A check's HTTP answer: `asksRotation` when it carried `Inkling-Rotate-Token: 1`.
@@ -84,7 +85,9 @@ public struct AccountGate: Sendable {
     /// keyring's record to `adopt`, in case another process already rotated or signed in).
     /// A 429 pauses the checks for `retryAfter` seconds (default `defaultRetryAfter`, at most
     /// `maximumRetryAfter`) from `now` (Unix seconds).
-    public mutating func checkAnswered(status: Int, asksRotation: Bool, retryAfter: Int? = nil, now: Int64 = 0) -> AccountEvent? {
+    public mutating func checkAnswered(status: Int, asksRotation: Bool, retryAfter: Int? = nil, now: Int64 = 0)
+        -> AccountEvent?
+    {
         if status == 401 { return refuse() }
         if status == 429 {
             let seconds = retryAfter.map { Int64(max(1, $0)) } ?? defaultRetryAfter

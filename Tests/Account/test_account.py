@@ -348,7 +348,8 @@ def test_status_and_logout_default_to_the_cloud_endpoint_setting(keyring, server
         shutil.copy(os.path.join(REPO, "data", "gschema", name), schemas)
     subprocess.run(["glib-compile-schemas", str(schemas)], check=True)
     # The keyfile backend: settings that outlive one process, in a private folder.
-    env = environment(GSETTINGS_SCHEMA_DIR=str(schemas), GSETTINGS_BACKEND="keyfile", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    env = environment(GSETTINGS_SCHEMA_DIR=str(schemas), GSETTINGS_BACKEND="keyfile",
+                      XDG_CONFIG_HOME=str(tmp_path / "config"))
 
     def run(*arguments, password=None):
         return subprocess.run([binary("inkling"), *arguments], capture_output=True, text=True, env=env,
