@@ -143,9 +143,11 @@ public struct DictationController: Sendable {
 
     // MARK: Field and settings changes
 
-    /// The field lost focus: listening is cancelled; nothing more reaches it.
+    /// The field lost focus: listening is cancelled; nothing more reaches it (not even the
+    /// final of a `stop` still on its way).
     public mutating func focusOut(now: Int64) -> Action {
-        end(keepingFinal: false, now: now)
+        if case let .stopping(session, since, true) = phase { phase = .stopping(session: session, since: since, keepsFinal: false) }
+        return end(keepingFinal: false, now: now)
     }
 
     /// The field turned into a password or PIN field: as focus-out.
