@@ -109,6 +109,19 @@ struct DictationControllerTests {
         #expect(controller.received(Self.event("final", session, text: "late"), now: 4).commit == nil)
     }
 
+    /// The same for the other ways listening is cancelled: turned off, field turned secret.
+    @Test func turningOffOrASecretFieldAfterStopDropsTheFinalStillOnItsWay() {
+        for turnOff in [true, false] {
+            var controller = Self.enabled()
+            _ = controller.key(Self.dictationKey, secretField: false, now: 0)
+            let session = controller.session
+            _ = controller.received(Self.event("listening", session), now: 1)
+            _ = controller.key(Self.dictationKey, secretField: false, now: 2)
+            _ = turnOff ? controller.setEnabled(false, now: 3) : controller.becameSecret(now: 3)
+            #expect(controller.received(Self.event("final", session, text: "late"), now: 4).commit == nil)
+        }
+    }
+
     @Test func silenceEndsListening() {
         var controller = Self.enabled()
         controller.silenceTimeoutMilliseconds = 1000
