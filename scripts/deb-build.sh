@@ -55,6 +55,10 @@ fi
 if [ -x "$BIN_DIR/inkling-cloud" ]; then
     install_binary "$BIN_DIR/inkling-cloud" /usr/libexec/inkling-cloud
 fi
+# The dictation helper (issue 16); its speech model is the pocketsphinx-en-us package.
+if [ -x "$BIN_DIR/inkling-dictate" ]; then
+    install_binary "$BIN_DIR/inkling-dictate" /usr/libexec/inkling-dictate
+fi
 
 engine_version=$("$ROOT$ENGINE_PATH" --version 2>/dev/null | grep -Eo '[0-9]+(\.[0-9]+)+' | head -1 || true)
 if [ -n "$engine_version" ] && [ "$engine_version" != "$UPSTREAM_VERSION" ]; then
@@ -115,6 +119,7 @@ shlibs=$(cd "$STAGE/src" && dpkg-shlibdeps -O "${binaries[@]}" 2>"$STAGE/shlibde
     { cat "$STAGE/shlibdeps.log" >&2; die "dpkg-shlibdeps failed"; }
 [ -n "$shlibs" ] || { cat "$STAGE/shlibdeps.log" >&2; die "dpkg-shlibdeps found no dependencies"; }
 DEPENDS="$shlibs, ibus"
+if [ -x "$ROOT/usr/libexec/inkling-dictate" ]; then DEPENDS="$DEPENDS, pocketsphinx-en-us"; fi
 
 find "$ROOT" -type d -exec chmod 0755 {} +
 find "$ROOT" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +

@@ -5,6 +5,8 @@ import Glibc
 protocol AudioSource: AnyObject {
     /// Fills `buffer` with the next samples; the count read, 0 at the end of the audio, -1 on error.
     func read(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int
+    /// Samples already recorded but not yet read (what `stop` must still hear).
+    func bufferedSamples() -> Int
 }
 
 /// The desktop's sound server through libpulse-simple, which PulseAudio and PipeWire (its
@@ -25,6 +27,12 @@ final class PulseSource: AudioSource {
         var error: Int32 = 0
         guard pa_simple_read(stream, buffer.baseAddress, buffer.count * 2, &error) == 0 else { return -1 }
         return buffer.count
+    }
+
+    func bufferedSamples() -> Int {
+        var error: Int32 = 0
+        let microseconds = pa_simple_get_latency(stream, &error)
+        return microseconds == UInt64.max ? 0 : Int(microseconds / 1_000_000 * 16000 + microseconds % 1_000_000 * 16 / 1000)
     }
 }
 
@@ -60,6 +68,13 @@ final class WAVFileSource: AudioSource {
         return count
     }
 
+    /// Paced like a microphone: what is due by now and not yet read; unpaced: nothing.
+    func bufferedSamples() -> Int {
+        guard realTime, started != 0 else { return 0 }
+        let due = Int(Self.milliseconds() - started) * 16
+        return max(0, min(samples.count, due) - position)
+    }
+
     static func milliseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
@@ -73,7 +88,7 @@ final class WAVFileSource: AudioSource {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             if count < 0 { return nil }
             if count == 0 { return bytes }

@@ -14,7 +14,7 @@ final class Output: Sendable {
             let ok = Array(line.utf8).withUnsafeBytes { buffer in
                 var offset = 0
                 while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    let written = write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
                     if written < 0, errno == EINTR { continue }
                     if written <= 0 { return false }
                     offset += written
@@ -167,6 +167,8 @@ final class Service: @unchecked Sendable {
                 break
             }
             if command == .stop {
+                // What was said just before the key is still in the sound server's buffer.
+                drain(source, into: recognizer, samples: &samples, session: session)
                 sendFinal(recognizer.finish(), session: session)
                 break
             }
@@ -194,6 +196,22 @@ final class Service: @unchecked Sendable {
             }
         }
         output.send(DictationEvent(type: "stopped", session: session))
+    }
+
+    /// Longest tail read after `stop` (a stuck source must not hold the final back).
+    static let maximumDrainSamples = 3 * 16000
+
+    /// Feeds what the source has already recorded; finals found on the way are sent.
+    private func drain(_ source: any AudioSource, into recognizer: any SpeechRecognizer, samples: inout [Int16], session: Int?) {
+        var left = min(source.bufferedSamples(), Self.maximumDrainSamples)
+        while left > 0 {
+            let wanted = min(left, samples.count)
+            let count = samples.withUnsafeMutableBufferPointer { source.read(into: UnsafeMutableBufferPointer(rebasing: $0[0..<wanted])) }
+            if count <= 0 { return }
+            left -= count
+            let step = samples.withUnsafeBufferPointer { recognizer.feed(UnsafeBufferPointer(rebasing: $0[0..<count])) }
+            if let final = step.final { sendFinal(final, session: session) }
+        }
     }
 
     private func sendFinal(_ text: String?, session: Int?) {

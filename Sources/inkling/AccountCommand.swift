@@ -104,7 +104,9 @@ enum AccountCommand {
             _ = AccountHTTP.request("DELETE", url: server + ServerAPI.currentDevicePath, bearer: previous.token, timeoutMilliseconds: 5000)
         }
         print("Signed in to \(server) as \(user) (device \(device), id \(answer.deviceID)); the device token is in your keyring.")
-        if configuredEndpoint() != server {
+        // The setting as the helper reads it (trailing slashes removed).
+        let configured = configuredEndpoint().flatMap { try? AccountServer.normalized($0).get() }
+        if configured != server {
             print("The cloud check uses this server once it is set and on:")
             print("  inkling config set cloud-endpoint \(server)")
             print("  inkling config set cloud-check true")

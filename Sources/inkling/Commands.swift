@@ -106,6 +106,24 @@ enum Commands {
                 arguments: 1...1),
         ])
 
+    static let dictation = CommandSpec(
+        ["inkling", "dictation"], summary: "Turns dictation (speech recognised on this machine) on or off, and tests the microphone.",
+        subcommands: [
+            CommandSpec(["inkling", "dictation", "enable"], summary: "Turns dictation on (the dictation-key then starts and stops listening)."),
+            CommandSpec(["inkling", "dictation", "disable"], summary: "Turns dictation off."),
+            CommandSpec(
+                ["inkling", "dictation", "test"], synopsis: "[--seconds N] [--audio-file WAV]",
+                summary: "Listens once and prints what was recognised, with a level meter; audio never leaves the machine.",
+                options: [
+                    OptionSpec("--seconds", value: "N", help: "how long to listen, 1 to 120 (default 10)", integers: 1...120),
+                    OptionSpec("--audio-file", value: "WAV", help: "recognise this 16 kHz mono WAV instead of the microphone"),
+                ]),
+            CommandSpec(
+                ["inkling", "dictation", "words"], synopsis: "[-n N] [--pack PATH]",
+                summary: "Prints the language pack's words, most frequent first (to adapt the recogniser's dictionary; bench/dictation_wer.py).",
+                options: [OptionSpec("-n", value: "N", help: "how many words (default: all)", integers: 1...10_000_000), pack]),
+        ])
+
     static let manifestURL = OptionSpec("--manifest-url", value: "URL", help: "fetch the list of packs from this https:// URL (default $INKLING_MANIFEST_URL)")
 
     static let packs = CommandSpec(
@@ -203,5 +221,5 @@ enum Commands {
     static let inkling = CommandSpec(
         ["inkling"], synopsis: "COMMAND [options]",
         summary: "Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method.",
-        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account])
+        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account, dictation])
 }

@@ -173,6 +173,8 @@ case "predict":
     }
 case "learned":
     LearnedCommand.run(arguments)
+case "dictation":
+    DictationCommand.run(arguments)
 case "learn":
     LearnedCommand.learn(arguments)
 case "pack":

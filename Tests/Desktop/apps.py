@@ -24,6 +24,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 from ibus_harness import Timeout, pump_until  # noqa: E402  (sys.path set by the driver)
+from process_support import stop_process  # noqa: E402
 
 PAGE_TITLE = "inkling-desktop-page"
 
@@ -191,7 +192,7 @@ class Browser:
         return settle(lambda: self.server.values.get(field), quiet, timeout)
 
     def stop(self):
-        stop_process(self.process)
+        stop_process(self.process, group=True)
         self.server.stop()
         self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
@@ -211,19 +212,6 @@ def settle(read, quiet, timeout):
     except Timeout:
         pass
     return last[0]
-
-
-def stop_process(process):
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, 15)
-        except ProcessLookupError:
-            pass
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)
-            process.wait()
 
 
 # Writer's own AutoCorrect while typing (capitals, quotes, dashes) and word completion (which
@@ -324,7 +312,7 @@ class Writer:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             pass
-        stop_process(self.process)
+        stop_process(self.process, group=True)
         self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 

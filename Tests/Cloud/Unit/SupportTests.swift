@@ -76,7 +76,7 @@ struct OptionsTests {
 
     @Test func rejectsKeysAndUnknownArguments() {
         #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model", "m", "--api-key", "x"]) }
-        #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e"]) }
+        #expect(throws: Options.ParseError.self) { try Options.parse(["--model", "m"]) }  // no endpoint (the model is optional)
         #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model", "m", "--timeout-ms", "5"]) }
         #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model"]) }
     }
