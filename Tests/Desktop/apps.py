@@ -344,6 +344,9 @@ class KWrite:
         for name in ("katerc", "kwriterc"):
             with open(os.path.join(config, name), "w") as f:
                 f.write(KWRITE_SETTINGS)
+        # Qt's IBus plugin finds the daemon through the address file under XDG_CONFIG_HOME.
+        if env.get("XDG_CONFIG_HOME") and os.path.isdir(os.path.join(env["XDG_CONFIG_HOME"], "ibus")):
+            os.symlink(os.path.join(env["XDG_CONFIG_HOME"], "ibus"), os.path.join(config, "ibus"))
         self.path = os.path.join(self.root, "text.txt")
         open(self.path, "w").close()
         self.env = dict(env, XDG_CONFIG_HOME=config, QT_QPA_PLATFORM="xcb")
@@ -377,15 +380,15 @@ class KWrite:
         """Saves the document (an action over D-Bus: no key goes through the input method) and
         reads the file."""
         time.sleep(0.3)
-        self.action("file_save")
+        self.action("file_save_all")
         with open(self.path, encoding="utf-8") as f:
             return f.read()
 
     def set(self, text):
-        self.action("file_save")
+        self.action("file_save_all")
         with open(self.path, "w", encoding="utf-8") as f:
             f.write(text)
-        self.action("file_reload")
+        self.action("file_reload_all")
         pump_until(lambda: self.text() == text, what="KWrite to reload its file")
         xdotool(self.env, "key", "ctrl+End")
 

@@ -816,8 +816,11 @@ public final class InputSession {
             }
             corrections.applied(id: id, replacement: chosen)
             lastSuggestionKey = nil
-            // One commit per answer: Wayland clients keep only the last (EditBatch).
-            return KeyResult(handled: true, effects: EditBatch.coalesced(effects + auxiliaryEffects()), needsSuggestions: true)
+            // One commit per answer: Wayland clients keep only the last (EditBatch). LibreOffice,
+            // which shows the preedit in its text, keeps the order it was proven with: it cut the
+            // word's space (`I sawthe cat`) when the preedit went before the deletion.
+            let answer = effects + auxiliaryEffects()
+            return KeyResult(handled: true, effects: clientEchoesPreedit ? answer : EditBatch.coalesced(answer), needsSuggestions: true)
         }
     }
 

@@ -126,3 +126,24 @@ struct ByteOffsetReadingTests {
         #expect(field.session.correctionPanelIsOpen == false)
     }
 }
+
+@Suite("Edit batches: LibreOffice keeps the proven order")
+struct EditBatchLibreOfficeTests {
+    /// LibreOffice Writer (preedit in its reports) cut the space before the typo (`I sawthe
+    /// cat `) when the composing word's preedit was hidden before the deletion instead of being
+    /// committed first. Failed before (checked: no commit of `cat` before the deletion).
+    @Test func aClientThatEchoesThePreeditGetsTheWordCommittedBeforeTheDeletion() throws {
+        let field = FakeField(reporting: .codePoints)
+        field.reportsPreedit = true
+        field.skipsUnchangedReports = true
+        field.type("I saw teh cat")
+        #expect(field.session.clientEchoesPreedit)
+        let before = field.log.count
+        field.press(applyFix)
+        let answer = Array(field.log[before...])
+        let commitOfWord = try #require(answer.firstIndex(of: .commitText("cat")))
+        let deletion = try #require(answer.firstIndex { if case .deleteSurroundingText = $0 { true } else { false } })
+        #expect(commitOfWord < deletion)
+        #expect(field.text == "I saw the cat")
+    }
+}
