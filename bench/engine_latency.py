@@ -36,7 +36,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
 
-from ibus_harness import ALL_CAPS, RELEASE, SHIFT, Client, Daemon, IBus, Timeout, component_xml, engine_path, pump_until  # noqa: E402
+from ibus_harness import (  # noqa: E402
+    ALL_CAPS, RELEASE, SHIFT, Client, Daemon, IBus, Timeout, component_xml, engine_path, pump_until)
 
 DEFAULT_TEXT = (
     "I would like to thank you for the help you gave me last week. The meeting went well and "
@@ -121,7 +122,8 @@ def setup(engine_name, args, scratch):
         else:
             note = "this version has no candidate-delay setting (candidates are computed in an idle callback)"
         env = {"GSETTINGS_BACKEND": "keyfile", "LANG": "C.UTF-8"}
-        return {"typing-booster.xml": open(TB_COMPONENT).read()}, env, "typing-booster", ("\n".join(settings) + "\n", note)
+        component = {"typing-booster.xml": open(TB_COMPONENT).read()}
+        return component, env, "typing-booster", ("\n".join(settings) + "\n", note)
     sys.exit("unknown engine %s (inkling, passthrough or typing-booster)" % engine_name)
 
 
@@ -248,7 +250,8 @@ def measure(engine_name, args, text, scratch):
             fields = dict(f.split("=", 1) for f in internal[-1].split() if "=" in f)
             result["engine_internal_us"] = {
                 k: int(fields[k])
-                for k in ("key_us_p50", "key_us_p99", "key_us_max", "suggest_us_p50", "suggest_us_p99", "suggest_us_max", "work_us_p50", "work_us_p99", "work_cpu_us_p50", "work_cpu_us_p99")
+                for k in ("key_us_p50", "key_us_p99", "key_us_max", "suggest_us_p50", "suggest_us_p99",
+                          "suggest_us_max", "work_us_p50", "work_us_p99", "work_cpu_us_p50", "work_cpu_us_p99")
                 if k in fields
             }
     finally:
@@ -258,13 +261,15 @@ def measure(engine_name, args, text, scratch):
 
 def show(result):
     print("engine            %s%s" % (result["engine"], "  (%s)" % result["setting"] if "setting" in result else ""))
-    print("keys timed        %d letters, %d tables, %d without a table" % (result["keys_timed"], result["tables"], result["misses"]))
+    print("keys timed        %d letters, %d tables, %d without a table"
+          % (result["keys_timed"], result["tables"], result["misses"]))
     if result["tables"]:
         print("key → table ms    p50 %(p50).2f  p95 %(p95).2f  p99 %(p99).2f" % result["key_to_table_ms"])
     print("key answer ms     p50 %(p50).2f  p95 %(p95).2f  p99 %(p99).2f" % result["key_answer_ms"])
     print(
         "engine RSS        %.1f MB after load, %.1f MB after the run (peak %.1f MB)"
-        % ((result["rss_kb_after_load"] or 0) / 1024, (result["rss_kb_after_run"] or 0) / 1024, (result["hwm_kb_after_run"] or 0) / 1024)
+        % ((result["rss_kb_after_load"] or 0) / 1024, (result["rss_kb_after_run"] or 0) / 1024,
+           (result["hwm_kb_after_run"] or 0) / 1024)
     )
     if "engine_internal_us" in result:
         i = result["engine_internal_us"]
@@ -273,10 +278,11 @@ def show(result):
             % (i["key_us_p50"], i["key_us_max"], i["suggest_us_p50"], i["suggest_us_p99"], i["suggest_us_max"])
         )
         if "work_us_p50" in i:
-            print("engine work per key (answer + suggestions) p50 %d µs, p99 %d µs" % (i["work_us_p50"], i["work_us_p99"]))
+            print("engine work per key (answer + suggestions) p50 %d µs, p99 %d µs"
+                  % (i["work_us_p50"], i["work_us_p99"]))
         if "work_cpu_us_p50" in i:
-            print("  the same in CPU time of the engine thread (what a busy machine does not inflate) p50 %d µs, p99 %d µs"
-                  % (i["work_cpu_us_p50"], i["work_cpu_us_p99"]))
+            print("  the same in CPU time of the engine thread (what a busy machine does not inflate)"
+                  " p50 %d µs, p99 %d µs" % (i["work_cpu_us_p50"], i["work_cpu_us_p99"]))
 
 
 def compare(results):
@@ -293,13 +299,15 @@ def compare(results):
             line += "; pass-through round trip %.2f ms (Inkling +%.2f ms)" % (
                 base["key_answer_ms"][p], ink["key_to_table_ms"][p] - base["key_answer_ms"][p])
         if peer and peer["tables"]:
-            line += "; typing-booster %.2f ms (%.1f× Inkling)" % (peer["key_to_table_ms"][p], peer["key_to_table_ms"][p] / ink["key_to_table_ms"][p])
+            line += "; typing-booster %.2f ms (%.1f× Inkling)" % (
+                peer["key_to_table_ms"][p], peer["key_to_table_ms"][p] / ink["key_to_table_ms"][p])
         print(line)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("engine_name", nargs="?", default="all", choices=["all", "inkling", "passthrough", "typing-booster"])
+    parser.add_argument("engine_name", nargs="?", default="all",
+                        choices=["all", "inkling", "passthrough", "typing-booster"])
     parser.add_argument("--text", help="text file to type (default: a built-in paragraph)")
     parser.add_argument("--keys", type=int, default=0, help="stop after this many timed keys")
     parser.add_argument("--engine", help="Inkling engine binary (default: $INKLING_ENGINE or .build/release)")
@@ -330,7 +338,8 @@ def main():
         # One process per engine: libibus keeps its first daemon's connection for the process.
         for name in names:
             with tempfile.NamedTemporaryFile(suffix=".json") as out:
-                command = [sys.executable, os.path.abspath(__file__), name, "--json", out.name, "--miss-timeout", str(args.miss_timeout)]
+                command = [sys.executable, os.path.abspath(__file__), name, "--json", out.name,
+                           "--miss-timeout", str(args.miss_timeout)]
                 for option in ("text", "keys", "engine", "candidate_delay"):
                     value = getattr(args, option)
                     if value is not None and (value != 0 or option == "candidate_delay"):

@@ -222,7 +222,8 @@ def open_page(w, title):
 
 
 def gsettings(w, *args):
-    return subprocess.run(["gsettings"] + list(args), env=w.env, capture_output=True, text=True, timeout=20).stdout.strip()
+    return subprocess.run(["gsettings"] + list(args), env=w.env, capture_output=True, text=True,
+                          timeout=20).stdout.strip()
 
 
 def screenshot(w, name):
@@ -268,6 +269,7 @@ def test_page_size_reaches_gsettings_and_a_running_engine(world):
     if not (type_three() or type_three() or type_three()):
         screenshot(w, "failed-page-size")
         raise AssertionError("page-size did not become 3 in GSettings (screenshot failed-page-size.png)")
+
     def table_of_three():
         client.tables.clear()
         client.type("t")
@@ -334,7 +336,8 @@ def test_download_a_pack_with_progress_then_verified(world):
     moving = sorted(v for v in seen if 0 < v < 1)
     assert os.path.exists(installed), "not installed; progress seen: %s" % sorted(seen)
     assert len(moving) >= 2, "the bar did not move: %s" % sorted(seen)
-    wait_for(lambda: find(w.app, "Deutsch is installed and verified", prefix=True), "the 'installed and verified' message")
+    wait_for(lambda: find(w.app, "Deutsch is installed and verified", prefix=True),
+             "the 'installed and verified' message")
     wait_for(lambda: find(w.app, "Remove Deutsch", "push button"), "the row to offer Remove")
     screenshot(w, "languages-installed")
 
@@ -342,7 +345,8 @@ def test_download_a_pack_with_progress_then_verified(world):
 def test_cloud_page_is_off_by_default_and_says_what_is_sent(world):
     w = world
     open_page(w, "Cloud check")
-    statement = wait_for(lambda: find(w.app, "Off (the default): nothing you type leaves this computer.", "label", prefix=True),
+    statement = wait_for(lambda: find(w.app, "Off (the default): nothing you type leaves this computer.", "label",
+                                      prefix=True),
                          "the statement of what is sent")
     assert gsettings(w, "get", SCHEMA, "cloud-check") == "false"
     screenshot(w, "cloud")
@@ -353,7 +357,8 @@ def type_into(w, node, text):
     """Clicks into a text field where AT-SPI says it is and types (GTK 4.8 sets no text over AT-SPI)."""
     x, y, width, height = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
     assert width > 0 and height > 0, (node.name, x, y, width, height)
-    subprocess.run(["xdotool", "mousemove", str(x + width // 3), str(y + height // 2), "click", "1"], env=w.env, check=True)
+    subprocess.run(["xdotool", "mousemove", str(x + width // 3), str(y + height // 2), "click", "1"], env=w.env,
+                   check=True)
     time.sleep(0.3)  # the click moves the focus before the keys arrive
     subprocess.run(["xdotool", "type", "--delay", "40", text], env=w.env, check=True)
 
@@ -366,7 +371,8 @@ def test_sign_in_to_an_inkling_server_keeps_the_token_in_the_keyring(world):
     keyring_state = os.path.join(w.root, "keyring.json")
     keyring = subprocess.Popen([sys.executable, os.path.join(account, "fake_keyring.py"), "--state", keyring_state],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    server = subprocess.Popen([sys.executable, os.path.join(account, "fake_inkling_server.py"), "--user", "ada:s3cretpass"],
+    server = subprocess.Popen([sys.executable, os.path.join(account, "fake_inkling_server.py"),
+                               "--user", "ada:s3cretpass"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert keyring.stdout.readline().strip() == "READY"
@@ -386,8 +392,8 @@ def test_sign_in_to_an_inkling_server_keeps_the_token_in_the_keyring(world):
             time.sleep(0.5)
             click(find(w.app, "Sign in", "push button"))
             try:
-                signed_in = wait_for(lambda: find(w.app, "Signed in to %s as ada." % url, prefix=True), "the signed-in status",
-                                     timeout=8)
+                signed_in = wait_for(lambda: find(w.app, "Signed in to %s as ada." % url, prefix=True),
+                                     "the signed-in status", timeout=8)
                 break
             except AssertionError:
                 pass
