@@ -53,6 +53,7 @@ final class EngineInstance {
         let event = KeyEvent(
             keyval: keyval, keycode: keycode, modifiers: modifiers,
             character: scalar == 0 ? nil : Unicode.Scalar(scalar))
+        if DictationBridge.shared.processKey(self, event) { return true }
         let result = compose.processKey(event)
         if EngineTrace.enabled && !modifiers.contains(.release) {
             trace("key handled=\(result.handled) suggest=\(result.needsSuggestions)")
@@ -79,6 +80,7 @@ final class EngineInstance {
         trace("focus-out")
         compose?.cancel()
         guard let session else { return }
+        DictationBridge.shared.focusOut(self)
         render(session.focusOut())
         CloudBridge.shared.afterInput(self)
     }
@@ -97,6 +99,7 @@ final class EngineInstance {
 
     func disable() {
         trace("disable")
+        DictationBridge.shared.focusOut(self)
         // The daemon has already settled the preedit (commit-on-focus-out mode); clear our state.
         compose?.cancel()
         guard let session else { return }
@@ -130,6 +133,7 @@ final class EngineInstance {
         trace("set-content-type purpose=\(purpose) hints=\(hints)")
         guard let session else { return }
         render(session.setContentType(ContentType(purpose: purpose, hints: hints)))
+        DictationBridge.shared.contentTypeChanged(self)
         CloudBridge.shared.afterInput(self)
     }
 
@@ -146,10 +150,10 @@ final class EngineInstance {
         if result.needsSuggestions { scheduleSuggestions() }
     }
 
-    /// Panel requests (page and highlight moves) arrive as the keys that do the same.
-    func panelKey(_ keyval: UInt32) {
-        guard let session, !session.currentCandidates.isEmpty else { return }
-        let result = session.processKey(KeyEvent(keyval: keyval))
+    /// Panel requests (page and highlight moves): the session decides what they move.
+    func panelRequest(_ request: CandidatePanelRequest) {
+        guard let session else { return }
+        let result = session.panelRequest(request)
         render(result.effects)
         if result.needsSuggestions { scheduleSuggestions() }
     }
@@ -158,12 +162,13 @@ final class EngineInstance {
         trace("destroyed")
         engine = nil
         CloudBridge.shared.remove(self)
+        DictationBridge.shared.remove(self)
     }
 
     // MARK: Suggestions after the key
 
     /// Queues one idle callback that recomputes suggestions (never more than one at a time).
-    private func scheduleSuggestions() {
+    func scheduleSuggestions() {
         guard !idleQueued, engine != nil else { return }
         idleQueued = true
         let retained = Unmanaged.passRetained(self).toOpaque()
@@ -309,7 +314,8 @@ final class EngineInstance {
 
 /// The `user_data` of a signal handler, back to the engine instance.
 private func engineInstance(_ data: gpointer?) -> EngineInstance {
-    Unmanaged<EngineInstance>.fromOpaque(data!).takeUnretainedValue()
+    guard let data else { preconditionFailure("a signal handler connected without its engine instance") }
+    return Unmanaged<EngineInstance>.fromOpaque(data).takeUnretainedValue()
 }
 
 private typealias VoidHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, gpointer?) -> Void
@@ -347,7 +353,8 @@ private func connectVoid(
     _ action: @escaping @MainActor (EngineInstance) -> Void
 ) {
     let handler: VoidHandler = { _, data in
-        let target = Unmanaged<SignalAction>.fromOpaque(data!).takeUnretainedValue()
+        guard let data else { return }  // connected below with its action, never nil
+        let target = Unmanaged<SignalAction>.fromOpaque(data).takeUnretainedValue()
         MainActor.assumeIsolated { target.action(target.instance) }
     }
     let data = Unmanaged.passRetained(SignalAction(instance, action)).toOpaque()
@@ -370,10 +377,10 @@ func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstanc
         ("reset", { $0.reset() }),
         ("enable", { $0.enable() }),
         ("disable", { $0.disable() }),
-        ("page-up", { $0.panelKey(Keysym.pageUp) }),
-        ("page-down", { $0.panelKey(Keysym.pageDown) }),
-        ("cursor-up", { $0.panelKey(Keysym.up) }),
-        ("cursor-down", { $0.panelKey(Keysym.down) }),
+        ("page-up", { $0.panelRequest(.pageUp) }),
+        ("page-down", { $0.panelRequest(.pageDown) }),
+        ("cursor-up", { $0.panelRequest(.cursorUp) }),
+        ("cursor-down", { $0.panelRequest(.cursorDown) }),
         ("destroy", { $0.destroyed() }),
     ]
     for (signal, action) in actions { connectVoid(engine, signal, instance, action) }

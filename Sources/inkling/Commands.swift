@@ -106,6 +106,24 @@ enum Commands {
                 arguments: 1...1),
         ])
 
+    static let dictation = CommandSpec(
+        ["inkling", "dictation"], summary: "Turns dictation (speech recognised on this machine) on or off, and tests the microphone.",
+        subcommands: [
+            CommandSpec(["inkling", "dictation", "enable"], summary: "Turns dictation on (the dictation-key then starts and stops listening)."),
+            CommandSpec(["inkling", "dictation", "disable"], summary: "Turns dictation off."),
+            CommandSpec(
+                ["inkling", "dictation", "test"], synopsis: "[--seconds N] [--audio-file WAV]",
+                summary: "Listens once and prints what was recognised, with a level meter; audio never leaves the machine.",
+                options: [
+                    OptionSpec("--seconds", value: "N", help: "how long to listen, 1 to 120 (default 10)", integers: 1...120),
+                    OptionSpec("--audio-file", value: "WAV", help: "recognise this 16 kHz mono WAV instead of the microphone"),
+                ]),
+            CommandSpec(
+                ["inkling", "dictation", "words"], synopsis: "[-n N] [--pack PATH]",
+                summary: "Prints the language pack's words, most frequent first (to adapt the recogniser's dictionary; bench/dictation_wer.py).",
+                options: [OptionSpec("-n", value: "N", help: "how many words (default: all)", integers: 1...10_000_000), pack]),
+        ])
+
     static let manifestURL = OptionSpec("--manifest-url", value: "URL", help: "fetch the list of packs from this https:// URL (default $INKLING_MANIFEST_URL)")
 
     static let packs = CommandSpec(
@@ -175,8 +193,33 @@ enum Commands {
             layout, pack,
         ] + checkerTuning)
 
+    static let server = OptionSpec("--server", value: "URL", help: "the Inkling Server's https:// URL (default: the cloud-endpoint setting)")
+
+    static let account = CommandSpec(
+        ["inkling", "account"], summary: "Signs this computer in to an Inkling Server for the cloud check, shows the sign-in and signs out.",
+        subcommands: [
+            CommandSpec(
+                ["inkling", "account", "login"], synopsis: "--server URL [--user NAME] [--device NAME]",
+                summary: "Signs in with your password and stores the device token the server returns in your keyring.",
+                options: [
+                    OptionSpec("--server", value: "URL", help: "the Inkling Server's https:// URL (http:// only to this machine)"),
+                    OptionSpec("--user", value: "NAME", help: "your user name on the server (default: your login name)"),
+                    OptionSpec("--device", value: "NAME", help: "a name for this computer, up to 64 characters (default: the host name)"),
+                ],
+                details: "The password is asked for without echo on a terminal, or read from the first line of standard input otherwise; it is sent to the server once and never stored."),
+            CommandSpec(
+                ["inkling", "account", "status"], synopsis: "[--server URL]",
+                summary: "Shows whether this computer is signed in, as whom, and when its token expires (exit status 1 when not signed in).",
+                options: [server]),
+            CommandSpec(
+                ["inkling", "account", "logout"], synopsis: "[--server URL] [--everywhere]",
+                summary: "Revokes this device's token on the server and deletes it from the keyring.",
+                options: [server, OptionSpec("--everywhere", help: "sign out every device of your account, not just this one")],
+                details: "When the server cannot be reached the token is still deleted here, and the command says so (exit status 1)."),
+        ])
+
     static let inkling = CommandSpec(
         ["inkling"], synopsis: "COMMAND [options]",
         summary: "Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method.",
-        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand])
+        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account, dictation])
 }

@@ -173,6 +173,8 @@ case "predict":
     }
 case "learned":
     LearnedCommand.run(arguments)
+case "dictation":
+    DictationCommand.run(arguments)
 case "learn":
     LearnedCommand.learn(arguments)
 case "pack":
@@ -183,6 +185,8 @@ case "check":
     CheckCommand.check(arguments)
 case "check-bench":
     CheckCommand.bench(arguments)
+case "account":
+    AccountCommand.run(arguments)
 default:
     arguments.usageError("unknown command '\(parsed.command.path[1])'")
 }

@@ -7,9 +7,9 @@ Starts Xvfb, a private ibus-daemon with Inkling as its global engine and a panel
 Tests/Integration/e2e does), then the application with GTK_IM_MODULE=ibus. With --control there
 is no IBus at all (GTK's own simple input method): the same keys, to tell the application's
 quirks from the engine's; with --ibus-control, IBus runs its own pass-through engine
-(xkb:us::eng) instead of Inkling, to tell IBus's quirks from the engine's. Keys go in with xdotool; Returns are pressed as the Return key
-(`xdotool type` sends Linefeed for "\\n", which Writer ignores). The last line of stdout is a
-JSON report: {"case": {"ok": bool, "outcome": ..., "expected": ..., "got": ..., ...}, ...}.
+(xkb:us::eng) instead of Inkling, to tell IBus's quirks from the engine's. Keys go in with xdotool;
+Returns are pressed as the Return key (`xdotool type` sends Linefeed for "\\n", which Writer ignores).
+The last line of stdout is a JSON report: {"case": {"ok": bool, "outcome": ..., "expected": ..., "got": ..., ...}, ...}.
 """
 
 import argparse
@@ -23,6 +23,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.path.join(os.path.dirname(HERE), "Integration")
+sys.path.insert(0, os.path.dirname(HERE))  # Tests/: process_support
 sys.path.insert(0, INTEGRATION)
 sys.path.insert(0, os.path.join(INTEGRATION, "e2e"))
 sys.path.insert(0, HERE)
@@ -108,7 +109,8 @@ def case_select(ctx):
     try:
         ctx.panel.wait_for(lambda c: "recommend" in c, "recommend among the candidates")
     except Timeout:
-        return {"ok": False, "detail": "no table with recommend; last tables: %s" % ctx.panel.tables[-3:], "got": ctx.app.settle()}
+        return {"ok": False, "detail": "no table with recommend; last tables: %s" % ctx.panel.tables[-3:],
+                "got": ctx.app.settle()}
     select(ctx, "recommend")
     type_text(ctx.env, " it.", ctx.delay)
     expected = "I would like to recommend it."
@@ -146,6 +148,24 @@ def case_fix(ctx, typed="I saw teh cat"):
 def case_fix_after_space(ctx):
     """The same after `cat. `: the space before the cursor must be proven too."""
     return case_fix(ctx, "I saw teh cat. ")
+
+
+EMOJI_BEFORE = "\U0001F468\u200D\U0001F469\u200D\U0001F467 \U0001F44D\U0001F3FD "
+
+
+def case_fix_after_emoji(ctx):
+    """After a ZWJ family and an emoji with a skin tone (put there by the application, not
+    typed): the fix is exact, or refused with the reason; never a cut."""
+    ctx.app.set(EMOJI_BEFORE)
+    result = case_fix(ctx, "I saw teh cat")
+    typed, fixed = EMOJI_BEFORE + "I saw teh cat", EMOJI_BEFORE + "I saw the cat"
+    got = result.get("got")
+    if got == fixed:
+        return dict(result, ok=True, outcome="applied")
+    refusals = [a for a in ctx.panel.aux if a.startswith("fix not applied")]
+    if got == typed and refusals:
+        return dict(result, ok=True, outcome="refused: " + refusals[-1])
+    return dict(result, ok=False)
 
 
 def case_focus(ctx):
@@ -223,10 +243,12 @@ def warm_up(ctx):
 
 CASES = {
     "prose": case_prose, "select": case_select, "fix": case_fix, "fix-after-space": case_fix_after_space,
-    "focus": case_focus, "password": case_password,
+    "fix-after-emoji": case_fix_after_emoji, "focus": case_focus, "password": case_password,
 }
-NEEDS_ENGINE = {"select", "fix", "fix-after-space"}
-APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "focus"], "firefox": list(CASES), "chromium": list(CASES)}
+NEEDS_ENGINE = {"select", "fix", "fix-after-space", "fix-after-emoji"}
+APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
+        "kwrite": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
+        "firefox": list(CASES), "chromium": list(CASES)}
 
 
 class Context:
@@ -248,6 +270,10 @@ class BrowserApp:
 
     def value_now(self):
         return self.browser.value("main")
+
+    def set(self, text):
+        self.browser.server.command(set=text, focus="main")
+        pump_until(lambda: self.browser.value("main") == text, what="the page's text set")
 
     def focus(self, field):
         self.browser.focus(field)
@@ -289,6 +315,11 @@ class WriterApp:
     def value_now(self):
         return self.writer.text()
 
+    def set(self, text):
+        self.writer.document.getText().setString(text)
+        self.writer.document.getCurrentController().getViewCursor().gotoEnd(False)
+        pump_until(lambda: self.writer.text() == text, what="the document's text set")
+
     def focus_other(self):
         self.helper.request("clear")
         self.helper.request("focus main")
@@ -310,6 +341,20 @@ class WriterApp:
             self.helper.stop()
 
 
+class KWriteApp(WriterApp):
+    """KWrite, plus the small GTK window of the e2e tests as the place focus moves to."""
+
+    def clear(self):
+        self.writer.clear()
+        apps.xdotool(self.writer.env, "windowfocus", "--sync", self.writer.window)
+
+    def value_now(self):
+        return self.writer.text()
+
+    def set(self, text):
+        self.writer.set(text)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--app", choices=sorted(APPS), required=True)
@@ -317,7 +362,8 @@ def main():
     parser.add_argument("--control", action="store_true", help="no IBus: the application alone")
     parser.add_argument(
         "--ibus-control", action="store_true",
-        help="IBus with its own pass-through engine (xkb:us::eng) instead of Inkling: tells IBus's quirks from the engine's")
+        help="IBus with its own pass-through engine (xkb:us::eng) instead of Inkling:"
+             " tells IBus's quirks from the engine's")
     parser.add_argument("--delay", type=int, default=int(os.environ.get("INKLING_DESKTOP_DELAY", "30")))
     parser.add_argument(
         "--repeat", type=int, default=1,
@@ -351,12 +397,14 @@ def main():
             engine_name = "xkb:us::eng"
         daemon = Daemon(
             components=components, global_engine=engine_name,
-            env=dict(locale_env, DISPLAY=xvfb.display), verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS")) or bool(args.trace),
+            env=dict(locale_env, DISPLAY=xvfb.display),
+            verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS")) or bool(args.trace),
         ).start()
         panel = Panel(daemon.bus)
         env = dict(daemon.env)
         env["GTK_IM_MODULE"] = "ibus"
-    env.update({"DISPLAY": xvfb.display, "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none", "QT_IM_MODULE": env["GTK_IM_MODULE"]})
+    env.update({"DISPLAY": xvfb.display, "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none",
+                "QT_IM_MODULE": env["GTK_IM_MODULE"]})
     env.pop("WAYLAND_DISPLAY", None)
     report = {}
     app = None
@@ -367,12 +415,19 @@ def main():
             app = WriterApp(None, helper)
             app.helper_window = apps.find_window(env, "^%s$" % helper.ready["title"])
             app.writer = apps.Writer(env, log)
+        elif args.app == "kwrite":
+            helper = e2e_driver.App("gtk3", env, os.path.join(logs, "helper.log"))
+            app = KWriteApp(None, helper)
+            app.helper_window = apps.find_window(env, "^%s$" % helper.ready["title"])
+            app.writer = apps.KWrite(env, log)
         else:
             app = BrowserApp(apps.Browser(args.app, env, log))
         ctx = Context()
         ctx.app, ctx.env, ctx.panel, ctx.delay = app, env, panel, args.delay
         # The engine's learned words (XDG_DATA_HOME of the private daemon), for the password case.
-        ctx.store = os.path.join(daemon.root, "data", "inkling", "user.sqlite3") if daemon is not None and not args.ibus_control else None
+        ctx.store = None
+        if daemon is not None and not args.ibus_control:
+            ctx.store = os.path.join(daemon.root, "data", "inkling", "user.sqlite3")
         for run in range(args.repeat):
             for name in cases:
                 app.clear()

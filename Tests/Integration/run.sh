@@ -25,18 +25,25 @@ export PYTHONDONTWRITEBYTECODE=1
 unset IBUS_ADDRESS DISPLAY WAYLAND_DISPLAY GTK_IM_MODULE QT_IM_MODULE XMODIFIERS
 REPORT=$(mktemp --suffix=.xml)
 CLOUD_REPORT=$(mktemp --suffix=.xml)
-trap 'rm -f "$REPORT" "$CLOUD_REPORT"' EXIT
-cd "$HERE"
-FILES=$(ls test_*.py | grep -vx test_cloud_engine.py)
-# shellcheck disable=SC2086
-/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$REPORT" "$@" $FILES
+trap 'rm -f "$REPORT" "$CLOUD_REPORT" "${DICTATION_REPORT:-}"' EXIT
+cd "$HERE" || exit 1
+FILES=()
+for file in test_*.py; do
+    if [ "$file" != test_cloud_engine.py ] && [ "$file" != test_dictation_engine.py ]; then FILES+=("$file"); fi
+done
+/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$REPORT" "$@" "${FILES[@]}"
 status=$?
 # The cloud-check tests need a daemon whose engine has the cloud enabled, and libibus talks to
 # one daemon per process: their own pytest process (exit 5 = nothing selected by the arguments).
 /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$CLOUD_REPORT" "$@" test_cloud_engine.py
 cloud_status=$?
 if [ "$cloud_status" -ne 0 ] && [ "$cloud_status" -ne 5 ]; then status=$cloud_status; fi
-/usr/bin/python3 - "$REPORT" "$status" "$CLOUD_REPORT" <<'PY'
+# Dictation likewise (a daemon whose engine has dictation on and a test helper).
+DICTATION_REPORT=$(mktemp --suffix=.xml)
+/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$DICTATION_REPORT" "$@" test_dictation_engine.py
+dictation_status=$?
+if [ "$dictation_status" -ne 0 ] && [ "$dictation_status" -ne 5 ]; then status=$dictation_status; fi
+/usr/bin/python3 - "$REPORT" "$status" "$CLOUD_REPORT" "$DICTATION_REPORT" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
 tests = failed = skipped = 0

@@ -50,12 +50,8 @@ public final class InputSession {
     public private(set) var clientEchoesPreedit = false
     /// The last preedits shown, oldest first: a report may show one that has already changed.
     private var recentPreedits: [String] = []
-    private var candidates: [String] = []
-    /// Which candidates correct a likely typo in the typed prefix (shown marked).
-    private var candidateIsCorrection: [Bool] = []
-    private var tableCursor = 0
-    private var cursorVisible = false
-    private var tableVisible = false
+    /// The suggestions (marked: they correct a likely typo in the typed prefix).
+    private var suggestions = CandidateMenu()
     private var lastSuggestionKey: String? = nil
     /// Committed words not learned yet: learning waits for the end of the whitespace-delimited
     /// chunk, so that `john@example.com` or a pasted token is recognised and never learned.
@@ -95,7 +91,8 @@ public final class InputSession {
     private var cloudCache: [String: CloudReply] = [:]
 
     private var panelOpen = false
-    private var panelCursor = 0
+    /// The correction panel: every flag with its explanation, in place of the suggestions.
+    private var panel = CandidateMenu()
     private var shownAuxiliary: String? = nil
     /// A one-off message (a refused fix), shown until the next change.
     private var notice: String? = nil
@@ -110,7 +107,7 @@ public final class InputSession {
     /// The word being typed (for tests and diagnostics).
     public var composingText: String { typed }
     /// The candidates currently offered.
-    public var currentCandidates: [String] { tableVisible && !panelOpen ? candidates : [] }
+    public var currentCandidates: [String] { suggestions.isShown && !panelOpen ? suggestions.items : [] }
     /// The engine's view of the text before the cursor (not including the preedit).
     public var knownContext: String { contextBefore }
     /// Whether the correction panel (every flag with its explanation) is shown in the table.
@@ -186,7 +183,7 @@ public final class InputSession {
     /// context away (focus-out) without ever telling IBus the purpose: those keys are the start
     /// of the password.
     public func focusOut() -> [SessionEffect] {
-        let effects = tableVisible || !typed.isEmpty || pendingSpace ? [SessionEffect.hideLookupTable] : []
+        let effects = suggestions.isShown || !typed.isEmpty || pendingSpace ? [SessionEffect.hideLookupTable] : []
         absorbPreeditIntoContext()
         unlearned.removeAll()
         runPendingLearning()
@@ -232,7 +229,7 @@ public final class InputSession {
             unlearned.removeAll()
         }
         if contentType.isSecret {
-            let hadSomething = !typed.isEmpty || pendingSpace || tableVisible || shownAuxiliary != nil
+            let hadSomething = !typed.isEmpty || pendingSpace || suggestions.isShown || shownAuxiliary != nil
             // What was typed in the open stays in the field (hiding the preedit would drop it).
             let kept = commitShownComposition()
             clearComposition()
@@ -251,6 +248,11 @@ public final class InputSession {
     /// Offsets that cannot be code points (Qt's UTF-16 with emoji before the cursor) still give
     /// prediction context when they fit as UTF-16, but no fix is ever applied on them.
     public func setSurroundingText(text: String, cursor: Int, anchor: Int) -> (effects: [SessionEffect], needsSuggestions: Bool) {
+        // GNOME Shell 43 passes Wayland's UTF-8 byte offsets on unchanged (ByteOffsetReading).
+        if let asBytes = SurroundingText.byteOffsetReading(text: text, cursor: cursor, anchor: anchor, known: contextKnown ? contextBefore : nil) {
+            offsetsAmbiguous = false
+            return setSurroundingText(asBytes)
+        }
         let asUTF16 = SurroundingText.interpretingUTF16(text: text, cursor: cursor, anchor: anchor)
         if let surrounding = SurroundingText(text: text, cursor: cursor, anchor: anchor) {
             // Scalars beyond the BMP before the offsets make code points and UTF-16 disagree, and
@@ -397,7 +399,7 @@ public final class InputSession {
         }
         if let binding = settings.correctionPanelKey, binding.matches(event), !corrections.flags.isEmpty {
             panelOpen = true
-            panelCursor = 0
+            panel.cursor = 0
             return KeyResult(handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false)
         }
         if let binding = settings.keepWordKey, binding.matches(event) {
@@ -419,9 +421,9 @@ public final class InputSession {
             return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
         }
         // Ctrl with a selection key forgets that learned word (the peer's convention).
-        if tableVisible, event.modifiers.intersection(.shortcut) == .control, (Keysym.f1...Keysym.f9).contains(event.keyval) {
-            if let index = candidateIndex(row: Int(event.keyval - Keysym.f1)) {
-                let word = candidates[index]
+        if suggestions.isShown, event.modifiers.intersection(.shortcut) == .control, (Keysym.f1...Keysym.f9).contains(event.keyval) {
+            if let index = suggestions.index(row: Int(event.keyval - Keysym.f1)) {
+                let word = suggestions.items[index]
                 let known = predictor.userModel.knows(WordText.key(word))
                 predictor.updateUserModel { $0.forget(word) }
                 notice = known ? "forgot \u{201C}\(word)\u{201D}" : "\u{201C}\(word)\u{201D} was not learned"
@@ -438,17 +440,17 @@ public final class InputSession {
         case Keysym.returnKey, Keysym.keypadEnter: return returnKey()
         case Keysym.escape: return escape()
         case Keysym.tab, Keysym.down:
-            if tableVisible { return moveHighlight(by: 1) }
+            if suggestions.isShown { return moveHighlight(by: 1) }
             return passThrough(
                 flushing: true, appending: event.keyval == Keysym.tab ? "\t" : nil, invalidatesContext: event.keyval != Keysym.tab)
         case Keysym.isoLeftTab, Keysym.up:
-            if tableVisible { return moveHighlight(by: -1) }
+            if suggestions.isShown { return moveHighlight(by: -1) }
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
         case Keysym.pageDown, Keysym.pageUp:
-            if tableVisible { return page(forward: event.keyval == Keysym.pageDown) }
+            if suggestions.isShown { return page(forward: event.keyval == Keysym.pageDown) }
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
         case Keysym.f1...Keysym.f9:
-            if tableVisible, let index = candidateIndex(row: Int(event.keyval - Keysym.f1)) { return select(index) }
+            if suggestions.isShown, let index = suggestions.index(row: Int(event.keyval - Keysym.f1)) { return select(index) }
             return passThrough(flushing: true, appending: nil, invalidatesContext: false)
         default:
             break
@@ -458,8 +460,8 @@ public final class InputSession {
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
         }
         let isDigit = character.properties.generalCategory == .decimalNumber
-        if isDigit, settings.selectionKeys == .digits, tableVisible, ("1"..."9").contains(character) {
-            if let index = candidateIndex(row: Int(character.value - 0x31)) { return select(index) }
+        if isDigit, settings.selectionKeys == .digits, suggestions.isShown, ("1"..."9").contains(character) {
+            if let index = suggestions.index(row: Int(character.value - 0x31)) { return select(index) }
         }
         // Apostrophes and hyphens join a word only inside it (`don't`, `well-known`).
         if !isDigit && (WordText.isWordScalar(character) || (WordText.isJoiner(character) && !typed.isEmpty)) {
@@ -471,17 +473,42 @@ public final class InputSession {
     /// A candidate was clicked in the panel (index within the current page).
     public func candidateClicked(pageIndex: Int) -> KeyResult {
         // A row of the shown page; anything else (a stale or hostile index) selects nothing.
-        guard pageIndex >= 0, pageIndex < shownPageSize else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
+        let menu = panelOpen ? panel : suggestions
+        guard pageIndex >= 0, pageIndex < menu.shownPageSize else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
         if panelOpen {
-            let index = (panelCursor / shownPageSize) * shownPageSize + pageIndex
+            let index = (panel.cursor / panel.shownPageSize) * panel.shownPageSize + pageIndex
             guard index >= 0, index < corrections.flags.count else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
             panelOpen = false
             return applyFix(id: corrections.flags[index].id, replacement: nil)
         }
-        guard !isInert, tableVisible, let index = candidateIndex(row: pageIndex) else {
+        guard !isInert, suggestions.isShown, let index = suggestions.index(row: pageIndex) else {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
         }
         return select(index)
+    }
+
+    /// A request from the candidate panel's own controls (arrows, page buttons): it moves the
+    /// correction panel while that is open, else the suggestions as the keys that do the same.
+    public func panelRequest(_ request: CandidatePanelRequest) -> KeyResult {
+        guard !isInert else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
+        if panelOpen, !corrections.flags.isEmpty {
+            refreshPanelRows()
+            switch request {
+            case .cursorDown: panel.moveHighlight(by: 1)
+            case .cursorUp: panel.moveHighlight(by: -1)
+            case .pageDown, .pageUp: panel.page(forward: request == .pageDown, pageSize: pageSize)
+            }
+            return KeyResult(handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false)
+        }
+        guard !currentCandidates.isEmpty else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
+        let keyval: UInt32
+        switch request {
+        case .pageUp: keyval = Keysym.pageUp
+        case .pageDown: keyval = Keysym.pageDown
+        case .cursorUp: keyval = Keysym.up
+        case .cursorDown: keyval = Keysym.down
+        }
+        return processKey(KeyEvent(keyval: keyval))
     }
 
     /// Recomputes the candidates for the current state and checks a finished word; call after a
@@ -500,15 +527,11 @@ public final class InputSession {
             lastSuggestionKey = nil
             return effects + hideTable()
         }
-        if before == lastSuggestionKey, tableVisible || candidates.isEmpty { return effects }
+        if before == lastSuggestionKey, suggestions.isShown || suggestions.items.isEmpty { return effects }
         lastSuggestionKey = before
-        let suggestions = predictor.suggestions(before: before, count: settings.candidateCount)
-        candidates = suggestions.map(\.text)
-        candidateIsCorrection = suggestions.map(\.isCorrection)
-        tableCursor = 0
-        cursorVisible = false
-        if candidates.isEmpty { return effects + hideTable() }
-        tableVisible = true
+        let predicted = predictor.suggestions(before: before, count: settings.candidateCount)
+        suggestions.replace(items: predicted.map(\.text), marks: predicted.map(\.isCorrection))
+        if suggestions.items.isEmpty { return effects + hideTable() }
         effects.append(.updateLookupTable(table()))
         return effects
     }
@@ -551,7 +574,7 @@ public final class InputSession {
 
     private func space() -> KeyResult {
         if !typed.isEmpty {
-            let highlighted = cursorVisible && tableCursor < candidates.count ? candidates[tableCursor] : nil
+            let highlighted = suggestions.highlighted
             let word = highlighted ?? typed
             typed = ""
             if highlighted == nil, let replacement = autocorrection(for: word) {
@@ -567,8 +590,7 @@ public final class InputSession {
         if pendingSpace {
             return KeyResult(handled: true, effects: commitPending(keepSpace: true), needsSuggestions: true)
         }
-        if tableVisible && cursorVisible && tableCursor < candidates.count {
-            let word = candidates[tableCursor]
+        if suggestions.isShown, let word = suggestions.highlighted {
             return KeyResult(handled: true, effects: [commit(word + " ")] + hideTable(), needsSuggestions: true)
         }
         // Typed by the engine too, so that it keeps its place among the engine's commits (see
@@ -580,7 +602,7 @@ public final class InputSession {
     private func returnKey() -> KeyResult {
         var effects: [SessionEffect] = []
         if !typed.isEmpty {
-            let highlighted = cursorVisible && tableCursor < candidates.count ? candidates[tableCursor] : nil
+            let highlighted = suggestions.highlighted
             let word = highlighted ?? typed
             let before = contextBefore
             typed = ""
@@ -596,7 +618,7 @@ public final class InputSession {
     }
 
     private func escape() -> KeyResult {
-        if tableVisible {
+        if suggestions.isShown {
             lastSuggestionKey = typed.isEmpty ? contextBefore : contextBefore + typed
             return KeyResult(handled: true, effects: hideTable(), needsSuggestions: false)
         }
@@ -604,28 +626,19 @@ public final class InputSession {
     }
 
     private func moveHighlight(by step: Int) -> KeyResult {
-        guard !candidates.isEmpty else { return KeyResult(handled: true, effects: [], needsSuggestions: false) }
-        if cursorVisible {
-            tableCursor = (tableCursor + step + candidates.count) % candidates.count
-        } else {
-            // The last row of the page, computed without overflowing for a huge page size.
-            tableCursor = step > 0 ? pageStart : pageStart + min(candidates.count - 1 - pageStart, shownPageSize - 1)
-            cursorVisible = true
-        }
+        guard !suggestions.items.isEmpty else { return KeyResult(handled: true, effects: [], needsSuggestions: false) }
+        suggestions.moveHighlight(by: step)
         return KeyResult(handled: true, effects: [.updateLookupTable(table())], needsSuggestions: false)
     }
 
     private func page(forward: Bool) -> KeyResult {
-        let pages = candidates.count / pageSize + (candidates.count % pageSize == 0 ? 0 : 1)
-        let current = tableCursor / pageSize
-        let next = forward ? min(max(0, pages - 1), current + 1) : max(0, current - 1)
-        tableCursor = next * pageSize
+        suggestions.page(forward: forward, pageSize: pageSize)
         return KeyResult(handled: true, effects: [.updateLookupTable(table())], needsSuggestions: false)
     }
 
     private func select(_ index: Int) -> KeyResult {
-        guard candidates.indices.contains(index) else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
-        let word = candidates[index]
+        guard suggestions.items.indices.contains(index) else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
+        let word = suggestions.items[index]
         var effects: [SessionEffect] = []
         if typed.isEmpty { effects += commitPending(keepSpace: true) }
         typed = ""
@@ -803,7 +816,11 @@ public final class InputSession {
             }
             corrections.applied(id: id, replacement: chosen)
             lastSuggestionKey = nil
-            return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
+            // One commit per answer: Wayland clients keep only the last (EditBatch). LibreOffice,
+            // which shows the preedit in its text, keeps the order it was proven with: it cut the
+            // word's space (`I sawthe cat`) when the preedit went before the deletion.
+            let answer = effects + auxiliaryEffects()
+            return KeyResult(handled: true, effects: clientEchoesPreedit ? answer : EditBatch.coalesced(answer), needsSuggestions: true)
         }
     }
 
@@ -818,8 +835,8 @@ public final class InputSession {
             KeyResult(handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false)
         }
         if let binding = settings.keepWordKey, binding.matches(event) {
-            corrections.keep(id: flags[min(panelCursor, flags.count - 1)].id)
-            panelCursor = min(panelCursor, max(0, corrections.flags.count - 1))
+            corrections.keep(id: flags[min(panel.cursor, flags.count - 1)].id)
+            panel.cursor = min(panel.cursor, max(0, corrections.flags.count - 1))
             if corrections.flags.isEmpty { return closePanel() }
             return redraw()
         }
@@ -830,25 +847,24 @@ public final class InputSession {
         case Keysym.escape:
             return closePanel()
         case Keysym.down, Keysym.tab:
-            panelCursor = (panelCursor + 1) % flags.count
+            panel.cursor = (panel.cursor + 1) % flags.count
             return redraw()
         case Keysym.up, Keysym.isoLeftTab:
-            panelCursor = (panelCursor + flags.count - 1) % flags.count
+            panel.cursor = (panel.cursor + flags.count - 1) % flags.count
             return redraw()
         case Keysym.returnKey, Keysym.keypadEnter, Keysym.space:
             panelOpen = false
-            return applyFix(id: flags[min(panelCursor, flags.count - 1)].id, replacement: nil)
+            return applyFix(id: flags[min(panel.cursor, flags.count - 1)].id, replacement: nil)
         case Keysym.f1...Keysym.f9:
-            let index = Int(event.keyval - Keysym.f1)
-            guard index < flags.count else { return redraw() }
+            // The row of the shown page, as its label says (the panel pages like the suggestions).
+            guard let index = panel.index(row: Int(event.keyval - Keysym.f1)), index < flags.count else { return redraw() }
             panelOpen = false
             return applyFix(id: flags[index].id, replacement: nil)
         default:
             // Any other key closes the panel and then does what it always does. The candidates
             // the panel replaced are not shown, so no selection key may pick one of them.
             panelOpen = false
-            tableVisible = false
-            candidates = []
+            suggestions.clear()
             return nil
         }
     }
@@ -857,20 +873,23 @@ public final class InputSession {
     private func closePanel() -> KeyResult {
         panelOpen = false
         var effects: [SessionEffect] = [.hideLookupTable]
-        tableVisible = false
-        candidates = []
+        suggestions.clear()
         effects += auxiliaryEffects()
         return KeyResult(handled: true, effects: effects, needsSuggestions: false)
     }
 
     private func panelTable() -> CandidateTable {
-        shownPageSize = pageSize
-        let rows = corrections.flags.map { tracked in
+        refreshPanelRows()
+        // Digits always type in the panel: its rows are selected with the function keys.
+        return panel.table(pageSize: pageSize, keys: .functionKeys)
+    }
+
+    /// The panel's rows for the current flags (the highlight stays where it was).
+    private func refreshPanelRows() {
+        panel.update(items: corrections.flags.map { tracked in
             tracked.chip + (tracked.flag.replacements.count > 1 ? "  (" + tracked.flag.replacements.dropFirst().joined(separator: ", ") + ")" : "")
-        }
-        return CandidateTable(
-            candidates: rows, pageSize: pageSize, cursor: min(panelCursor, max(0, rows.count - 1)),
-            cursorVisible: true, labels: (1...max(1, min(9, settings.pageSize))).map { "F\($0)" })
+        })
+        panel.cursorVisible = true
     }
 
     /// The auxiliary text for the current flags (chips, newest first) or the panel's explanation.
@@ -878,8 +897,10 @@ public final class InputSession {
         let text: String?
         if let notice {
             text = notice
+        } else if let dictationStatus {
+            text = dictationStatus
         } else if panelOpen, !corrections.flags.isEmpty {
-            let tracked = corrections.flags[min(panelCursor, corrections.flags.count - 1)]
+            let tracked = corrections.flags[min(panel.cursor, corrections.flags.count - 1)]
             text = "\(tracked.chip): \(tracked.flag.explanation)"
         } else if !corrections.flags.isEmpty {
             let chips = corrections.flags.prefix(3).map(\.chip).joined(separator: "   ")
@@ -891,6 +912,37 @@ public final class InputSession {
         guard text != shownAuxiliary else { return [] }
         shownAuxiliary = text
         return [text.map { .updateAuxiliaryText($0) } ?? .hideAuxiliaryText]
+    }
+
+    // MARK: Dictation (issue 16; decisions in `DictationController`)
+
+    /// The dictation state shown in the auxiliary text (`🎙 listening…` and the partial), set by
+    /// the glue from `DictationController`; a notice still takes precedence.
+    public var dictationStatus: String? = nil
+
+    /// The auxiliary text after `dictationStatus` changed.
+    public func refreshAuxiliary() -> [SessionEffect] { auxiliaryEffects() }
+
+    /// Commits a finalized dictated utterance as typed words would be: what is composed first,
+    /// then the words spaced and capitalised by `DictationController.textToCommit`, followed by
+    /// a pending space; learned like typed words (never in PRIVATE fields or off the record,
+    /// see `learningAllowed`). Nothing in password or PIN fields.
+    public func commitDictated(_ utterance: String) -> [SessionEffect] {
+        guard !contentType.isSecret else { return [] }
+        var effects: [SessionEffect] = []
+        if !typed.isEmpty {
+            let word = typed
+            typed = ""
+            effects.append(commit(word))
+        } else {
+            effects += commitPending(keepSpace: true)
+        }
+        let text = DictationController.textToCommit(utterance, before: contextKnown ? contextBefore : nil)
+        guard !text.isEmpty else { return effects + [preeditEffect()] }
+        effects.append(commit(text))
+        pendingSpace = true
+        lastSuggestionKey = nil
+        return effects + [preeditEffect()] + hideTable()
     }
 
     /// Shows a short message from the glue (a refused pack, a switched language) in the
@@ -1092,19 +1144,6 @@ public final class InputSession {
     /// Candidates per page, at least one (the setting comes from the user's configuration).
     private var pageSize: Int { max(1, settings.pageSize) }
 
-    /// The page size of the table the user sees: a changed setting applies from the next redraw,
-    /// so that a selection key always means the row the user sees with its label.
-    private var shownPageSize = SessionSettings().pageSize
-
-    private var pageStart: Int { (tableCursor / shownPageSize) * shownPageSize }
-
-    /// The candidate on the shown page's row `row` (0-based), if that row exists and has a
-    /// label: a selection key beyond the page never picks a word the user cannot see.
-    private func candidateIndex(row: Int) -> Int? {
-        guard row >= 0, row < min(9, shownPageSize) else { return nil }
-        let index = pageStart + row
-        return index < candidates.count ? index : nil
-    }
 
     /// Commits a pending autocorrection or space.
     private func commitPending(keepSpace: Bool) -> [SessionEffect] {
@@ -1202,16 +1241,13 @@ public final class InputSession {
     public static let correctionMark = " \u{270E}"
 
     private func table() -> CandidateTable {
-        shownPageSize = pageSize
-        return CandidateTable(
-            candidates: zip(candidates, candidateIsCorrection).map { $1 ? $0 + Self.correctionMark : $0 }, pageSize: pageSize, cursor: tableCursor, cursorVisible: cursorVisible,
-            labels: (1...max(1, min(9, settings.pageSize))).map { "F\($0)" })
+        suggestions.table(pageSize: pageSize, keys: settings.selectionKeys, mark: Self.correctionMark)
     }
 
     private func hideTable() -> [SessionEffect] {
-        guard tableVisible else { return [] }
-        tableVisible = false
-        cursorVisible = false
+        guard suggestions.isShown else { return [] }
+        suggestions.isShown = false
+        suggestions.cursorVisible = false
         return [.hideLookupTable]
     }
 
@@ -1219,11 +1255,7 @@ public final class InputSession {
         typed = ""
         pendingSpace = false
         pendingCorrection = nil
-        candidates = []
-        candidateIsCorrection = []
-        tableVisible = false
-        cursorVisible = false
-        tableCursor = 0
+        suggestions.clear()
         lastSuggestionKey = nil
         pendingCheck = nil
         panelOpen = false

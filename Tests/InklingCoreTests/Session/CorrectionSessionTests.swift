@@ -198,6 +198,51 @@ struct CorrectionSessionTests {
         #expect(field.auxiliary == "adn → and")
     }
 
+    /// The panel's own arrows and page buttons reach the correction panel (the glue used to drop
+    /// them while it was open, as no suggestions were shown).
+    @Test func thePanelsButtonsMoveTheCorrectionPanel() throws {
+        let field = FakeField(reporting: .codePoints)
+        field.type("I saw teh cat adn dog ")
+        field.press(openPanel)
+        let result = field.session.panelRequest(.cursorDown)
+        #expect(result.handled)
+        field.apply(result.effects)
+        #expect(field.table?.cursor == 1)
+        #expect(field.auxiliary?.contains("teh → the: swapped letters") == true)
+        field.apply(field.session.panelRequest(.cursorUp).effects)
+        #expect(field.table?.cursor == 0)
+        #expect(field.session.correctionPanelIsOpen)
+        #expect(field.text == "I saw teh cat adn dog ", "moving never edits")
+    }
+
+    @Test func thePanelPagesAndItsFunctionKeysPickTheRowTheLabelNames() throws {
+        var settings = SessionSettings()
+        settings.pageSize = 2
+        let field = FakeField(settings: settings, reporting: .codePoints)
+        field.type("teh cat adn dgo ran ")
+        #expect(field.session.corrections.flags.count == 3)
+        field.press(openPanel)
+        field.apply(field.session.panelRequest(.pageDown).effects)
+        let table = try #require(field.table)
+        #expect(table.cursor == 2, "the second page")
+        #expect(table.candidates[2].hasPrefix("teh → the"), "the oldest flag is on the second page")
+        field.key(Keysym.f1)
+        #expect(field.text == "the cat adn dgo ran ", "F1 picks the first row of the shown page")
+    }
+
+    @Test func panelRequestsMoveTheSuggestionsLikeTheirKeys() throws {
+        let field = FakeField()
+        field.type("th")
+        let count = try #require(field.table).candidates.count
+        field.apply(field.session.panelRequest(.cursorDown).effects)
+        #expect(field.table?.cursorVisible == true)
+        #expect(field.table?.cursor == 0)
+        field.apply(field.session.panelRequest(.pageDown).effects)
+        #expect(field.table?.cursor == (count > 5 ? 5 : 0))
+        field.key(Keysym.escape)
+        #expect(field.session.panelRequest(.cursorDown).handled == false, "nothing shown, nothing moves")
+    }
+
     @Test func escapeClosesThePanelAndKeepsTheFlags() {
         let field = FakeField(reporting: .codePoints)
         field.type("I saw teh cat ")

@@ -21,6 +21,18 @@ struct TypingTests {
         #expect(table.cursorVisible == false, "no highlight until the user moves it")
     }
 
+    @Test func inDigitsModeTheLabelsAreTheDigits() throws {
+        var settings = SessionSettings()
+        settings.selectionKeys = .digits
+        let field = FakeField(settings: settings)
+        field.type("hel")
+        let table = try #require(field.table)
+        #expect(table.labels.first == "1", "the label names the key the user presses")
+        let second = try #require(field.pageCandidates.dropFirst().first)
+        field.type("2")
+        #expect(field.text == second)
+    }
+
     @Test func functionKeyCommitsThatCandidateWithAPendingSpace() throws {
         let field = FakeField()
         field.type("hel")

@@ -1,0 +1,126 @@
+import FoundationEssentials
+import InklingCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `inkling dictation enable|disable|test`: the dictation switch (GSettings `dictation`) and a
+/// microphone check that runs the `inkling-dictate` helper and prints what it recognised. The
+/// recognised text goes to this terminal only (the user asked for it); nothing is stored.
+enum DictationCommand {
+    static func run(_ arguments: Arguments) {
+        switch arguments.positional.first {
+        case "enable":
+            let schema = ConfigCommand.Schema.open()
+            schema.requireKey("dictation")
+            schema.set("dictation", text: "true")
+            print("dictation is on; press \(schema.display("dictation-key")) in a text field to start and stop listening")
+            if !FileManager.default.fileExists(atPath: helperPath()) {
+                warn("inkling: note: the helper \(helperPath()) is missing; dictation will not start")
+            }
+        case "disable":
+            let schema = ConfigCommand.Schema.open()
+            schema.requireKey("dictation")
+            schema.set("dictation", text: "false")
+            print("dictation is off")
+        case "words":
+            let pack = openPack(arguments)
+            let ids = (0..<pack.wordCount).sorted { pack.logPrior($0) > pack.logPrior($1) }
+            for id in ids.prefix(arguments.int("-n") ?? pack.wordCount) { print(pack.key(id)) }
+        case "test":
+            test(audioFile: arguments.options["--audio-file"], seconds: arguments.int("--seconds") ?? 10)
+        default:
+            arguments.usageError("dictation needs enable, disable, test or words")
+        }
+    }
+
+    /// `$INKLING_DICTATE`, else `inkling-dictate` next to this executable.
+    static func helperPath() -> String {
+        if let value = getenv("INKLING_DICTATE"), value.pointee != 0 { return String(cString: value) }
+        let executable = PackLocator.currentExecutablePath()
+        return executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/inkling-dictate"
+    }
+
+    /// Listens once: a level meter on standard error while listening, each finalized utterance
+    /// on standard output; ends after `seconds`, at the end of an audio file, or on an error
+    /// (exit status 1).
+    static func test(audioFile: String?, seconds: Int) {
+        var arguments = [helperPath()]
+        if let audioFile { arguments += ["--audio-file", audioFile] }
+        var toHelper: [Int32] = [0, 0]
+        var fromHelper: [Int32] = [0, 0]
+        guard pipe(&toHelper) == 0, pipe(&fromHelper) == 0 else { fail("cannot create pipes") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_adddup2(&actions, toHelper[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromHelper[1], 1)
+        for fd in toHelper + fromHelper { posix_spawn_file_actions_addclose(&actions, fd) }
+        var pid: pid_t = 0
+        let cStrings = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in cStrings { free(pointer) } }
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, cStrings, environ)
+        posix_spawn_file_actions_destroy(&actions)
+        close(toHelper[0])
+        close(fromHelper[1])
+        guard spawned == 0 else { fail("cannot run \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        signal(SIGPIPE, SIG_IGN)
+        send(DictationRequest(type: "start", session: 1).line, to: toHelper[1])
+        warn(audioFile.map { "reading \($0)…" } ?? "say something… (\(seconds) s)")
+        let deadline = InputSession.monotonicMilliseconds() + Int64(seconds) * 1000
+        var stopSent = false
+        var pending: [UInt8] = []
+        var heardAnything = false
+        var failure: String?
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        reading: while true {
+            let now = InputSession.monotonicMilliseconds()
+            if now >= deadline && !stopSent {
+                send(DictationRequest(type: "stop", session: 1).line, to: toHelper[1])
+                stopSent = true
+            }
+            var poller = pollfd(fd: fromHelper[0], events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 200)
+            if ready < 0, errno == EINTR { continue }
+            if ready <= 0 { continue }
+            let count = read(fromHelper[0], &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 {
+                failure = "the helper exited"
+                break
+            }
+            pending += buffer[0..<count]
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                guard let event = DictationEvent.parse(line) else { continue }
+                switch event.type {
+                case "level":
+                    let bars = Int(((event.level ?? 0) * 30).rounded())
+                    warn("\u{1B}[1A\u{1B}[2Klevel " + String(repeating: "█", count: bars))
+                case "final":
+                    heardAnything = true
+                    print("heard: \(event.text ?? "")")
+                case "error":
+                    failure = event.message ?? "error"
+                    break reading
+                case "stopped":
+                    break reading
+                default:
+                    break
+                }
+            }
+        }
+        close(toHelper[1])
+        close(fromHelper[0])
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        if let failure { fail("dictation test failed: \(failure)") }
+        if !heardAnything { print("heard nothing") }
+    }
+
+    private static func send(_ line: String, to fd: Int32) {
+        var copy = line
+        copy.withUTF8 { buffer in _ = write(fd, buffer.baseAddress, buffer.count) }
+    }
+}
