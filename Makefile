@@ -12,30 +12,41 @@ BENCH := $(abspath ../shared/bench)
 DATA_CACHE ?= .cache/data
 PREPARED ?= .cache/prepared/en
 
-.PHONY: all deps build test check lint unit-test integration-test pack bench clean fuzz-long fuzz-packs-long
+.PHONY: all deps build-deps build test check lint data-test unit-test integration-test pack bench clean fuzz-long fuzz-packs-long
 
 all: build
 
+# Everything building and testing need (make test).
 deps:
 	sh scripts/install-deps.sh
 
-build: deps
+# Only what building, packaging and running need (make build, make install).
+build-deps:
+	sh scripts/install-build-deps.sh
+
+build: build-deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 unit-test: deps
 	$(SWIFT) test
 
-integration-test: build
+integration-test: deps build
 	Tests/Integration/run.sh
 
 # Style and static checks (.swift-format, .flake8, shellcheck); needs no root once `make deps` ran.
 lint:
 	bash scripts/lint.sh
 
+# Unit tests of the data pipeline (scripts/prepare): readers, cleaners, a golden hash.
+PYTEST := /usr/bin/python3 -m pytest -p no:cacheprovider -q
+data-test:
+	$(PYTEST) Tests/DataPipeline
+
 # The fast tier, without root and without `deps`: debug build, unit tests, lint.
 check:
 	$(SWIFT) build
 	$(SWIFT) test
+	$(PYTEST) Tests/DataPipeline
 	bash scripts/lint.sh
 
 # Unit tests, then the real processes: engine under a private ibus-daemon, GTK apps under Xvfb,
@@ -44,6 +55,7 @@ check:
 test: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(SWIFT) test
+	$(PYTEST) Tests/DataPipeline
 	Tests/Integration/run.sh
 	bash Tests/Cloud/run.sh
 	bash Tests/Dictate/run.sh
@@ -58,7 +70,7 @@ test: deps
 # The settings app (inkling-setup) under Xvfb through AT-SPI, with a real engine; screenshots of
 # every page go to SCREENSHOTS (default: kept nowhere).
 .PHONY: setup-test
-setup-test: build
+setup-test: deps build
 	INKLING_SCREENSHOT_DIR=$(SCREENSHOTS) bash Tests/Setup/run.sh
 
 # Real applications (LibreOffice Writer, Firefox, Chromium) typed into under Xvfb, each with a
@@ -115,7 +127,7 @@ bench-server: build
 
 # Install the .deb with apt, restart IBus and add Inkling to the desktop user's input sources
 # (skipped with a message when there is no desktop session, e.g. headless or in a container).
-install: deps deb
+install: build-deps deb
 	bash scripts/enable-inkling.sh install
 
 # Remove the input source and the package (user data in the home folder is kept).

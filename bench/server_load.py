@@ -22,8 +22,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "Tests", "Server"))
 import conftest  # noqa: E402  (the same server, upstream and PostgreSQL fixtures as the tests)
 
-LIMITS = {"limits": {"checks_per_minute": "1000000", "checks_per_day": "100000000", "characters_per_day": "10000000000", "devices": "1000"},
-          "server": {"threads": "16", "log_requests": "false", "max_connections": "4096"}}
+LIMITS = {"limits": {"checks_per_minute": "1000000", "checks_per_day": "100000000",
+                     "characters_per_day": "10000000000", "devices": "1000"},
+          "server": {"threads": "16", "log_requests": "false", "max_connections": "4096"},
+          "upstream": {"timeout_ms": "10000"}}
 
 
 def run_wrk(ports, tokens, devices, seconds):
@@ -41,7 +43,8 @@ def run_wrk(ports, tokens, devices, seconds):
     results = []
     for process in processes:
         output = process.communicate()[0].decode()
-        match = re.search(r"RESULT requests=(\d+) seconds=([\d.]+) p50_ms=([\d.]+) p99_ms=([\d.]+) errors=(\d+)", output)
+        match = re.search(r"RESULT requests=(\d+) seconds=([\d.]+) p50_ms=([\d.]+) p99_ms=([\d.]+) errors=(\d+)",
+                          output)
         if not match:
             raise RuntimeError("wrk said: " + output)
         results.append([float(g) for g in match.groups()])
@@ -69,17 +72,23 @@ def main():
         for backend in args.backends.split(","):
             if backend in ("postgresql", "two") and cluster is None:
                 cluster = conftest.PostgresCluster()
-            database = cluster.new_database() if backend in ("postgresql", "two") else os.path.join(directory, "bench-%s.db" % backend)
+            if backend in ("postgresql", "two"):
+                database = cluster.new_database()
+            else:
+                database = os.path.join(directory, "bench-%s.db" % backend)
             servers = [conftest.Server(directory, database, upstream, LIMITS)]
             if backend == "two":
                 servers.append(conftest.Server(directory, database, upstream, LIMITS, users=()))
             try:
-                tokens = [servers[0].token("ann" if i % 2 == 0 else "bob", "device-%d" % i) for i in range(max(device_counts))]
+                tokens = [servers[0].token("ann" if i % 2 == 0 else "bob", "device-%d" % i)
+                          for i in range(max(device_counts))]
                 for devices in device_counts:
                     rate, p50, p99, errors = run_wrk([s.port for s in servers], tokens, devices, args.seconds)
-                    label = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "two": "2 instances, one PostgreSQL"}[backend]
+                    label = {"sqlite": "SQLite", "postgresql": "PostgreSQL",
+                             "two": "2 instances, one PostgreSQL"}[backend]
                     rows.append((label, devices, rate, p50, p99, errors))
-                    print("%-28s devices=%3d  checks/s=%7.0f  p50=%6.2f ms  p99=%7.2f ms  errors=%d" % rows[-1], flush=True)
+                    print("%-28s devices=%3d  checks/s=%7.0f  p50=%6.2f ms  p99=%7.2f ms  errors=%d" % rows[-1],
+                          flush=True)
             finally:
                 for server in servers:
                     server.stop()

@@ -3,7 +3,8 @@
 #
 #   scripts/deb-build-server.sh     (make deb-server: after `swift build -c release --static-swift-stdlib`)
 #
-# Environment: BIN_DIR (default .build/release), OUT_DIR (default build). The version comes from
+# Environment: BIN_DIR (default .build/release), OUT_DIR (default build), DEB_COMPRESSION
+# (default xz; the tests use gzip, which is much faster). The version comes from
 # packaging/changelog (the same as ibus-inkling's); Depends from dpkg-shlibdeps.
 # Contents: /usr/bin/inkling-server, the hardened systemd unit, /etc/inkling/server.conf
 # (a conffile), docs. No maintainer scripts: the service is enabled by the administrator once
@@ -63,7 +64,7 @@ touch -d "@$SOURCE_DATE_EPOCH" "$ROOT/DEBIAN" "$ROOT/DEBIAN/"*
 
 rm -f "$OUT_DIR/${PACKAGE}"_*.deb
 DEB=$OUT_DIR/${PACKAGE}_${VERSION}_${ARCH}.deb
-dpkg-deb --root-owner-group -Zxz --build "$ROOT" "$DEB" >/dev/null
+dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" --build "$ROOT" "$DEB" >/dev/null
 rm -rf "$STAGE"
 echo "deb-build-server: $DEB"
 echo "deb-build-server: Depends: $DEPENDS"

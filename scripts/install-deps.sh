@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs every Debian package that building and testing Inkling needs.
 # inkling-server: libmicrohttpd-dev (HTTP), libargon2-dev (password hashes), libpq-dev
-# (PostgreSQL storage), postgresql (Tests/Server starts a throwaway cluster).
+# (PostgreSQL storage), postgresql (Tests/Server starts a throwaway cluster), wrk (make bench-server).
 # inkling-setup (the settings app) builds against libgtk-4-dev and libadwaita-1-dev; its test
 # drives it through AT-SPI (python3-pyatspi, at-spi2-core) with gnome-keyring, and checks the
 # AppStream metainfo with appstreamcli (appstream).
@@ -36,6 +36,7 @@ python3-pytest
 python3-pyqt5
 debootstrap
 lintian
+wrk
 python3-flake8
 shellcheck
 libmicrohttpd-dev

@@ -2,34 +2,39 @@ import Glibc
 import InklingCommandLine
 
 /// The helper's command line:
-/// `inkling-cloud --endpoint URL --model NAME [--key-file PATH] [--timeout-ms N]`
+/// `inkling-cloud --endpoint URL [--model NAME] [--key-file PATH] [--timeout-ms N]`
 /// plus, for tests and diagnosis, `--no-keyring`, `--breaker-ms N` (the first open period of
 /// the circuit breaker) and `--verbose` (one content-free line per request).
 /// The API key is never taken from the command line or the environment.
 struct Options: Equatable, Sendable {
     /// The endpoint without trailing slashes; requests go to `<endpoint>/chat/completions`.
     var endpoint: String
+    /// The model name; empty: the endpoint's default (an Inkling Server needs none).
     var model: String
     /// An explicit key file; nil means the default path (see `defaultKeyFile`).
     var keyFile: String?
     var timeoutMilliseconds = 8000
     var useKeyring = true
     var breakerMilliseconds: UInt64 = 30_000
+    /// Without an API key or a device token: how often to look for a device token in the keyring
+    /// (the user may sign in to an Inkling Server while the helper runs).
+    var accountLookMilliseconds: UInt64 = 30_000
     var verbose = false
 
     /// The command line's description (shared conventions: `--help`, `--version`, exit status 2).
     static let command: CommandSpec = {
         var command = CommandSpec(
-            ["inkling-cloud"], synopsis: "--endpoint URL --model NAME [--key-file PATH] [--timeout-ms N]",
+            ["inkling-cloud"], synopsis: "--endpoint URL [--model NAME] [--key-file PATH] [--timeout-ms N]",
             summary: "The cloud-check helper of the Inkling input method, started by the engine: JSON lines on standard input and output, HTTPS to an OpenAI-compatible endpoint. The API key comes from the keyring or the key file, never from the command line.",
             options: [
                 OptionSpec("--endpoint", value: "URL", help: "the service's https:// URL (http:// only to this machine)"),
-                OptionSpec("--model", value: "NAME", help: "the model name sent with each request"),
+                OptionSpec("--model", value: "NAME", help: "the model name sent with each request (default: the endpoint's; unused for an Inkling Server)"),
                 OptionSpec("--key-file", value: "PATH", help: "the API key file (default $XDG_CONFIG_HOME/inkling/cloud-key, mode 0600)"),
                 OptionSpec("--timeout-ms", value: "N", help: "request deadline in milliseconds, 100 to 120000 (default 8000)"),
                 OptionSpec("--no-keyring", help: "do not ask the keyring for the key (tests)"),
                 OptionSpec("--breaker-ms", value: "N", help: "first pause after repeated failures in milliseconds, 10 to 300000 (tests)"),
                 OptionSpec("--verbose", help: "one line per request on standard error (numbers only, never text)"),
+                OptionSpec("--account-look-ms", value: "N", help: "without a key: look for an Inkling Server sign-in this often (tests)", hidden: true),
             ])
         command.quotesArguments = false
         return command
@@ -66,16 +71,18 @@ struct Options: Equatable, Sendable {
         do {
             if let ms = try parsed.integer("--timeout-ms", in: 100...120_000) { options.timeoutMilliseconds = ms }
             if let ms = try parsed.integer("--breaker-ms", in: 10...300_000) { options.breakerMilliseconds = UInt64(ms) }
+            if let ms = try parsed.integer("--account-look-ms", in: 10...3_600_000) { options.accountLookMilliseconds = UInt64(ms) }
         } catch {
             throw .usage(error.message)
         }
         options.useKeyring = !parsed.has("--no-keyring")
         options.verbose = parsed.has("--verbose")
         guard let endpoint, !endpoint.isEmpty else { throw .usage("--endpoint is required") }
-        guard let model, !model.isEmpty, model.utf8.count <= 256,
-            !model.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        else { throw .usage("--model is required (a name of at most 256 bytes)") }
-        options.model = model
+        if let model {
+            guard !model.isEmpty, model.utf8.count <= 256, !model.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+            else { throw .usage("--model takes a name of 1 to 256 bytes") }
+            options.model = model
+        }
         options.endpoint = try checkedEndpoint(endpoint)
         return options
     }

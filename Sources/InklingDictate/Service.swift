@@ -14,7 +14,7 @@ final class Output: Sendable {
             let ok = Array(line.utf8).withUnsafeBytes { buffer in
                 var offset = 0
                 while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    let written = write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
                     if written < 0, errno == EINTR { continue }
                     if written <= 0 { return false }
                     offset += written

@@ -35,7 +35,7 @@ output.send(DictationEvent(type: "hello", session: nil))
 var splitter = LineSplitter(limit: DictationProtocol.maximumLineBytes)
 var buffer = [UInt8](repeating: 0, count: 16384)
 while true {
-    let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+    let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
     if count < 0, errno == EINTR { continue }
     if count <= 0 { output.exit() }
     for item in splitter.feed(buffer[0..<count]) {

@@ -229,7 +229,7 @@ final class CloudBridge {
         // A helper that died recently may not be restarted yet: ask when it may (the sentence is
         // read then, so nothing is lost but time).
         let restart = backoff.earliestRestart()
-        if process == nil, InputSession.monotonicMilliseconds() < restart, !endpoint.isEmpty, !model.isEmpty {
+        if process == nil, InputSession.monotonicMilliseconds() < restart, !endpoint.isEmpty {
             armTimer(for: instance, notBefore: restart)
             return
         }
@@ -422,9 +422,10 @@ final class CloudBridge {
     private func ensureHelper() -> Bool {
         if process != nil && !stopping { return true }
         if stopping { killHelper() }
-        guard !endpoint.isEmpty, !model.isEmpty else {
+        // An empty model is the endpoint's default (and an Inkling Server needs none).
+        guard !endpoint.isEmpty else {
             if !reportedUnconfigured {
-                log("cloud: the cloud check is on but cloud-endpoint or cloud-model is empty")
+                log("cloud: the cloud check is on but cloud-endpoint is empty")
                 reportedUnconfigured = true
             }
             return false
@@ -435,7 +436,8 @@ final class CloudBridge {
 
     private func startHelper() -> Bool {
         signal(SIGPIPE, SIG_IGN)  // a helper gone between poll and write must not kill the engine
-        var arguments = [helperPath, "--endpoint", endpoint, "--model", model]
+        var arguments = [helperPath, "--endpoint", endpoint]
+        if !model.isEmpty { arguments += ["--model", model] }
         if let timeoutArgument { arguments += ["--timeout-ms", timeoutArgument] }
         if noKeyring { arguments.append("--no-keyring") }
         var flags = G_SUBPROCESS_FLAGS_STDIN_PIPE.rawValue | G_SUBPROCESS_FLAGS_STDOUT_PIPE.rawValue

@@ -343,7 +343,7 @@ final class DictationBridge {
         if !EngineTrace.enabled { flags |= G_SUBPROCESS_FLAGS_STDERR_SILENCE.rawValue }
         var error: UnsafeMutablePointer<GError>? = nil
         let cStrings = arguments.map { strdup($0) }
-        defer { cStrings.forEach { free($0) } }
+        defer { for pointer in cStrings { free(pointer) } }
         var argv: [UnsafePointer<gchar>?] = cStrings.map { $0.map { UnsafePointer($0) } }
         argv.append(nil)
         let spawned = argv.withUnsafeMutableBufferPointer { buffer in

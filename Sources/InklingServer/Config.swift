@@ -55,14 +55,17 @@ struct ServerConfig {
             throw .unreadable("\(file): \(message)")
         }
         func string(_ group: String, _ key: String) -> String? {
-            guard g_key_file_has_key(keyFile, group, key, nil) != 0, let value = g_key_file_get_string(keyFile, group, key, nil) else { return nil }
+            guard g_key_file_has_key(keyFile, group, key, nil) != 0,
+                let value = g_key_file_get_string(keyFile, group, key, nil)
+            else { return nil }
             defer { g_free(value) }
             return String(cString: value)
         }
         func integer(_ group: String, _ key: String, _ range: ClosedRange<Int64>) throws(LoadError) -> Int64? {
             guard let text = string(group, key) else { return nil }
             guard let value = Int64(text.trimmingSpaces()), range.contains(value) else {
-                throw .invalid("[\(group)] \(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                throw .invalid(
+                    "[\(group)] \(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
             }
             return value
         }
@@ -75,7 +78,9 @@ struct ServerConfig {
             }
         }
         if let listen = string("server", "listen") {
-            guard let (host, port) = parseListen(listen.trimmingSpaces()) else { throw .invalid("[server] listen must be HOST:PORT (IPv6 as [::1]:PORT)") }
+            guard let (host, port) = parseListen(listen.trimmingSpaces()) else {
+                throw .invalid("[server] listen must be HOST:PORT (IPv6 as [::1]:PORT)")
+            }
             config.listenHost = host
             config.listenPort = port
         }
@@ -95,21 +100,45 @@ struct ServerConfig {
         }
         if let value = string("upstream", "model") { config.upstreamModel = value.trimmingSpaces() }
         config.upstreamKeyFile = string("upstream", "key_file").flatMap { $0.isEmpty ? nil : $0 }
-        if let value = try integer("upstream", "timeout_ms", 100...120_000) { config.upstreamTimeoutMilliseconds = Int(value) }
-        if let value = try integer("upstream", "breaker_ms", 10...300_000) { config.breakerMilliseconds = UInt64(value) }
-        if let value = try integer("tokens", "lifetime", 1...10 * 365 * 86_400) { config.settings.tokenLifetimeSeconds = value }
-        if let value = try integer("tokens", "rotate_after", 1...10 * 365 * 86_400) { config.settings.rotateAfterSeconds = value }
+        if let value = try integer("upstream", "timeout_ms", 100...120_000) {
+            config.upstreamTimeoutMilliseconds = Int(value)
+        }
+        if let value = try integer("upstream", "breaker_ms", 10...300_000) {
+            config.breakerMilliseconds = UInt64(value)
+        }
+        if let value = try integer("tokens", "lifetime", 1...10 * 365 * 86_400) {
+            config.settings.tokenLifetimeSeconds = value
+        }
+        if let value = try integer("tokens", "rotate_after", 1...10 * 365 * 86_400) {
+            config.settings.rotateAfterSeconds = value
+        }
         if let value = try integer("tokens", "grace", 0...86_400) { config.settings.graceSeconds = value }
         if let value = try integer("limits", "devices", 1...10_000) { config.settings.maximumDevices = Int(value) }
-        if let value = try integer("limits", "checks_per_minute", 1...1_000_000) { config.settings.checksPerMinute = Int(value) }
-        if let value = try integer("limits", "checks_per_day", 1...100_000_000) { config.settings.checksPerDay = Int(value) }
-        if let value = try integer("limits", "characters_per_day", 1...10_000_000_000) { config.settings.charactersPerDay = Int(value) }
-        if let value = try integer("limits", "login_failures_per_user", 1...1_000_000) { config.settings.loginFailuresPerUser = Int(value) }
-        if let value = try integer("limits", "login_failures_per_address", 1...1_000_000) { config.settings.loginFailuresPerAddress = Int(value) }
+        if let value = try integer("limits", "checks_per_minute", 1...1_000_000) {
+            config.settings.checksPerMinute = Int(value)
+        }
+        if let value = try integer("limits", "checks_per_day", 1...100_000_000) {
+            config.settings.checksPerDay = Int(value)
+        }
+        if let value = try integer("limits", "characters_per_day", 1...10_000_000_000) {
+            config.settings.charactersPerDay = Int(value)
+        }
+        if let value = try integer("limits", "login_failures_per_user", 1...1_000_000) {
+            config.settings.loginFailuresPerUser = Int(value)
+        }
+        if let value = try integer("limits", "login_failures_per_address", 1...1_000_000) {
+            config.settings.loginFailuresPerAddress = Int(value)
+        }
         if let value = try integer("limits", "login_window", 1...86_400) { config.settings.loginWindowSeconds = value }
-        if let value = try integer("passwords", "argon2_iterations", 1...100) { config.argon2Iterations = UInt32(value) }
-        if let value = try integer("passwords", "argon2_memory_kib", 8...4_194_304) { config.argon2MemoryKiB = UInt32(value) }
-        if let value = try integer("passwords", "argon2_parallelism", 1...64) { config.argon2Parallelism = UInt32(value) }
+        if let value = try integer("passwords", "argon2_iterations", 1...100) {
+            config.argon2Iterations = UInt32(value)
+        }
+        if let value = try integer("passwords", "argon2_memory_kib", 8...4_194_304) {
+            config.argon2MemoryKiB = UInt32(value)
+        }
+        if let value = try integer("passwords", "argon2_parallelism", 1...64) {
+            config.argon2Parallelism = UInt32(value)
+        }
         return config
     }
 
@@ -118,7 +147,9 @@ struct ServerConfig {
         var host: Substring
         var portText: Substring
         if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return nil
+            }
             host = text[text.index(after: text.startIndex)..<close]
             portText = text[text.index(close, offsetBy: 2)...]
         } else {
@@ -146,7 +177,9 @@ extension String {
     func trimmingSpaces() -> String {
         var scalars = Substring(self).unicodeScalars[...]
         while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" || last == "\n" || last == "\r" { scalars.removeLast() }
+        while let last = scalars.last, last == " " || last == "\t" || last == "\n" || last == "\r" {
+            scalars.removeLast()
+        }
         return String(String.UnicodeScalarView(scalars))
     }
 }
@@ -181,8 +214,11 @@ enum SecretFile {
         let text = String(decoding: bytes, as: UTF8.self)
         guard firstLineOnly else { return text }
         // An empty file stands for "no key" (an upstream on this machine without one).
-        let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first.map(String.init)?.trimmingSpaces() ?? ""
-        guard line.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw .refused("must hold one line of printable ASCII without spaces") }
+        let line =
+            text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first.map(String.init)?.trimmingSpaces() ?? ""
+        guard line.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .refused("must hold one line of printable ASCII without spaces")
+        }
         return line
     }
 }

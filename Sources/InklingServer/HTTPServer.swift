@@ -67,13 +67,14 @@ final class HTTPServer: @unchecked Sendable {
         var storage = sockaddr_storage()
         let ipv6 = config.listenHost.contains(":")
         let parsed: Bool = withUnsafeMutableBytes(of: &storage) { raw in
+            guard let base = raw.baseAddress else { return false }
             if ipv6 {
-                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+                let address = base.assumingMemoryBound(to: sockaddr_in6.self)
                 address.pointee.sin6_family = sa_family_t(AF_INET6)
                 address.pointee.sin6_port = UInt16(config.listenPort).bigEndian
                 return inet_pton(AF_INET6, config.listenHost, &address.pointee.sin6_addr) == 1
             }
-            let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+            let address = base.assumingMemoryBound(to: sockaddr_in.self)
             address.pointee.sin_family = sa_family_t(AF_INET)
             address.pointee.sin_port = UInt16(config.listenPort).bigEndian
             let host = config.listenHost == "localhost" ? "127.0.0.1" : config.listenHost
@@ -105,7 +106,8 @@ final class HTTPServer: @unchecked Sendable {
                 connections.withLock { open in
                     // Under the lock: the library reports a connection closed (and removes it
                     // here) before it closes the descriptor, so `fd` is still this connection's.
-                    for connection in open.values where !connection.answering && !connection.cut && now - connection.since > limit {
+                    for connection in open.values
+                    where !connection.answering && !connection.cut && now - connection.since > limit {
                         connection.cut = true
                         shutdown(connection.fd, Int32(SHUT_RDWR))
                     }
@@ -115,7 +117,9 @@ final class HTTPServer: @unchecked Sendable {
         thread.start()
     }
 
-    fileprivate func connectionOpened(_ connection: OpaquePointer, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+    fileprivate func connectionOpened(
+        _ connection: OpaquePointer, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) {
         let fd = inkling_mhd_connection_fd(connection)
         guard fd >= 0 else { return }
         let entry = OpenConnection(fd: fd, since: clock.milliseconds())
@@ -127,7 +131,9 @@ final class HTTPServer: @unchecked Sendable {
         guard let raw = context.pointee else { return }
         let entry = Unmanaged<OpenConnection>.fromOpaque(raw)
         connections.withLock { open in
-            if open[entry.takeUnretainedValue().fd] === entry.takeUnretainedValue() { open[entry.takeUnretainedValue().fd] = nil }
+            if open[entry.takeUnretainedValue().fd] === entry.takeUnretainedValue() {
+                open[entry.takeUnretainedValue().fd] = nil
+            }
         }
         entry.release()
         context.pointee = nil
@@ -149,10 +155,15 @@ final class HTTPServer: @unchecked Sendable {
             // First call: the headers are in.
             let pending = PendingRequest()
             requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
-            if let length = header(connection, "Content-Length"), let value = Int(length), value > ServerAPI.maximumBodyBytes {
+            if let length = header(connection, "Content-Length"), let value = Int(length),
+                value > ServerAPI.maximumBodyBytes
+            {
                 // Answered at once, the body unread; the library then closes the connection.
                 pending.tooLarge = true
-                let (response, _) = router.handle(ServerRequest(method: String(cString: method), path: String(cString: url), authorization: nil, body: [], bodyTooLarge: true, address: ""))
+                let (response, _) = router.handle(
+                    ServerRequest(
+                        method: String(cString: method), path: String(cString: url), authorization: nil, body: [],
+                        bodyTooLarge: true, address: ""))
                 return send(response, on: connection, close: true)
             }
             return MHD_Result.YES
@@ -177,8 +188,10 @@ final class HTTPServer: @unchecked Sendable {
         var address = [CChar](repeating: 0, count: 64)
         inkling_mhd_client_address(connection, &address, socklen_t(address.count))
         let request = ServerRequest(
-            method: String(cString: method), path: String(cString: url), authorization: header(connection, "Authorization"),
-            body: pending.body, bodyTooLarge: pending.tooLarge, address: String(cString: address))
+            method: String(cString: method), path: String(cString: url),
+            authorization: header(connection, "Authorization"),
+            body: pending.body, bodyTooLarge: pending.tooLarge,
+            address: String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         let started = clock.milliseconds()
         let (response, facts) = router.handle(request)
         let result = send(response, on: connection, close: pending.tooLarge)
@@ -208,7 +221,9 @@ final class HTTPServer: @unchecked Sendable {
     private func send(_ response: ServerResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
         let body = response.body
         let handle = body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
         }
         guard let handle else { return MHD_Result.NO }
         defer { MHD_destroy_response(handle) }
@@ -222,9 +237,13 @@ final class HTTPServer: @unchecked Sendable {
     }
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
-    guard let context, let connection, let url, let method, let uploadSize, let requestContext else { return MHD_Result.NO }
-    return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().access(connection, url, method, uploadData, uploadSize, requestContext)
+private let accessHandler: MHD_AccessHandlerCallback = {
+    context, connection, url, method, _, uploadData, uploadSize, requestContext in
+    guard let context, let connection, let url, let method, let uploadSize, let requestContext else {
+        return MHD_Result.NO
+    }
+    return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().access(
+        connection, url, method, uploadData, uploadSize, requestContext)
 }
 
 private let completedHandler: MHD_RequestCompletedCallback = { context, _, requestContext, _ in
@@ -250,11 +269,14 @@ final class Thread {
     func start() {
         let box = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        pthread_create(&thread, nil, { raw in
-            let thread = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
-            thread.body()
-            return nil
-        }, box)
+        pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let thread = Unmanaged<Thread>.fromOpaque(raw).takeRetainedValue()
+                thread.body()
+                return nil
+            }, box)
         pthread_detach(thread)
     }
 }

@@ -18,16 +18,19 @@ final class Upstream: Sendable {
     init(endpoint: String, key: String?, timeoutMilliseconds: Int) {
         url = endpoint + "/chat/completions"
         let lower = endpoint.lowercased()
-        direct = lower.hasPrefix("http://127.") || lower.hasPrefix("http://localhost") || lower.hasPrefix("http://[::1]")
+        direct =
+            lower.hasPrefix("http://127.") || lower.hasPrefix("http://localhost") || lower.hasPrefix("http://[::1]")
         self.key = key
         self.timeoutMilliseconds = timeoutMilliseconds
     }
 
     func post(_ body: [UInt8]) -> UpstreamOutcome {
-        guard let client = idle.withLock({ $0.popLast()?.client }) ?? HTTPClient(url: url, direct: direct) else { return .failed }
+        guard let client = idle.withLock({ $0.popLast()?.client }) ?? HTTPClient(url: url, direct: direct) else {
+            return .failed
+        }
         defer { idle.withLock { $0.append(ClientBox(client: client)) } }
         switch client.post(body: body, bearer: key, timeoutMilliseconds: timeoutMilliseconds, cancel: CancelFlag()) {
-        case let .response(status, body): return .response(status: status, body: body)
+        case .response(let status, let body): return .response(status: status, body: body)
         case .timeout: return .timeout
         case .cancelled, .tooLarge, .network: return .failed
         }

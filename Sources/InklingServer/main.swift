@@ -52,20 +52,26 @@ do {
     config = try ServerConfig.load(path: configPath)
 } catch {
     switch error {
-    case let .unreadable(message), let .invalid(message): fail("configuration: " + message, status: 2)
+    case .unreadable(let message), .invalid(let message): fail("configuration: " + message, status: 2)
     }
 }
 
-let hasher = Argon2idHasher(iterations: config.argon2Iterations, memoryKiB: config.argon2MemoryKiB, parallelism: config.argon2Parallelism)
+let hasher = Argon2idHasher(
+    iterations: config.argon2Iterations, memoryKiB: config.argon2MemoryKiB, parallelism: config.argon2Parallelism)
 let pool: ConnectionPool
 if config.usesPostgreSQL {
     let url = config.database
-    pool = ConnectionPool(dialect: .postgresql) { () throws(SQLError) -> any SQLConnection in try PostgresConnection(url: url) }
+    pool = ConnectionPool(dialect: .postgresql) { () throws(SQLError) -> any SQLConnection in
+        try PostgresConnection(url: url)
+    }
 } else {
     let path = config.sqlitePath
-    pool = ConnectionPool(dialect: .sqlite) { () throws(SQLError) -> any SQLConnection in try SQLiteConnection(path: path) }
+    pool = ConnectionPool(dialect: .sqlite) { () throws(SQLError) -> any SQLConnection in
+        try SQLiteConnection(path: path)
+    }
 }
-let accounts = AccountService(pool: pool, settings: config.settings, clock: SystemWallClock(), random: KernelRandom(), hasher: hasher)
+let accounts = AccountService(
+    pool: pool, settings: config.settings, clock: SystemWallClock(), random: KernelRandom(), hasher: hasher)
 
 func adminFailure(_ error: AdminError) -> Never {
     switch error {
@@ -74,7 +80,7 @@ func adminFailure(_ error: AdminError) -> Never {
     case .unknownUser: fail("no such user")
     case .unknownDevice: fail("no such live device of that user")
     case .hashFailed: fail("could not hash the password")
-    case let .database(message): fail("database: " + message)
+    case .database(let message): fail("database: " + message)
     }
 }
 
@@ -132,8 +138,8 @@ func date(_ seconds: Int64?) -> String {
     var parts = tm()
     gmtime_r(&time, &parts)
     var buffer = [CChar](repeating: 0, count: 32)
-    strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-    return String(cString: buffer)
+    let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+    return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 switch (command, arguments.count) {
@@ -157,17 +163,26 @@ case ("user", 2) where arguments[1] == "list":
 case ("devices", 2):
     do {
         for device in try accounts.devices(ofUser: arguments[1]) {
-            let state = device.revokedAt != nil ? "revoked \(date(device.revokedAt))" : (device.expiresAt == nil ? "expired" : "live until \(date(device.expiresAt))")
-            print("\(device.id)\t\(device.name)\tcreated \(date(device.createdAt))\tlast used \(date(device.lastUsedAt))\t\(state)")
+            let state =
+                device.revokedAt != nil
+                ? "revoked \(date(device.revokedAt))"
+                : (device.expiresAt == nil ? "expired" : "live until \(date(device.expiresAt))")
+            print(
+                "\(device.id)\t\(device.name)\tcreated \(date(device.createdAt))\tlast used \(date(device.lastUsedAt))\t\(state)"
+            )
         }
     } catch { adminFailure(error) }
 case ("revoke", 2), ("revoke", 3):
     var device: Int64?
     if arguments.count == 3 {
-        guard let id = Int64(arguments[2]) else { fail("DEVICE is a device id (see 'inkling-server devices NAME')", status: 2) }
+        guard let id = Int64(arguments[2]) else {
+            fail("DEVICE is a device id (see 'inkling-server devices NAME')", status: 2)
+        }
         device = id
     }
-    do { print("revoked \(try accounts.revoke(userName: arguments[1], deviceID: device)) device(s)") } catch { adminFailure(error) }
+    do { print("revoked \(try accounts.revoke(userName: arguments[1], deviceID: device)) device(s)") } catch {
+        adminFailure(error)
+    }
 case ("serve", 1):
     serve()
 default:
@@ -177,9 +192,15 @@ exit(0)
 
 func serve() -> Never {
     if !config.listenIsLoopback, !config.allowPlainHTTP, config.tlsKeyFile == nil || config.tlsCertificateFile == nil {
-        fail("listening beyond loopback needs TLS (tls_certificate, tls_key) or allow_plain_http = true behind a TLS proxy", status: 2)
+        fail(
+            "listening beyond loopback needs TLS (tls_certificate, tls_key) or allow_plain_http = true behind a TLS proxy",
+            status: 2)
     }
-    guard config.upstreamEndpoint.hasPrefix("https://") || config.upstreamEndpoint.hasPrefix("http://127.") || config.upstreamEndpoint.hasPrefix("http://localhost") || config.upstreamEndpoint.hasPrefix("http://[::1]") else {
+    guard
+        config.upstreamEndpoint.hasPrefix("https://") || config.upstreamEndpoint.hasPrefix("http://127.")
+            || config.upstreamEndpoint.hasPrefix("http://localhost")
+            || config.upstreamEndpoint.hasPrefix("http://[::1]")
+    else {
         fail("[upstream] endpoint must be an https:// URL (http:// only to this machine)", status: 2)
     }
     guard !config.upstreamModel.isEmpty else { fail("[upstream] model is required", status: 2) }
@@ -194,8 +215,9 @@ func serve() -> Never {
             key = line.isEmpty ? nil : line
         } catch {
             switch error {
-            case .missing: if config.upstreamKeyFile != nil { fail("the upstream key file does not exist: " + keyPath, status: 2) }
-            case let .refused(reason): fail("the upstream key file " + reason + ": " + keyPath, status: 2)
+            case .missing:
+                if config.upstreamKeyFile != nil { fail("the upstream key file does not exist: " + keyPath, status: 2) }
+            case .refused(let reason): fail("the upstream key file " + reason + ": " + keyPath, status: 2)
             }
         }
     }
@@ -208,9 +230,11 @@ func serve() -> Never {
     pthread_sigmask(SIG_BLOCK, &signals, nil)
     migrate()
     HTTPClient.globalInit()
-    let upstream = Upstream(endpoint: config.upstreamEndpoint, key: key, timeoutMilliseconds: config.upstreamTimeoutMilliseconds)
+    let upstream = Upstream(
+        endpoint: config.upstreamEndpoint, key: key, timeoutMilliseconds: config.upstreamTimeoutMilliseconds)
     let clock = SystemClock()
-    let gateway = Gateway(model: config.upstreamModel, breakerMilliseconds: config.breakerMilliseconds, now: { clock.milliseconds() })
+    let gateway = Gateway(
+        model: config.upstreamModel, breakerMilliseconds: config.breakerMilliseconds, now: { clock.milliseconds() })
     let router = Router(accounts: accounts, gateway: gateway, post: { upstream.post($0) })
     let server = HTTPServer(router: router, config: config)
     let port: Int
@@ -219,7 +243,9 @@ func serve() -> Never {
     } catch {
         fail("cannot listen on the configured address (in use, or not this machine's)")
     }
-    ServerLog.write("inkling-server listening port=\(port) threads=\(config.threads) database=\(config.usesPostgreSQL ? "postgresql" : "sqlite")")
+    ServerLog.write(
+        "inkling-server listening port=\(port) threads=\(config.threads) database=\(config.usesPostgreSQL ? "postgresql" : "sqlite")"
+    )
     var received: Int32 = 0
     sigwait(&signals, &received)
     ServerLog.write("inkling-server stopping")

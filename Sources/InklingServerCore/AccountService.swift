@@ -66,7 +66,10 @@ public final class AccountService: Sendable {
     /// Verified for unknown users so their sign-in costs as long as a known user's.
     let decoyHash: String?
 
-    public init(pool: ConnectionPool, settings: ServerSettings, clock: any WallClock, random: any RandomSource, hasher: any PasswordHasher) {
+    public init(
+        pool: ConnectionPool, settings: ServerSettings, clock: any WallClock, random: any RandomSource,
+        hasher: any PasswordHasher
+    ) {
         self.pool = pool
         self.settings = settings
         self.clock = clock
@@ -82,14 +85,20 @@ public final class AccountService: Sendable {
     public func migrate() throws(SQLError) -> Int {
         try pool.with { (db) throws(SQLError) -> Int in
             let dialect = db.dialect
-            try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)", [])
             var applied = 0
             try transaction(db) { (db) throws(SQLError) in
+                // Under the lock: instances starting together must not race even on this table.
                 if let lock = dialect.migrationLock { try db.execute(lock, []) }
+                try db.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+                    [])
                 let done = Set(try db.execute("SELECT version FROM schema_migrations", []).compactMap { $0.first?.int })
-                for (index, statements) in Schema.migrations(dialect).enumerated() where !done.contains(Int64(index + 1)) {
+                for (index, statements) in Schema.migrations(dialect).enumerated()
+                where !done.contains(Int64(index + 1)) {
                     for statement in statements { try db.execute(statement, []) }
-                    try db.execute("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", [.int(Int64(index + 1)), .int(clock.seconds())])
+                    try db.execute(
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
+                        [.int(Int64(index + 1)), .int(clock.seconds())])
                     applied += 1
                 }
             }
@@ -97,7 +106,9 @@ public final class AccountService: Sendable {
         }
     }
 
-    func transaction<T>(_ db: any SQLConnection, _ body: (any SQLConnection) throws(SQLError) -> T) throws(SQLError) -> T {
+    func transaction<T>(_ db: any SQLConnection, _ body: (any SQLConnection) throws(SQLError) -> T) throws(SQLError)
+        -> T
+    {
         try db.execute(db.dialect.beginWrite, [])
         do {
             let result = try body(db)
@@ -112,7 +123,9 @@ public final class AccountService: Sendable {
     // MARK: Devices
 
     /// `POST /v1/devices`: checks the throttle, the password and the device cap, then issues a token.
-    public func signIn(username: String, password: [UInt8], deviceName: String, address: String) throws(SQLError) -> SignInResult {
+    public func signIn(username: String, password: [UInt8], deviceName: String, address: String) throws(SQLError)
+        -> SignInResult
+    {
         let now = clock.seconds()
         let window = now - now % settings.loginWindowSeconds
         let retryAfter = window + settings.loginWindowSeconds - now
@@ -121,11 +134,16 @@ public final class AccountService: Sendable {
         let (userFailures, addressFailures) = try pool.with { (db) throws(SQLError) -> (Int64, Int64) in
             (try failures(db, key: userKey, window: window), try failures(db, key: addressKey, window: window))
         }
-        if userFailures >= Int64(settings.loginFailuresPerUser) || addressFailures >= Int64(settings.loginFailuresPerAddress) {
+        if userFailures >= Int64(settings.loginFailuresPerUser)
+            || addressFailures >= Int64(settings.loginFailuresPerAddress)
+        {
             return .throttled(retryAfter: max(1, retryAfter))
         }
         let user = try pool.with { (db) throws(SQLError) -> (id: Int64, hash: String, disabled: Bool)? in
-            guard let row = try db.execute("SELECT id, password_hash, disabled FROM users WHERE name = $1", [.text(username)]).first,
+            guard
+                let row = try db.execute(
+                    "SELECT id, password_hash, disabled FROM users WHERE name = $1", [.text(username)]
+                ).first,
                 let id = row[0].int, let hash = row[1].text, let disabled = row[2].int
             else { return nil }
             return (id, hash, disabled != 0)
@@ -146,7 +164,8 @@ public final class AccountService: Sendable {
                         ON CONFLICT (key, starts_at) DO UPDATE SET failures = login_failures.failures + 1
                         """, [.text(key), .int(window)])
                 }
-                try db.execute("DELETE FROM login_failures WHERE starts_at < $1", [.int(window - settings.loginWindowSeconds)])
+                try db.execute(
+                    "DELETE FROM login_failures WHERE starts_at < $1", [.int(window - settings.loginWindowSeconds)])
             }
             return .badCredentials
         }
@@ -155,16 +174,20 @@ public final class AccountService: Sendable {
         let issued = try pool.with { (db) throws(SQLError) -> Int64? in
             try transaction(db) { (db) throws(SQLError) -> Int64? in
                 try db.execute(db.dialect.lockUser, [.int(user.id)])
-                let live = try db.execute(
-                    """
-                    SELECT COUNT(DISTINCT d.id) FROM devices d JOIN tokens t ON t.device_id = d.id
-                    WHERE d.user_id = $1 AND d.revoked_at IS NULL AND t.expires_at > $2
-                      AND (t.replaced_until IS NULL OR t.replaced_until > $2)
-                    """, [.int(user.id), .int(now)]).first?.first?.int ?? 0
+                let live =
+                    try db.execute(
+                        """
+                        SELECT COUNT(DISTINCT d.id) FROM devices d JOIN tokens t ON t.device_id = d.id
+                        WHERE d.user_id = $1 AND d.revoked_at IS NULL AND t.expires_at > $2
+                          AND (t.replaced_until IS NULL OR t.replaced_until > $2)
+                        """, [.int(user.id), .int(now)]
+                    ).first?.first?.int ?? 0
                 guard live < Int64(settings.maximumDevices) else { return nil }
-                guard let deviceID = try db.execute(
-                    "INSERT INTO devices (user_id, name, created_at) VALUES ($1, $2, $3) RETURNING id",
-                    [.int(user.id), .text(deviceName), .int(now)]).first?.first?.int
+                guard
+                    let deviceID = try db.execute(
+                        "INSERT INTO devices (user_id, name, created_at) VALUES ($1, $2, $3) RETURNING id",
+                        [.int(user.id), .text(deviceName), .int(now)]
+                    ).first?.first?.int
                 else { throw SQLError("no device id returned") }
                 try db.execute(
                     "INSERT INTO tokens (hash, device_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
@@ -177,7 +200,9 @@ public final class AccountService: Sendable {
     }
 
     private func failures(_ db: any SQLConnection, key: String, window: Int64) throws(SQLError) -> Int64 {
-        try db.execute("SELECT failures FROM login_failures WHERE key = $1 AND starts_at = $2", [.text(key), .int(window)]).first?.first?.int ?? 0
+        try db.execute(
+            "SELECT failures FROM login_failures WHERE key = $1 AND starts_at = $2", [.text(key), .int(window)]
+        ).first?.first?.int ?? 0
     }
 
     /// The principal of a bearer token, or nil (401) when it is missing, malformed, unknown,
@@ -187,13 +212,16 @@ public final class AccountService: Sendable {
         let hash = DeviceToken.storedHash(token)
         let now = clock.seconds()
         return try pool.with { (db) throws(SQLError) -> Principal? in
-            guard let row = try db.execute(
-                """
-                SELECT t.device_id, d.user_id, t.created_at, t.expires_at, t.replaced_until, d.revoked_at, u.disabled
-                FROM tokens t JOIN devices d ON d.id = t.device_id JOIN users u ON u.id = d.user_id
-                WHERE t.hash = $1
-                """, [.text(hash)]).first,
-                let deviceID = row[0].int, let userID = row[1].int, let createdAt = row[2].int, let expiresAt = row[3].int
+            guard
+                let row = try db.execute(
+                    """
+                    SELECT t.device_id, d.user_id, t.created_at, t.expires_at, t.replaced_until, d.revoked_at, u.disabled
+                    FROM tokens t JOIN devices d ON d.id = t.device_id JOIN users u ON u.id = d.user_id
+                    WHERE t.hash = $1
+                    """, [.text(hash)]
+                ).first,
+                let deviceID = row[0].int, let userID = row[1].int, let createdAt = row[2].int,
+                let expiresAt = row[3].int
             else { return nil }
             guard expiresAt > now, row[5] == .null, row[6].int == 0 else { return nil }
             if let replacedUntil = row[4].int, replacedUntil <= now { return nil }
@@ -226,8 +254,11 @@ public final class AccountService: Sendable {
                     "INSERT INTO tokens (hash, device_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
                     [.text(DeviceToken.storedHash(token)), .int(principal.deviceID), .int(now), .int(expiresAt)])
                 // Tokens whose grace is over are of no further use.
-                try db.execute("DELETE FROM tokens WHERE device_id = $1 AND replaced_until <= $2", [.int(principal.deviceID), .int(now)])
-                return DeviceRotateAnswer(token: token, deviceID: principal.deviceID, expiresAt: expiresAt, oldTokenValidUntil: graceEnd)
+                try db.execute(
+                    "DELETE FROM tokens WHERE device_id = $1 AND replaced_until <= $2",
+                    [.int(principal.deviceID), .int(now)])
+                return DeviceRotateAnswer(
+                    token: token, deviceID: principal.deviceID, expiresAt: expiresAt, oldTokenValidUntil: graceEnd)
             }
         }
     }
@@ -240,7 +271,9 @@ public final class AccountService: Sendable {
                 let revoked = try db.execute(
                     "UPDATE devices SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING id",
                     [.int(deviceID), .int(userID), .int(now)])
-                try db.execute("DELETE FROM tokens WHERE device_id IN (SELECT id FROM devices WHERE id = $1 AND user_id = $2)", [.int(deviceID), .int(userID)])
+                try db.execute(
+                    "DELETE FROM tokens WHERE device_id IN (SELECT id FROM devices WHERE id = $1 AND user_id = $2)",
+                    [.int(deviceID), .int(userID)])
                 return !revoked.isEmpty
             }
         }
@@ -253,8 +286,10 @@ public final class AccountService: Sendable {
         return try pool.with { (db) throws(SQLError) -> Int in
             try transaction(db) { (db) throws(SQLError) -> Int in
                 let revoked = try db.execute(
-                    "UPDATE devices SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id", [.int(userID), .int(now)])
-                try db.execute("DELETE FROM tokens WHERE device_id IN (SELECT id FROM devices WHERE user_id = $1)", [.int(userID)])
+                    "UPDATE devices SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id",
+                    [.int(userID), .int(now)])
+                try db.execute(
+                    "DELETE FROM tokens WHERE device_id IN (SELECT id FROM devices WHERE user_id = $1)", [.int(userID)])
                 return revoked.count
             }
         }
@@ -270,14 +305,17 @@ public final class AccountService: Sendable {
         let minute = now - now % 60
         let day = now - now % 86_400
         return try pool.with { (db) throws(SQLError) -> Admission in
-            func count(_ period: String, _ start: Int64, _ checks: Int64, _ chars: Int64) throws(SQLError) -> (Int64, Int64) {
+            func count(_ period: String, _ start: Int64, _ checks: Int64, _ chars: Int64) throws(SQLError) -> (
+                Int64, Int64
+            ) {
                 let row = try db.execute(
                     """
                     INSERT INTO usage (user_id, period, starts_at, checks, characters) VALUES ($1, $2, $3, $4, $5)
                     ON CONFLICT (user_id, period, starts_at)
                     DO UPDATE SET checks = usage.checks + excluded.checks, characters = usage.characters + excluded.characters
                     RETURNING checks, characters
-                    """, [.int(userID), .text(period), .int(start), .int(checks), .int(chars)]).first
+                    """, [.int(userID), .text(period), .int(start), .int(checks), .int(chars)]
+                ).first
                 return (row?[0].int ?? 0, row?[1].int ?? 0)
             }
             let chars = Int64(characters)
@@ -295,7 +333,9 @@ public final class AccountService: Sendable {
             try db.execute("UPDATE devices SET last_used_at = $2 WHERE id = $1", [.int(deviceID), .int(now)])
             // Yesterday's minutes are of no further use (keeps the table small).
             if minuteChecks == 1 {
-                try db.execute("DELETE FROM usage WHERE user_id = $1 AND period = 'minute' AND starts_at < $2", [.int(userID), .int(minute)])
+                try db.execute(
+                    "DELETE FROM usage WHERE user_id = $1 AND period = 'minute' AND starts_at < $2",
+                    [.int(userID), .int(minute)])
             }
             return .allowed
         }
@@ -308,7 +348,8 @@ public final class AccountService: Sendable {
         let bytes = Array(name.utf8)
         guard (1...64).contains(bytes.count) else { return false }
         return bytes.allSatisfy { byte in
-            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x5F || byte == 0x2D || byte == 0x40
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == 0x2E || byte == 0x5F || byte == 0x2D || byte == 0x40
         }
     }
 
@@ -320,8 +361,12 @@ public final class AccountService: Sendable {
         do {
             try pool.with { (db) throws(SQLError) in
                 try transaction(db) { (db) throws(SQLError) in
-                    if try !db.execute("SELECT id FROM users WHERE name = $1", [.text(name)]).isEmpty { throw SQLError("exists") }
-                    try db.execute("INSERT INTO users (name, password_hash, created_at) VALUES ($1, $2, $3)", [.text(name), .text(hash), .int(now)])
+                    if try !db.execute("SELECT id FROM users WHERE name = $1", [.text(name)]).isEmpty {
+                        throw SQLError("exists")
+                    }
+                    try db.execute(
+                        "INSERT INTO users (name, password_hash, created_at) VALUES ($1, $2, $3)",
+                        [.text(name), .text(hash), .int(now)])
                 }
             }
         } catch {
@@ -333,7 +378,9 @@ public final class AccountService: Sendable {
     public func disableUser(name: String) throws(AdminError) {
         let id = try userID(name)
         do {
-            try pool.with { (db) throws(SQLError) in try db.execute("UPDATE users SET disabled = 1 WHERE id = $1", [.int(id)]) }
+            try pool.with { (db) throws(SQLError) in
+                try db.execute("UPDATE users SET disabled = 1 WHERE id = $1", [.int(id)])
+            }
             try revokeAll(userID: id)
         } catch {
             throw .database(error.message)
@@ -352,7 +399,10 @@ public final class AccountService: Sendable {
                        WHERE d.user_id = u.id AND d.revoked_at IS NULL AND t.expires_at > $1)
                     FROM users u ORDER BY u.name
                     """, [.int(now)]
-                ).map { UserSummary(name: $0[0].text ?? "", disabled: ($0[1].int ?? 0) != 0, activeDevices: Int($0[2].int ?? 0)) }
+                ).map {
+                    UserSummary(
+                        name: $0[0].text ?? "", disabled: ($0[1].int ?? 0) != 0, activeDevices: Int($0[2].int ?? 0))
+                }
             }
         } catch {
             throw .database(error.message)
@@ -371,7 +421,11 @@ public final class AccountService: Sendable {
                       (SELECT MAX(t.expires_at) FROM tokens t WHERE t.device_id = d.id AND t.expires_at > $2)
                     FROM devices d WHERE d.user_id = $1 ORDER BY d.id
                     """, [.int(id), .int(now)]
-                ).map { DeviceSummary(id: $0[0].int ?? 0, name: $0[1].text ?? "", createdAt: $0[2].int ?? 0, lastUsedAt: $0[3].int, revokedAt: $0[4].int, expiresAt: $0[5].int) }
+                ).map {
+                    DeviceSummary(
+                        id: $0[0].int ?? 0, name: $0[1].text ?? "", createdAt: $0[2].int ?? 0, lastUsedAt: $0[3].int,
+                        revokedAt: $0[4].int, expiresAt: $0[5].int)
+                }
             }
         } catch {
             throw .database(error.message)
@@ -398,9 +452,11 @@ public final class AccountService: Sendable {
 
     private func userID(_ name: String) throws(AdminError) -> Int64 {
         do {
-            guard let id = try pool.with({ (db) throws(SQLError) -> Int64? in
-                try db.execute("SELECT id FROM users WHERE name = $1", [.text(name)]).first?.first?.int
-            }) else { throw AdminError.unknownUser }
+            guard
+                let id = try pool.with({ (db) throws(SQLError) -> Int64? in
+                    try db.execute("SELECT id FROM users WHERE name = $1", [.text(name)]).first?.first?.int
+                })
+            else { throw AdminError.unknownUser }
             return id
         } catch let error as AdminError {
             throw error

@@ -44,9 +44,10 @@ public final class Gateway: Sendable {
         switch outcome {
         case .timeout: result = .timeout
         case .failed: result = .failed
-        case let .response(status, body):
+        case .response(let status, let body):
             if (200..<300).contains(status), let content = ChatCompletion.content(fromResponseBody: body) {
-                result = .answer(ChatCompletion.reply(fromContent: content, request: request).reply.validated(against: request))
+                result = .answer(
+                    ChatCompletion.reply(fromContent: content, request: request).reply.validated(against: request))
             } else {
                 result = .failed
             }

@@ -13,7 +13,9 @@ public struct ServerRequest: Sendable {
     /// The client's address (for sign-in throttling only; never logged).
     public var address: String
 
-    public init(method: String, path: String, authorization: String?, body: [UInt8], bodyTooLarge: Bool = false, address: String) {
+    public init(
+        method: String, path: String, authorization: String?, body: [UInt8], bodyTooLarge: Bool = false, address: String
+    ) {
         self.method = method
         self.path = path
         self.authorization = authorization
@@ -36,7 +38,8 @@ public struct ServerResponse: Equatable, Sendable {
     }
 
     static func json<T: Encodable>(_ status: Int, _ value: T, headers: [[String]] = []) -> ServerResponse {
-        ServerResponse(status: status, headers: [["Content-Type", "application/json"]] + headers, body: ServerJSON.encode(value))
+        ServerResponse(
+            status: status, headers: [["Content-Type", "application/json"]] + headers, body: ServerJSON.encode(value))
     }
 
     static func error(_ status: Int, _ code: String, retryAfter: Int64? = nil) -> ServerResponse {
@@ -84,7 +87,10 @@ public final class Router: Sendable {
     }
 
     static func routeName(_ path: String) -> String {
-        [ServerAPI.devicesPath, ServerAPI.rotatePath, ServerAPI.currentDevicePath, ServerAPI.checkPath, ServerAPI.healthPath].contains(path) ? path : "other"
+        [
+            ServerAPI.devicesPath, ServerAPI.rotatePath, ServerAPI.currentDevicePath, ServerAPI.checkPath,
+            ServerAPI.healthPath,
+        ].contains(path) ? path : "other"
     }
 
     private func route(_ request: ServerRequest, _ facts: inout RequestFacts) throws(SQLError) -> ServerResponse {
@@ -109,10 +115,14 @@ public final class Router: Sendable {
                 body.username.utf8.count <= 256, body.password.utf8.count <= 1024,
                 Self.isValidDeviceName(body.deviceName)
             else { return .error(400, ServerErrorCode.badRequest) }
-            switch try accounts.signIn(username: body.username, password: Array(body.password.utf8), deviceName: body.deviceName, address: request.address) {
-            case let .issued(answer): return .json(201, answer)
+            switch try accounts.signIn(
+                username: body.username, password: Array(body.password.utf8), deviceName: body.deviceName,
+                address: request.address)
+            {
+            case .issued(let answer): return .json(201, answer)
             case .badCredentials: return .error(401, ServerErrorCode.unauthorized)
-            case let .throttled(retryAfter): return .error(429, ServerErrorCode.tooManyLoginAttempts, retryAfter: retryAfter)
+            case .throttled(let retryAfter):
+                return .error(429, ServerErrorCode.tooManyLoginAttempts, retryAfter: retryAfter)
             case .tooManyDevices: return .error(429, ServerErrorCode.tooManyDevices)
             }
         }
@@ -140,13 +150,16 @@ public final class Router: Sendable {
         }
         let scalars = check.sentence.unicodeScalars.count
         facts.scalars = scalars
-        if case let .limited(retryAfter) = try accounts.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: scalars) {
+        if case .limited(let retryAfter) = try accounts.admitCheck(
+            userID: principal.userID, deviceID: principal.deviceID, characters: scalars)
+        {
             return .error(429, ServerErrorCode.rateLimited, retryAfter: retryAfter)
         }
         let rotateHeaders = principal.shouldRotate ? [[ServerAPI.rotateHeader, "1"]] : []
         switch gateway.check(check.cloudRequest(), post: post) {
-        case let .answer(reply): return .json(200, CheckAnswer(reply), headers: rotateHeaders)
-        case let .unavailable(retryAfter): return .error(503, ServerErrorCode.upstreamUnavailable, retryAfter: retryAfter)
+        case .answer(let reply): return .json(200, CheckAnswer(reply), headers: rotateHeaders)
+        case .unavailable(let retryAfter):
+            return .error(503, ServerErrorCode.upstreamUnavailable, retryAfter: retryAfter)
         case .timeout: return .error(504, ServerErrorCode.upstreamTimeout)
         case .failed: return .error(502, ServerErrorCode.upstreamFailed)
         }
@@ -162,7 +175,8 @@ public final class Router: Sendable {
 
     /// 1 to 64 visible characters.
     static func isValidDeviceName(_ name: String) -> Bool {
-        (1...64).contains(name.unicodeScalars.count) && name.unicodeScalars.allSatisfy { CloudText.isVisible($0) || $0 == " " }
+        (1...64).contains(name.unicodeScalars.count)
+            && name.unicodeScalars.allSatisfy { CloudText.isVisible($0) || $0 == " " }
     }
 
     /// Within the sizes the helper itself sends.
@@ -171,6 +185,8 @@ public final class Router: Sendable {
         return (1...CloudProtocol.maximumSentenceScalars).contains(scalars)
             && (1...35).contains(check.language.utf8.count) && check.language.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
             && check.flags.count <= 64
-            && check.flags.allSatisfy { $0.start >= 0 && $0.end <= scalars && $0.start < $0.end && $0.replacements.count <= 16 }
+            && check.flags.allSatisfy {
+                $0.start >= 0 && $0.end <= scalars && $0.start < $0.end && $0.replacements.count <= 16
+            }
     }
 }

@@ -7,12 +7,12 @@ public enum SQLValue: Equatable, Sendable {
     case null
 
     public var int: Int64? {
-        if case let .int(value) = self { return value }
+        if case .int(let value) = self { return value }
         return nil
     }
 
     public var text: String? {
-        if case let .text(value) = self { return value }
+        if case .text(let value) = self { return value }
         return nil
     }
 }

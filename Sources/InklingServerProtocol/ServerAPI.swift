@@ -47,7 +47,8 @@ public enum ServerAPI {
         let bytes = Array(token.utf8)
         guard bytes.count == tokenPrefix.utf8.count + 43, token.hasPrefix(tokenPrefix) else { return false }
         return bytes.dropFirst(tokenPrefix.utf8.count).allSatisfy { byte in
-            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == 0x2D || byte == 0x5F
         }
     }
 

@@ -26,8 +26,8 @@ public final class PostgresConnection: SQLConnection {
     public func execute(_ sql: String, _ parameters: [SQLValue]) throws(SQLError) -> [[SQLValue]] {
         var texts: [[CChar]?] = parameters.map { value in
             switch value {
-            case let .int(number): Array(String(number).utf8CString)
-            case let .text(text): Array(text.utf8CString)
+            case .int(let number): Array(String(number).utf8CString)
+            case .text(let text): Array(text.utf8CString)
             case .null: nil
             }
         }
@@ -67,10 +67,12 @@ public final class PostgresConnection: SQLConnection {
 }
 
 /// Calls `body` with a C array of C strings (NULL for nil) that live for the call.
-private func withArrayOfOptionalCStrings<R>(_ strings: inout [[CChar]?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+private func withArrayOfOptionalCStrings<R>(
+    _ strings: inout [[CChar]?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R
+) -> R {
     var pointers: [UnsafePointer<CChar>?] = []
     var storage: [UnsafeMutablePointer<CChar>] = []
-    defer { storage.forEach { $0.deallocate() } }
+    defer { for copy in storage { copy.deallocate() } }
     for string in strings {
         guard let string else {
             pointers.append(nil)

@@ -17,7 +17,9 @@ public final class SQLiteConnection: SQLConnection {
         }
         database = handle
         sqlite3_busy_timeout(handle, 10_000)
-        for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON", "PRAGMA secure_delete=ON"] {
+        for pragma in [
+            "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON", "PRAGMA secure_delete=ON",
+        ] {
             try execute(pragma, [])
         }
     }
@@ -38,8 +40,8 @@ public final class SQLiteConnection: SQLConnection {
             let position = Int32(index + 1)
             let code: Int32
             switch value {
-            case let .int(number): code = sqlite3_bind_int64(statement, position, number)
-            case let .text(text):
+            case .int(let number): code = sqlite3_bind_int64(statement, position, number)
+            case .text(let text):
                 let bytes = Array(text.utf8CString)
                 code = bytes.withUnsafeBufferPointer { buffer in
                     inkling_sqlite3_bind_text(statement, position, buffer.baseAddress, Int32(buffer.count - 1))

@@ -86,7 +86,7 @@ final class AppSettings {
         pointers.append(nil)
         defer { for pointer in pointers { free(pointer) } }
         pointers.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+            made(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
                 _ = g_settings_set_strv(settings, key, $0)
             }
         }

@@ -9,22 +9,23 @@ import InklingSetupModel
 /// `inkling account …` as the Cloud page's account service (the token goes to the keyring in
 /// that command; the password reaches it on standard input).
 final class CommandAccountService: AccountService {
-    func status() -> AccountStatus {
-        let result = InklingCommand.runAndWait(AccountForm.statusArguments)
+    func status(server: String) -> AccountStatus {
+        guard !server.isEmpty else { return .signedOut }
+        let result = InklingCommand.runAndWait(AccountForm.statusArguments(server: server))
         return AccountForm.status(exitStatus: result.status, output: result.stdout + result.stderr)
     }
 
     func signIn(server: String, username: String, password: String) -> AccountResult {
         let result = InklingCommand.runAndWait(AccountForm.arguments(signIn: server, username: username), input: password + "\n")
-        return result.status == 0 ? .done(status()) : .failed(AccountForm.failure(output: result.stderr))
+        return result.status == 0 ? .done(status(server: server)) : .failed(AccountForm.failure(output: result.stderr))
     }
 
-    func signOut() -> AccountResult { simple(AccountForm.signOutArguments) }
-    func signOutEverywhere() -> AccountResult { simple(AccountForm.signOutEverywhereArguments) }
+    func signOut(server: String) -> AccountResult { signOut(server: server, everywhere: false) }
+    func signOutEverywhere(server: String) -> AccountResult { signOut(server: server, everywhere: true) }
 
-    private func simple(_ arguments: [String]) -> AccountResult {
-        let result = InklingCommand.runAndWait(arguments)
-        return result.status == 0 ? .done(status()) : .failed(AccountForm.failure(output: result.stderr))
+    private func signOut(server: String, everywhere: Bool) -> AccountResult {
+        let result = InklingCommand.runAndWait(AccountForm.signOutArguments(server: server, everywhere: everywhere))
+        return result.status == 0 ? .done(status(server: server)) : .failed(AccountForm.failure(output: result.stderr))
     }
 }
 
@@ -45,16 +46,15 @@ final class CloudPage {
         let settings = app.settings
         widget = page(title: "Cloud check", icon: "network-server-symbolic", name: "cloud")
 
+        // The group's description states what is sent and when (above the switch).
         let check = group(title: "Cloud check")
-        let statement = label("")
-        name(statement, "What the cloud check sends")
-        gtk_widget_set_margin_bottom(statement, 12)
-        add(check, statement)
         add(check, TypingPage.switchRow(settings, key: "cloud-check", title: "Check finished sentences in the cloud", subtitle: "Confirms or retracts Inkling's flags and may add fixes with explanations"))
         let endpoint = Self.entryRow(settings, key: "cloud-endpoint", title: "Endpoint (HTTPS address)")
         add(check, endpoint)
         add(check, Self.entryRow(settings, key: "cloud-model", title: "Model (empty: the endpoint's default)"))
-        let refreshStatement = { setLabel(statement, CloudStatement.text(enabled: settings.bool("cloud-check"), endpoint: settings.string("cloud-endpoint"))) }
+        let refreshStatement = {
+            adw_preferences_group_set_description(cast(check), CloudStatement.text(enabled: settings.bool("cloud-check"), endpoint: settings.string("cloud-endpoint")))
+        }
         settings.watch("cloud-check", refreshStatement)
         settings.watch("cloud-endpoint", refreshStatement)
         add(page: widget, check)
@@ -63,27 +63,36 @@ final class CloudPage {
         let statusRow = actionRow(title: "Account")
         accountStatus = statusRow
         add(signIn, statusRow)
-        server = adw_entry_row_new()!
+        server = made(adw_entry_row_new())
         adw_preferences_row_set_title(cast(server), "Server address")
         add(signIn, server)
-        username = adw_entry_row_new()!
+        username = made(adw_entry_row_new())
         adw_preferences_row_set_title(cast(username), "User name")
         add(signIn, username)
-        password = adw_password_entry_row_new()!
+        password = made(adw_password_entry_row_new())
         adw_preferences_row_set_title(cast(password), "Password")
         add(signIn, password)
         let buttons = actionRow(title: "")
-        adw_action_row_add_suffix(cast(buttons), button("Sign out everywhere", accessibleName: "Sign out everywhere", style: "flat") { [weak self] in self?.apply(self?.account.signOutEverywhere()) })
-        adw_action_row_add_suffix(cast(buttons), button("Sign out", accessibleName: "Sign out") { [weak self] in self?.apply(self?.account.signOut()) })
+        adw_action_row_add_suffix(cast(buttons), button("Sign out everywhere", accessibleName: "Sign out everywhere", style: "flat") { [weak self] in
+            guard let self else { return }
+            self.apply(self.account.signOutEverywhere(server: self.currentServer))
+        })
+        adw_action_row_add_suffix(cast(buttons), button("Sign out", accessibleName: "Sign out") { [weak self] in
+            guard let self else { return }
+            self.apply(self.account.signOut(server: self.currentServer))
+        })
         adw_action_row_add_suffix(cast(buttons), button("Sign in", accessibleName: "Sign in", style: "suggested-action") { [weak self] in self?.signInClicked() })
         add(signIn, buttons)
         add(page: widget, signIn)
-        show(account.status())
+        show(account.status(server: currentServer))
     }
+
+    /// The server typed in the group, else the cloud-endpoint setting.
+    var currentServer: String { AccountForm.server(typed: editableText(server), endpoint: app.settings.string("cloud-endpoint")) }
 
     /// An entry row for a string setting: written when the user applies it (Enter or ✓).
     static func entryRow(_ settings: AppSettings, key: String, title: String) -> Widget {
-        let row = adw_entry_row_new()!
+        let row = made(adw_entry_row_new())
         adw_preferences_row_set_title(cast(row), title)
         adw_entry_row_set_show_apply_button(cast(row), 1)
         settings.watch(key) { setEditableText(row, settings.string(key)) }
@@ -111,7 +120,12 @@ final class CloudPage {
             app.toast(problem)
             return
         }
-        apply(account.signIn(server: serverText, username: user, password: secret))
+        let result = account.signIn(server: serverText, username: user, password: secret)
+        // Signed in: the cloud check's endpoint is that server (inkling-cloud then uses the token).
+        if case .done(.signedIn) = result {
+            app.settings.set("cloud-endpoint", string: AccountForm.server(typed: serverText, endpoint: ""))
+        }
+        apply(result)
     }
 }
 

@@ -40,7 +40,7 @@ final class InklingCommand {
         var flags = G_SUBPROCESS_FLAGS_STDOUT_PIPE.rawValue | G_SUBPROCESS_FLAGS_STDERR_PIPE.rawValue
         if input != nil { flags |= G_SUBPROCESS_FLAGS_STDIN_PIPE.rawValue }
         let started = argv.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+            made(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
                 g_subprocess_newv($0, GSubprocessFlags(rawValue: flags), &error)
             }
         }
@@ -55,7 +55,8 @@ final class InklingCommand {
         let retained = Unmanaged.passRetained(command).toOpaque()
         typealias Ready = @convention(c) (UnsafeMutablePointer<GObject>?, OpaquePointer?, gpointer?) -> Void
         let ready: Ready = { _, result, data in
-            let command = Unmanaged<InklingCommand>.fromOpaque(data!).takeRetainedValue()
+            guard let data else { return }  // always the command retained above
+            let command = Unmanaged<InklingCommand>.fromOpaque(data).takeRetainedValue()
             var out: UnsafeMutablePointer<CChar>?
             var err: UnsafeMutablePointer<CChar>?
             var error: UnsafeMutablePointer<GError>?
@@ -78,8 +79,10 @@ final class InklingCommand {
     static func runAndWait(_ arguments: [String], input: String? = nil) -> (status: Int32, stdout: String, stderr: String) {
         var result: (Int32, String, String)?
         run(arguments, input: input) { result = ($0, $1, $2) }
-        while result == nil { g_main_context_iteration(nil, 1) }
-        return result!
+        while true {
+            if let result { return result }
+            g_main_context_iteration(nil, 1)
+        }
     }
 
     /// Asks the command to stop (SIGTERM: the CLI removes its partial download, then exits).

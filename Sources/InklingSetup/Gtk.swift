@@ -9,6 +9,14 @@ import CGtk
 
 typealias Widget = UnsafeMutablePointer<GtkWidget>
 
+/// A pointer GTK, libadwaita or GLib never leaves NULL (constructors abort rather than fail; a
+/// buffer that ends in a NULL terminator has a base address). A NULL is a broken library: stop
+/// with a message naming the caller.
+func made<Pointer>(_ pointer: Pointer?, caller: StaticString = #function) -> Pointer {
+    guard let pointer else { fatalError("inkling-setup: no object where \(caller) needs one") }
+    return pointer
+}
+
 /// A GObject pointer seen as another GObject type (the C API's `GTK_WIDGET (x)` and friends;
 /// the type is checked by GLib at run time on use).
 @inline(__always) func cast<T, U>(_ pointer: UnsafeMutablePointer<U>?) -> UnsafeMutablePointer<T>! {
@@ -63,14 +71,20 @@ private func connect(_ instance: gpointer, _ signal: String, _ box: SignalBox, _
 /// A signal whose handler is `(instance, user_data)`: `clicked`, `value-changed`, `search-changed`, `activate`, `apply`, `changed`.
 func on(_ instance: gpointer, _ signal: String, _ body: @escaping () -> Void) {
     typealias Handler = @convention(c) (gpointer?, gpointer?) -> Void
-    let handler: Handler = { _, data in Unmanaged<SignalBox>.fromOpaque(data!).takeUnretainedValue().zero?() }
+    let handler: Handler = { _, data in
+        guard let data else { return }
+        Unmanaged<SignalBox>.fromOpaque(data).takeUnretainedValue().zero?()
+    }
     connect(instance, signal, SignalBox(zero: body), unsafeBitCast(handler, to: GCallback.self))
 }
 
 /// `notify::PROPERTY`: `(instance, GParamSpec*, user_data)`.
 func onNotify(_ instance: gpointer, _ property: String, _ body: @escaping () -> Void) {
     typealias Handler = @convention(c) (gpointer?, gpointer?, gpointer?) -> Void
-    let handler: Handler = { _, _, data in Unmanaged<SignalBox>.fromOpaque(data!).takeUnretainedValue().zero?() }
+    let handler: Handler = { _, _, data in
+        guard let data else { return }
+        Unmanaged<SignalBox>.fromOpaque(data).takeUnretainedValue().zero?()
+    }
     connect(instance, "notify::" + property, SignalBox(zero: body), unsafeBitCast(handler, to: GCallback.self))
 }
 
@@ -78,7 +92,8 @@ func onNotify(_ instance: gpointer, _ property: String, _ body: @escaping () -> 
 func onText(_ instance: gpointer, _ signal: String, _ body: @escaping (String) -> Void) {
     typealias Handler = @convention(c) (gpointer?, UnsafePointer<CChar>?, gpointer?) -> Void
     let handler: Handler = { _, text, data in
-        Unmanaged<SignalBox>.fromOpaque(data!).takeUnretainedValue().text?(text.map { String(cString: $0) } ?? "")
+        guard let data else { return }
+        Unmanaged<SignalBox>.fromOpaque(data).takeUnretainedValue().text?(text.map { String(cString: $0) } ?? "")
     }
     connect(instance, signal, SignalBox(text: body), unsafeBitCast(handler, to: GCallback.self))
 }
@@ -86,7 +101,10 @@ func onText(_ instance: gpointer, _ signal: String, _ body: @escaping (String) -
 /// A signal whose handler is `(instance, int, user_data)`: GtkNativeDialog `response`.
 func onInteger(_ instance: gpointer, _ signal: String, _ body: @escaping (Int32) -> Void) {
     typealias Handler = @convention(c) (gpointer?, Int32, gpointer?) -> Void
-    let handler: Handler = { _, value, data in Unmanaged<SignalBox>.fromOpaque(data!).takeUnretainedValue().integer?(value) }
+    let handler: Handler = { _, value, data in
+        guard let data else { return }
+        Unmanaged<SignalBox>.fromOpaque(data).takeUnretainedValue().integer?(value)
+    }
     connect(instance, signal, SignalBox(integer: body), unsafeBitCast(handler, to: GCallback.self))
 }
 
@@ -94,7 +112,8 @@ func onInteger(_ instance: gpointer, _ signal: String, _ body: @escaping (Int32)
 func onKeyPressed(_ controller: gpointer, _ body: @escaping (_ keyval: UInt32, _ state: UInt32) -> Bool) {
     typealias Handler = @convention(c) (gpointer?, guint, guint, GdkModifierType, gpointer?) -> gboolean
     let handler: Handler = { _, keyval, _, state, data in
-        Unmanaged<SignalBox>.fromOpaque(data!).takeUnretainedValue().key?(keyval, state.rawValue) == true ? 1 : 0
+        guard let data else { return 0 }
+        return Unmanaged<SignalBox>.fromOpaque(data).takeUnretainedValue().key?(keyval, state.rawValue) == true ? 1 : 0
     }
     connect(controller, "key-pressed", SignalBox(key: body), unsafeBitCast(handler, to: GCallback.self))
 }
@@ -106,8 +125,14 @@ func every(milliseconds: UInt32, _ body: @escaping () -> Bool) {
         init(_ body: @escaping () -> Bool) { self.body = body }
     }
     typealias Tick = @convention(c) (gpointer?) -> gboolean
-    let tick: Tick = { data in Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0 }
-    let destroy: GDestroyNotify = { data in Unmanaged<Box>.fromOpaque(data!).release() }
+    let tick: Tick = { data in
+        guard let data else { return 0 }  // G_SOURCE_REMOVE
+        return Unmanaged<Box>.fromOpaque(data).takeUnretainedValue().body() ? 1 : 0
+    }
+    let destroy: GDestroyNotify = { data in
+        guard let data else { return }
+        Unmanaged<Box>.fromOpaque(data).release()
+    }
     g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, tick, Unmanaged.passRetained(Box(body)).toOpaque(), destroy)
 }
 
@@ -119,7 +144,7 @@ func name(_ widget: Widget, _ label: String) {
 }
 
 func label(_ text: String, wrap: Bool = true, dim: Bool = false) -> Widget {
-    let widget = gtk_label_new(text)!
+    let widget = made(gtk_label_new(text))
     gtk_label_set_wrap(cast(widget), wrap ? 1 : 0)
     gtk_label_set_xalign(cast(widget), 0)
     if dim { gtk_widget_add_css_class(widget, "dim-label") }
@@ -129,7 +154,7 @@ func label(_ text: String, wrap: Bool = true, dim: Bool = false) -> Widget {
 func setLabel(_ widget: Widget, _ text: String) { gtk_label_set_text(cast(widget), text) }
 
 func button(_ text: String, accessibleName: String? = nil, style: String? = nil, _ action: @escaping () -> Void) -> Widget {
-    let widget = gtk_button_new_with_label(text)!
+    let widget = made(gtk_button_new_with_label(text))
     gtk_widget_set_valign(widget, GTK_ALIGN_CENTER)
     if let style { gtk_widget_add_css_class(widget, style) }
     if let accessibleName { name(widget, accessibleName) }
@@ -138,14 +163,14 @@ func button(_ text: String, accessibleName: String? = nil, style: String? = nil,
 }
 
 func actionRow(title: String, subtitle: String? = nil) -> Widget {
-    let row = adw_action_row_new()!
+    let row = made(adw_action_row_new())
     adw_preferences_row_set_title(cast(row), title)
     if let subtitle { adw_action_row_set_subtitle(cast(row), subtitle) }
     return row
 }
 
 func group(title: String, description: String? = nil) -> Widget {
-    let group = adw_preferences_group_new()!
+    let group = made(adw_preferences_group_new())
     adw_preferences_group_set_title(cast(group), title)
     if let description { adw_preferences_group_set_description(cast(group), description) }
     return group
@@ -154,7 +179,7 @@ func group(title: String, description: String? = nil) -> Widget {
 func add(_ group: Widget, _ child: Widget) { adw_preferences_group_add(cast(group), child) }
 
 func page(title: String, icon: String, name pageName: String) -> Widget {
-    let page = adw_preferences_page_new()!
+    let page = made(adw_preferences_page_new())
     adw_preferences_page_set_title(cast(page), title)
     adw_preferences_page_set_icon_name(cast(page), icon)
     adw_preferences_page_set_name(cast(page), pageName)

@@ -24,7 +24,7 @@ final class LanguagesPage {
         widget = page(title: "Languages", icon: "preferences-desktop-locale-symbolic", name: "languages")
 
         let packs = group(title: "Language packs", description: "Inkling suggests words in the language in use. Downloaded packs are checked (size and SHA-256) before they are installed.")
-        list = gtk_list_box_new()!
+        list = made(gtk_list_box_new())
         gtk_widget_add_css_class(list, "boxed-list")
         gtk_list_box_set_selection_mode(cast(list), GTK_SELECTION_NONE)
         name(list, "Language packs")
@@ -33,7 +33,7 @@ final class LanguagesPage {
 
         let status = group(title: "Status")
         progressRow = actionRow(title: "Downloading")
-        progressBar = gtk_progress_bar_new()!
+        progressBar = made(gtk_progress_bar_new())
         gtk_widget_set_valign(progressBar, GTK_ALIGN_CENTER)
         gtk_widget_set_hexpand(progressBar, 1)
         gtk_progress_bar_set_show_text(cast(progressBar), 1)

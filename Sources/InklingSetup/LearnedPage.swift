@@ -28,7 +28,7 @@ final class LearnedPage {
         add(page: widget, privacy)
 
         let words = group(title: "Words Inkling learned from your typing")
-        search = gtk_search_entry_new()!
+        search = made(gtk_search_entry_new())
         name(search, "Search learned words")
         gtk_widget_set_margin_bottom(search, 6)
         add(words, search)
@@ -36,7 +36,7 @@ final class LearnedPage {
         gtk_widget_set_margin_bottom(summary, 6)
         name(summary, "Learned words summary")
         add(words, summary)
-        list = gtk_list_box_new()!
+        list = made(gtk_list_box_new())
         gtk_widget_add_css_class(list, "boxed-list")
         gtk_list_box_set_selection_mode(cast(list), GTK_SELECTION_NONE)
         name(list, "Learned words")
@@ -101,7 +101,7 @@ final class LearnedPage {
     }
 
     func confirmWipe() {
-        let dialog = adw_message_dialog_new(cast(app.window), "Forget every learned word?", LearnedWordRow.wipeConfirmation(total: all.count))!
+        let dialog = made(adw_message_dialog_new(cast(app.window), "Forget every learned word?", LearnedWordRow.wipeConfirmation(total: all.count)))
         adw_message_dialog_add_response(cast(dialog), "cancel", "Cancel")
         adw_message_dialog_add_response(cast(dialog), "wipe", "Forget all")
         adw_message_dialog_set_response_appearance(cast(dialog), "wipe", ADW_RESPONSE_DESTRUCTIVE)
@@ -118,9 +118,9 @@ final class LearnedPage {
 
     /// A file chooser for export (save) or import (open), then the `inkling learned` command.
     func choose(save: Bool) {
-        let chooser = gtk_file_chooser_native_new(
+        let chooser = made(gtk_file_chooser_native_new(
             save ? "Export learned words" : "Import learned words", cast(app.window),
-            save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN, save ? "Export" : "Import", "Cancel")!
+            save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN, save ? "Export" : "Import", "Cancel"))
         if save { gtk_file_chooser_set_current_name(cast(chooser), "inkling-learned-words.tsv") }
         onInteger(raw(chooser), "response") { [weak self] response in
             defer { g_object_unref(raw(chooser)) }

@@ -33,7 +33,7 @@ enum TypingPage {
 
     static func pageSizeRow(_ settings: AppSettings) -> Widget {
         let row = actionRow(title: "Suggestions per page", subtitle: "Page Up and Page Down show the others")
-        let spin = gtk_spin_button_new_with_range(Double(PageSize.range.lowerBound), Double(PageSize.range.upperBound), 1)!
+        let spin = made(gtk_spin_button_new_with_range(Double(PageSize.range.lowerBound), Double(PageSize.range.upperBound), 1))
         gtk_widget_set_valign(spin, GTK_ALIGN_CENTER)
         // Named by the row's title (AdwActionRow labels its activatable widget).
         adw_action_row_add_suffix(cast(row), spin)
@@ -59,13 +59,13 @@ enum TypingPage {
         _ settings: AppSettings, key: String, labels: [String], title: String, subtitle: String,
         index: @escaping (String) -> Int, value: @escaping (Int) -> String?
     ) -> Widget {
-        let row = adw_combo_row_new()!
+        let row = made(adw_combo_row_new())
         adw_preferences_row_set_title(cast(row), title)
         adw_action_row_set_subtitle(cast(row), subtitle)
         var pointers: [UnsafeMutablePointer<CChar>?] = labels.map { strdup($0) }
         pointers.append(nil)
         let model = pointers.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { gtk_string_list_new($0) }
+            made(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { gtk_string_list_new($0) }
         }
         for pointer in pointers { free(pointer) }
         adw_combo_row_set_model(cast(row), model)
@@ -80,7 +80,7 @@ enum TypingPage {
 
     static func switchRow(_ settings: AppSettings, key: String, title: String, subtitle: String) -> Widget {
         let row = actionRow(title: title, subtitle: subtitle)
-        let toggle = gtk_switch_new()!
+        let toggle = made(gtk_switch_new())
         gtk_widget_set_valign(toggle, GTK_ALIGN_CENTER)
         // Named by the row's title (AdwActionRow labels its activatable widget).
         adw_action_row_add_suffix(cast(row), toggle)
@@ -106,10 +106,10 @@ enum ShortcutRow {
 
     /// A dialog that takes the next key press: stored if the engine can use it, else explained.
     static func record(_ app: SetupApp, key: String, title: String) {
-        let dialog = adw_message_dialog_new(cast(app.window), "Press the new keys", "For “\(title)”. Escape cancels; Backspace turns the key off.")!
+        let dialog = made(adw_message_dialog_new(cast(app.window), "Press the new keys", "For “\(title)”. Escape cancels; Backspace turns the key off."))
         adw_message_dialog_add_response(cast(dialog), "cancel", "Cancel")
         name(dialog, "Record keys: \(title)")
-        let controller = gtk_event_controller_key_new()!
+        let controller = made(gtk_event_controller_key_new())
         gtk_event_controller_set_propagation_phase(controller, GTK_PHASE_CAPTURE)
         onKeyPressed(raw(controller)) { keyval, state in
             let keyName = gdk_keyval_name(keyval).map { String(cString: $0) } ?? ""

@@ -24,7 +24,7 @@ final class SetupApp {
             gtk_window_present(cast(window))
             return
         }
-        let window = adw_preferences_window_new()!
+        let window = made(adw_preferences_window_new())
         self.window = window
         gtk_window_set_application(cast(window), cast(application))
         gtk_window_set_title(cast(window), "Inkling Preferences")
@@ -75,7 +75,7 @@ while let option = arguments.first {
     }
 }
 
-let application = adw_application_new(SetupApp.applicationID, G_APPLICATION_DEFAULT_FLAGS)!
+let application = made(adw_application_new(SetupApp.applicationID, G_APPLICATION_DEFAULT_FLAGS))
 on(raw(application), "activate") { setup.build(opaque(application)) }
 // GApplication sees only the program name: the options were read above.
 var programName = strdup(CommandLine.arguments[0])

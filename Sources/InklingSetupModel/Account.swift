@@ -4,19 +4,19 @@
 /// `inkling account …`; tests use a fake. The device token never passes through the app: the
 /// command stores it in the keyring.
 public protocol AccountService: AnyObject {
-    /// Who is signed in, or why not.
-    func status() -> AccountStatus
-    /// Signs in; the password is given to the service on standard input, never on a command line.
+    /// Who is signed in at `server`, or why not.
+    func status(server: String) -> AccountStatus
+    /// Signs in; the password is given to the command on standard input, never on a command line.
     func signIn(server: String, username: String, password: String) -> AccountResult
-    func signOut() -> AccountResult
+    func signOut(server: String) -> AccountResult
     /// Revokes every device token of the account (all devices).
-    func signOutEverywhere() -> AccountResult
+    func signOutEverywhere(server: String) -> AccountResult
 }
 
 public enum AccountStatus: Equatable, Sendable {
     case signedOut
     case signedIn(server: String, username: String)
-    /// This build has no account support (the `inkling` command has no `account` command yet).
+    /// This build has no account support (the `inkling` command has no `account` command).
     case unavailable(String)
 
     public var sentence: String {
@@ -33,8 +33,8 @@ public enum AccountResult: Equatable, Sendable {
     case failed(String)
 }
 
-/// Decisions of the sign-in group: what is checked before anything is sent, and how the
-/// command's answers read.
+/// Decisions of the sign-in group: what is checked before anything is sent, the arguments of
+/// `inkling account …`, and how its answers read.
 public enum AccountForm {
     /// A problem with the form, or nil when it can be sent.
     public static func problem(server: String, username: String, password: String) -> String? {
@@ -48,27 +48,38 @@ public enum AccountForm {
         return nil
     }
 
-    /// The arguments of `inkling account …` for each action (the password goes on stdin).
-    public static func arguments(signIn server: String, username: String) -> [String] {
-        ["account", "login", "--server", server.trimmed(), "--user", username.trimmed(), "--password-stdin"]
+    /// The server the group acts on: the address typed, else the cloud-endpoint setting (where
+    /// a signed-in server is kept, and where `inkling account` looks without `--server`).
+    public static func server(typed: String, endpoint: String) -> String {
+        let typed = typed.trimmed()
+        return typed.isEmpty ? endpoint.trimmed() : typed
     }
-    public static let statusArguments = ["account", "status"]
-    public static let signOutArguments = ["account", "logout"]
-    public static let signOutEverywhereArguments = ["account", "logout", "--everywhere"]
 
-    /// The status from `inkling account status`'s exit status and output: `signed in to SERVER
-    /// as USER` or `not signed in`; exit status 2 with "unknown" means the command does not exist.
+    /// `inkling account login`: the password goes on standard input (its first line).
+    public static func arguments(signIn server: String, username: String) -> [String] {
+        ["account", "login", "--server", server.trimmed(), "--user", username.trimmed()]
+    }
+    public static func statusArguments(server: String) -> [String] { ["account", "status", "--server", server.trimmed()] }
+    public static func signOutArguments(server: String, everywhere: Bool) -> [String] {
+        ["account", "logout", "--server", server.trimmed()] + (everywhere ? ["--everywhere"] : [])
+    }
+
+    /// The status from `inkling account status`: exit 0 with `Signed in to SERVER as USER (…).`,
+    /// exit 1 `Not signed in to SERVER.`; exit 2 naming an unknown command: no account support.
     public static func status(exitStatus: Int32, output: String) -> AccountStatus {
         let text = output.trimmed()
-        if exitStatus == 2, text.lowercased().contains("unknown") || text.lowercased().contains("usage") {
+        if exitStatus == 2, text.lowercased().contains("unknown command") {
             return .unavailable("Sign-in needs a newer version of the inkling command.")
         }
         guard exitStatus == 0 else { return .signedOut }
-        for line in text.split(separator: "\n") {
-            let words = line.split(separator: " ").map(String.init)
-            if words.count >= 6, words[0].lowercased() == "signed", words[1] == "in", words[2] == "to", let asIndex = words.lastIndex(of: "as"), asIndex + 1 < words.count {
-                return .signedIn(server: words[3..<asIndex].joined(separator: " "), username: words[(asIndex + 1)...].joined(separator: " "))
-            }
+        for line in text.split(separator: "\n") where line.lowercased().hasPrefix("signed in to ") {
+            let rest = line.dropFirst("signed in to ".count)
+            guard let asRange = rest.firstRange(of: " as ") else { continue }
+            let server = String(rest[..<asRange.lowerBound])
+            var user = rest[asRange.upperBound...]
+            if let detail = user.firstRange(of: " (") { user = user[..<detail.lowerBound] }
+            if user.hasSuffix(".") { user = user.dropLast() }
+            return .signedIn(server: server, username: String(user))
         }
         return .signedOut
     }
@@ -76,14 +87,16 @@ public enum AccountForm {
     /// A failed action's sentence from the command's error output.
     public static func failure(output: String) -> String {
         let text = output.lowercased()
-        if text.contains("401") || text.contains("wrong password") || text.contains("invalid credentials") {
+        if text.contains("401") || text.contains("wrong user name or password") || text.contains("wrong password") {
             return "The user name or password is wrong."
         }
-        if text.contains("couldn't connect") || text.contains("could not resolve") || text.contains("couldn't resolve") || text.contains("unreachable") {
+        if text.contains("couldn't connect") || text.contains("could not resolve") || text.contains("couldn't resolve") || text.contains("unreachable")
+            || text.contains("cannot reach") || text.contains("could not be reached")
+        {
             return "The server could not be reached. Check its address and the network connection."
         }
         if text.contains("keyring") || text.contains("secret service") {
-            return "The sign-in worked but the token could not be stored: no keyring is running in this session."
+            return "No keyring is available in this session to keep the sign-in. Unlock or start your keyring, then try again."
         }
         let line = output.split(separator: "\n").last { !$0.isEmpty }.map(String.init) ?? "no message"
         return line.hasPrefix("inkling: ") ? String(line.dropFirst(9)) : line

@@ -124,8 +124,13 @@ def server():
     s.stop()
 
 
+# No API key file of the person running the tests (the helper would use it instead of looking
+# for a sign-in).
+CONFIG_HOME = tempfile.mkdtemp(prefix="inkling-account-config-")
+
+
 def environment(**extra):
-    env = dict(os.environ, GSETTINGS_BACKEND="memory", LC_ALL="C.UTF-8")
+    env = dict(os.environ, GSETTINGS_BACKEND="memory", LC_ALL="C.UTF-8", XDG_CONFIG_HOME=CONFIG_HOME)
     for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
         env.pop(name, None)
     env.update(extra)
@@ -140,3 +145,98 @@ def inkling(*arguments, password=None):
 
 def login(server, user="ada", password=PASSWORD, device="laptop"):
     return inkling("account", "login", "--server", server.url, "--user", user, "--device", device, password=password)
+
+
+# -- the real inkling-server ---------------------------------------------------------------------
+
+REAL_USERS = {"ada": PASSWORD, "bob": PASSWORD + " too"}
+
+
+def server_binary():
+    return os.environ.get("INKLING_SERVER") or binary("inkling-server")
+
+
+class Upstream:
+    """The cloud helper tests' fake chat-completions server, as the real server's upstream."""
+
+    def __init__(self):
+        cloud = os.path.join(os.path.dirname(HERE), "Cloud")
+        self.proc = subprocess.Popen([sys.executable, os.path.join(cloud, "fake_llm_server.py"), "--lifetime", "600"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=cloud)
+        line = self.proc.stdout.readline()
+        assert line.startswith("PORT "), "the fake upstream did not start"
+        self.port = int(line.split()[1])
+        self.url = "http://127.0.0.1:%d/v1" % self.port
+
+    def stats(self):
+        with DIRECT.open("http://127.0.0.1:%d/_stats" % self.port, timeout=10) as response:
+            return json.loads(response.read())
+
+    def stop(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+class RealServer:
+    """`inkling-server serve` on loopback over SQLite in a temporary folder, with `ada` and `bob`."""
+
+    def __init__(self, upstream, tokens=None):
+        self.directory = tempfile.mkdtemp(prefix="inkling-account-server-")
+        key_file = os.path.join(self.directory, "upstream-key")
+        with open(key_file, "w") as f:
+            f.write("sk-upstream-key-of-the-server\n")
+        os.chmod(key_file, 0o600)
+        groups = {
+            "server": {"listen": "127.0.0.1:0", "threads": "4", "idle_timeout": "5", "request_timeout": "30"},
+            "database": {"url": os.path.join(self.directory, "inkling.db")},
+            "upstream": {"endpoint": upstream.url, "model": "fake-model", "key_file": key_file, "timeout_ms": "3000"},
+            "tokens": tokens or {},
+            "limits": {"checks_per_minute": "1000"},
+            "passwords": {"argon2_iterations": "1", "argon2_memory_kib": "1024"},
+        }
+        self.config = os.path.join(self.directory, "server.conf")
+        with open(self.config, "w") as f:
+            for name, values in groups.items():
+                f.write("[%s]\n" % name + "".join("%s=%s\n" % item for item in values.items()))
+        for user, password in REAL_USERS.items():
+            subprocess.run([server_binary(), "--config", self.config, "user", "add", user], input=password + "\n",
+                           text=True, check=True, capture_output=True, timeout=60)
+        self.log_path = os.path.join(self.directory, "server.log")
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen([server_binary(), "--config", self.config, "serve"], stdin=subprocess.DEVNULL,
+                                     stdout=self.log, stderr=self.log)
+
+        def port():
+            with open(self.log_path, "rb") as f:
+                for line in f.read().decode(errors="replace").splitlines():
+                    if "listening port=" in line:
+                        return int(line.split("listening port=")[1].split()[0])
+            assert self.proc.poll() is None, "inkling-server exited: " + self.log_text()
+            return None
+
+        self.url = "http://127.0.0.1:%d" % wait_until(port, what="inkling-server to listen")
+
+    def log_text(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    call = FakeServer.call
+    token_works = FakeServer.token_works
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    if not os.access(server_binary(), os.X_OK):
+        pytest.skip("no inkling-server at %s (build it, or set INKLING_SERVER)" % server_binary())
+    u = Upstream()
+    yield u
+    u.stop()

@@ -102,7 +102,8 @@ def main():
     counter = {"item": 0, "session": 0}
 
     def save():
-        records = [{"attributes": v["attributes"], "label": v["label"], "secret": v["secret"].decode("utf-8", "replace")}
+        records = [{"attributes": v["attributes"], "label": v["label"],
+                    "secret": v["secret"].decode("utf-8", "replace")}
                    for v in items.values()]
         tmp = args.state + ".tmp"
         with open(tmp, "w") as out:
@@ -203,10 +204,12 @@ def main():
             for record in json.load(f):
                 add_item(record["attributes"], record.get("label", ""), record["secret"].encode())
     save()
-    bus.register_object(SERVICE_PATH, info.lookup_interface("org.freedesktop.Secret.Service"), on_call, on_property, None)
+    bus.register_object(SERVICE_PATH, info.lookup_interface("org.freedesktop.Secret.Service"),
+                        on_call, on_property, None)
     # libsecret addresses the default collection by its alias path.
     for path in (COLLECTION_PATH, ALIAS_PATH):
-        bus.register_object(path, info.lookup_interface("org.freedesktop.Secret.Collection"), on_call, on_property, None)
+        bus.register_object(path, info.lookup_interface("org.freedesktop.Secret.Collection"),
+                            on_call, on_property, None)
 
     loop = GLib.MainLoop()
     Gio.bus_own_name_on_connection(bus, "org.freedesktop.secrets", Gio.BusNameOwnerFlags.NONE,

@@ -2,7 +2,9 @@
 # The client side of Inkling Server accounts (issue 14): `inkling account` and `inkling-cloud`
 # in account mode, against a keyring on a private session bus and a server on loopback.
 #   Tests/Account/run.sh [pytest arguments]
-# Uses $INKLING_BIN (a folder with inkling and inkling-cloud), else <repo>/.build/release.
+# Uses $INKLING_BIN (a folder with inkling, inkling-cloud, ibus-engine-inkling and
+# inkling-server), else <repo>/.build/release. The tests run against a fake server
+# (fake_inkling_server.py) and the real inkling-server ($INKLING_SERVER overrides it).
 # The pure decisions (rotation, 401) are unit-tested by `swift test` (Tests/Account/Unit).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -17,9 +19,9 @@ for name in inkling inkling-cloud; do
     fi
 done
 export PYTHONDONTWRITEBYTECODE=1
-cd "$here"
+cd "$here" || exit 1
 # A private session bus: the tests' keyring (fake_keyring.py) owns org.freedesktop.secrets on it.
-timeout --kill-after=10 600 dbus-run-session -- /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE "$@" test_account.py
+timeout --kill-after=10 600 dbus-run-session -- /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE "$@" test_account.py test_account_real_server.py
 status=$?
 # The engine test needs a private ibus-daemon, and libibus talks to one daemon per process: its
 # own pytest process (exit 5 = nothing selected by the arguments). INKLING_ENGINE overrides the

@@ -19,9 +19,10 @@ from conftest import PASSWORD, WAIT, binary, environment, inkling, login, wait_u
 class Helper:
     """The real inkling-cloud, driven through its pipes."""
 
-    def __init__(self, server_url):
+    def __init__(self, server_url, *extra):
         self.proc = subprocess.Popen(
-            [binary("inkling-cloud"), "--endpoint", server_url, "--model", "unused", "--timeout-ms", "5000", "--verbose"],
+            [binary("inkling-cloud"), "--endpoint", server_url, "--model", "unused", "--timeout-ms", "5000",
+             "--verbose", *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment())
         self.lines = queue.Queue()
         self.stderr = []
@@ -68,8 +69,8 @@ class Helper:
 def helpers():
     started = []
 
-    def start(url):
-        h = Helper(url)
+    def start(url, *extra):
+        h = Helper(url, *extra)
         started.append(h)
         return h
 
@@ -259,25 +260,23 @@ def test_an_old_token_is_rotated_by_age_before_it_expires(keyring, helpers):
     short = FakeServer(grace=30, token_lifetime=3600)
     try:
         assert login(short).returncode == 0
-        first = keyring.record(short.url)["token"]
-        # 50 minutes later (more than three quarters of the hour): the helper rotates first.
-        short.advance(50 * 60)
-        helper = helpers(short.url)
-        # The helper's clock is the real one: the record's age comes from its obtained_at.
         record = keyring.record(short.url)
-        assert record["expires_at"] - record["obtained_at"] <= 3600
-        wait_until(lambda: result_of(helper.check("I saw teh elk."))["type"] == "result", what="a check")
-        # Not due yet by the helper's clock (just obtained): no rotation without the server asking.
+        first = record["token"]
+        # A fresh token (and a server that does not ask): no rotation.
+        helper = helpers(short.url)
+        assert result_of(helper.check("I saw teh elk."))["type"] == "result"
         assert short.stats()["rotations"] == 0
         helper.stop()
-        # Make the record old: obtained 50 minutes ago by this machine's clock.
-        from conftest import SCHEMA  # noqa: F401
-        aged = dict(record, obtained_at=record["obtained_at"] - 3000, expires_at=record["expires_at"] - 3000)
-        store_record(aged)
+        # The same token obtained 50 minutes ago (more than three quarters of its hour) by this
+        # machine's clock, which the helper reads: it rotates before the next check.
+        store_record(dict(record, obtained_at=record["obtained_at"] - 3000, expires_at=record["expires_at"] - 3000))
         helper = helpers(short.url)
         assert result_of(helper.check("I saw teh yak."))["type"] == "result"
         assert short.stats()["rotations"] == 1
-        assert keyring.record(short.url)["token"] != first
+        second = keyring.record(short.url)
+        assert second["token"] != first and second["expires_at"] - second["obtained_at"] <= 3600
+        checks = [r for r in short.stats()["requests"] if r["path"] == "/v1/check"]
+        assert checks[-1]["auth"] == "Bearer " + second["token"]
     finally:
         short.stop()
 
@@ -307,7 +306,8 @@ def test_on_a_terminal_the_password_is_asked_for_without_echo(keyring, server):
     import time
     pid, fd = pty.fork()
     if pid == 0:
-        os.execve(binary("inkling"), ["inkling", "account", "login", "--server", server.url, "--user", "ada"], environment())
+        os.execve(binary("inkling"), ["inkling", "account", "login", "--server", server.url, "--user", "ada"],
+                  environment())
     seen = b""
 
     def read_some():
@@ -337,3 +337,70 @@ def test_on_a_terminal_the_password_is_asked_for_without_echo(keyring, server):
     assert PASSWORD.encode() not in seen, seen
     assert b"Signed in to" in seen, seen
     assert keyring.record(server.url) is not None
+
+
+def test_status_and_logout_default_to_the_cloud_endpoint_setting(keyring, server, tmp_path):
+    import shutil
+    from conftest import REPO
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    for name in os.listdir(os.path.join(REPO, "data", "gschema")):
+        shutil.copy(os.path.join(REPO, "data", "gschema", name), schemas)
+    subprocess.run(["glib-compile-schemas", str(schemas)], check=True)
+    # The keyfile backend: settings that outlive one process, in a private folder.
+    env = environment(GSETTINGS_SCHEMA_DIR=str(schemas), GSETTINGS_BACKEND="keyfile",
+                      XDG_CONFIG_HOME=str(tmp_path / "config"))
+
+    def run(*arguments, password=None):
+        return subprocess.run([binary("inkling"), *arguments], capture_output=True, text=True, env=env,
+                              input=(password + "\n") if password is not None else "", timeout=60)
+
+    assert run("account", "status").returncode == 2  # nothing configured, no --server: a usage error
+    assert run("config", "set", "cloud-endpoint", server.url + "/").returncode == 0
+    done = run("account", "login", "--server", server.url, "--user", "ada", password=PASSWORD)
+    assert done.returncode == 0, done.stderr
+    assert "cloud-endpoint" not in done.stdout  # already set: no hint
+    status = run("account", "status")
+    assert status.returncode == 0 and "as ada" in status.stdout, status
+    token = keyring.record(server.url)["token"]
+    assert run("account", "logout").returncode == 0
+    assert keyring.record(server.url) is None and not server.token_works(token)
+
+
+def test_over_a_limit_the_helper_waits_for_retry_after_without_opening_the_circuit(keyring, server, helpers):
+    assert login(server).returncode == 0
+    helper = helpers(server.url)
+    server.control(limited=2)
+    assert result_of(helper.check("I saw teh ram."))["message"] == "rate limited"
+    sent = server.stats()["checks"]
+    # Until Retry-After has passed: answered at once, nothing sent.
+    lines = helper.check("I saw teh ewe.")
+    assert result_of(lines)["message"] == "rate limited" and statuses(lines) == []
+    assert server.stats()["checks"] == sent
+    server.control(limited=None)
+    # Afterwards checks resume; a 429 never counted as a failure of the server (no "circuit open").
+    replies = []
+
+    def resumed():
+        replies.append(result_of(helper.check("I saw teh gnu %d." % len(replies))))
+        return replies[-1]["type"] == "result"
+
+    wait_until(resumed, what="checks to resume after Retry-After")
+    assert all(r.get("message") in (None, "rate limited") for r in replies), replies
+
+
+def test_signing_in_while_the_helper_runs_switches_it_to_account_mode(keyring, server, helpers):
+    # Started before any sign-in (and without an API key): chat-completions, as before.
+    helper = helpers(server.url, "--account-look-ms", "100")
+    assert result_of(helper.check("I saw teh emu."))["type"] == "error"
+    assert login(server).returncode == 0
+    token = keyring.record(server.url)["token"]
+    count = [0]
+
+    def switched():
+        count[0] += 1
+        return result_of(helper.check("I saw teh hen %d." % count[0]))["type"] == "result"
+
+    wait_until(switched, what="the helper to find the sign-in")
+    checks = [r for r in server.stats()["requests"] if r["path"] == "/v1/check"]
+    assert checks and checks[-1]["auth"] == "Bearer " + token

@@ -1,6 +1,6 @@
 #!/bin/bash
-# End-to-end tests of the `inkling-cloud` helper against a fake chat-completions server.
-#   Tests/Cloud/run.sh [name-filter]
+# End-to-end tests of the `inkling-cloud` helper against a fake chat-completions server (pytest).
+#   Tests/Cloud/run.sh [pytest arguments, e.g. -k cancel]
 # Uses $INKLING_CLOUD, else <repo>/.build/release/inkling-cloud (built if missing).
 # The pure logic (breaker, cache, parsing, options) is unit-tested by `swift test`
 # (target InklingCloudTests, Tests/Cloud/Unit).
@@ -25,7 +25,8 @@ if [ ! -x "$binary" ]; then
 fi
 
 export INKLING_CLOUD="$binary"
-timeout --kill-after=5 120 /usr/bin/python3 "$here/test_cloud_helper.py" "$@"
+export PYTHONDONTWRITEBYTECODE=1
+timeout --kill-after=5 180 /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE "$@" "$here/test_cloud_helper.py"
 status=$?
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
     echo "run.sh: the suite timed out"

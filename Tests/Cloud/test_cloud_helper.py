@@ -2,10 +2,11 @@
 """End-to-end tests of the real `inkling-cloud` binary, driven through its pipes against
 fake_llm_server.py on loopback.
 
-    INKLING_CLOUD=/path/to/inkling-cloud /usr/bin/python3 test_cloud_helper.py [name-filter]
+    INKLING_CLOUD=/path/to/inkling-cloud /usr/bin/python3 -m pytest Tests/Cloud/test_cloud_helper.py [-k NAME]
 
-No fixed sleeps: every wait is on a condition with a deadline. Prints one line per test and a
-final `N passed, N failed`; exits non-zero on failure.
+(Tests/Cloud/run.sh does this.) No fixed sleeps: every wait is on a condition with a deadline.
+The server is one fake_llm_server.py per module (Tests/conftest.py), reset before each test. The
+last test audits the stderr of every helper the tests before it ran, and of its own.
 """
 
 import json
@@ -16,13 +17,14 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
-import urllib.request
+
+import pytest
+
+from process_support import DEFAULT_WAIT as WAIT
+from process_support import release_binary, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-BINARY = os.environ.get("INKLING_CLOUD") or os.path.join(REPO, ".build", "release", "inkling-cloud")
-WAIT = 15.0  # generous ceiling for any single condition on a loaded machine
+BINARY = release_binary("inkling-cloud", override="INKLING_CLOUD")
 
 # Everything typed that the tests send; none of it may ever appear on the helper's stderr.
 SECRET_WORDS = set()
@@ -30,60 +32,11 @@ SECRET_KEYS = set()
 ALL_STDERR = []
 
 
-def wait_until(predicate, timeout=WAIT, what="condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.01)
-
-
-# The fake server is on loopback: never through a proxy from the environment.
-DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-class FakeServer:
-    def __init__(self):
-        self.proc = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "fake_llm_server.py"), "--lifetime", "300"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        assert line.startswith("PORT "), "fake server did not start"
-        self.port = int(line.split()[1])
-        self.url = "http://127.0.0.1:%d" % self.port
-
-    def _call(self, path, payload=None):
-        data = None if payload is None else json.dumps(payload).encode()
-        request = urllib.request.Request(self.url + path, data=data, method="POST" if data else "GET")
-        with DIRECT.open(request, timeout=10) as response:
-            return json.loads(response.read())
-
-    def control(self, **command):
-        return self._call("/_control", command)
-
-    def reset(self, mode="agree", **extra):
-        return self.control(reset=True, mode=mode, **extra)
-
-    def stats(self):
-        return self._call("/_stats")
-
-    @property
-    def requests(self):
-        return self.stats()["requests"]
-
-    def stop(self):
-        try:
-            self.control(quit=True)
-        except Exception:
-            pass
-        try:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=5)
-        except Exception:
-            self.proc.kill()
+@pytest.fixture
+def server(fake_llm_server):
+    """The module's fake server, reset to agree with every check."""
+    fake_llm_server.reset()
+    return fake_llm_server
 
 
 class Helper:
@@ -633,38 +586,3 @@ def test_stderr_never_contains_typed_text_or_keys(server):
     leaked = sorted(w for w in words if w in text)
     assert not leaked, "typed text on stderr: %s" % leaked
     assert not [k for k in SECRET_KEYS if k in text], "key on stderr"
-
-
-def main():
-    if not os.access(BINARY, os.X_OK):
-        print("inkling-cloud not found at %s (set INKLING_CLOUD)" % BINARY)
-        return 2
-    pattern = sys.argv[1] if len(sys.argv) > 1 else ""
-    tests = [(name, fn) for name, fn in globals().items()
-             if name.startswith("test_") and callable(fn) and pattern in name]
-    # The stderr audit runs last, over everything the others produced.
-    tests.sort(key=lambda item: item[0] == "test_stderr_never_contains_typed_text_or_keys")
-    server = FakeServer()
-    passed = failed = 0
-    started = time.monotonic()
-    try:
-        for name, fn in tests:
-            t0 = time.monotonic()
-            try:
-                server.reset()
-                fn(server)
-                passed += 1
-                print("PASS %-70s %5.2fs" % (name, time.monotonic() - t0), flush=True)
-            except Exception:
-                failed += 1
-                print("FAIL %-70s %5.2fs" % (name, time.monotonic() - t0), flush=True)
-                traceback.print_exc()
-    finally:
-        server.stop()
-    print("(%.1fs)" % (time.monotonic() - started))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

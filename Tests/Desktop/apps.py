@@ -24,6 +24,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 from ibus_harness import Timeout, pump_until  # noqa: E402  (sys.path set by the driver)
+from process_support import stop_process  # noqa: E402
 
 PAGE_TITLE = "inkling-desktop-page"
 
@@ -191,7 +192,7 @@ class Browser:
         return settle(lambda: self.server.values.get(field), quiet, timeout)
 
     def stop(self):
-        stop_process(self.process)
+        stop_process(self.process, group=True)
         self.server.stop()
         self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
@@ -211,19 +212,6 @@ def settle(read, quiet, timeout):
     except Timeout:
         pass
     return last[0]
-
-
-def stop_process(process):
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, 15)
-        except ProcessLookupError:
-            pass
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)
-            process.wait()
 
 
 # Writer's own AutoCorrect while typing (capitals, quotes, dashes) and word completion (which
@@ -324,6 +312,100 @@ class Writer:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             pass
-        stop_process(self.process)
+        stop_process(self.process, group=True)
         self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+# KWrite's editing aids would change the typed text (word completion takes Return, brackets
+# close themselves, trailing spaces go on save): off, so that the typed text is the text expected.
+KWRITE_SETTINGS = """[KTextEditor Document]
+Remove Spaces=0
+Newline at End of File=false
+
+[KTextEditor View]
+Auto Completion=false
+Auto Brackets=false
+Word Completion=false
+Keyword Completion=false
+
+[General]
+Show welcome view for new window=false
+"""
+
+
+class KWrite:
+    """KDE's KWrite (Qt 5, KTextEditor) on a file, read back by saving it over D-Bus."""
+
+    def __init__(self, env, log_path):
+        self.root = tempfile.mkdtemp(prefix="inkling-desktop-kwrite-")
+        config = os.path.join(self.root, "config")
+        os.makedirs(config)
+        for name in ("katerc", "kwriterc"):
+            with open(os.path.join(config, name), "w") as f:
+                f.write(KWRITE_SETTINGS)
+        # Qt's IBus plugin finds the daemon through the address file under XDG_CONFIG_HOME.
+        if env.get("XDG_CONFIG_HOME") and os.path.isdir(os.path.join(env["XDG_CONFIG_HOME"], "ibus")):
+            os.symlink(os.path.join(env["XDG_CONFIG_HOME"], "ibus"), os.path.join(config, "ibus"))
+        self.path = os.path.join(self.root, "text.txt")
+        open(self.path, "w").close()
+        self.env = dict(env, XDG_CONFIG_HOME=config, QT_QPA_PLATFORM="xcb")
+        self.log = open(log_path, "w")
+        self.process = subprocess.Popen(["kwrite", self.path], env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        self.name = None
+
+        def registered():
+            result = subprocess.run(
+                ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus",
+                 "--object-path", "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.ListNames"],
+                capture_output=True, text=True, timeout=30, env=self.env)
+            names = [n.strip(" '[]()") for n in result.stdout.split(",") if "kwrite" in n]
+            if names:
+                self.name = names[0]
+            if self.process.poll() is not None:
+                raise RuntimeError("kwrite exited")
+            return self.name is not None
+
+        pump_until(registered, timeout=120, what="KWrite on the session bus")
+        self.window = find_window(self.env, "text.txt", timeout=120)
+        xdotool(self.env, "windowfocus", "--sync", self.window)
+
+    def action(self, name):
+        subprocess.run(["gdbus", "call", "--session", "--dest", self.name, "--object-path", "/kwrite/MainWindow_1",
+                        "--method", "org.kde.KMainWindow.activateAction", name],
+                       check=True, capture_output=True, timeout=30, env=self.env)
+
+    def text(self):
+        """Saves the document (an action over D-Bus: no key goes through the input method) and
+        reads the file."""
+        time.sleep(0.3)
+        self.action("file_save_all")
+        with open(self.path, encoding="utf-8") as f:
+            return f.read()
+
+    def set(self, text):
+        self.action("file_save_all")
+        with open(self.path, "w", encoding="utf-8") as f:
+            f.write(text)
+        self.action("file_reload_all")
+        pump_until(lambda: self.text() == text, what="KWrite to reload its file")
+        xdotool(self.env, "key", "ctrl+End")
+
+    def clear(self):
+        self.set("")
+
+    def wait_for(self, field, expected, what, timeout=20):
+        try:
+            pump_until(lambda: self.text() == expected, timeout=timeout, what=what)
+        except Timeout:
+            pass
+        return self.text()
+
+    def settle(self, field="main", quiet=1.5, timeout=30):
+        return settle(self.text, quiet, timeout)
+
+    def stop(self):
+        stop_process(self.process)
+        self.log.close()
+        shutil.rmtree(self.root, ignore_errors=True)

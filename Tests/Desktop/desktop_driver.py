@@ -23,6 +23,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.path.join(os.path.dirname(HERE), "Integration")
+sys.path.insert(0, os.path.dirname(HERE))  # Tests/: process_support
 sys.path.insert(0, INTEGRATION)
 sys.path.insert(0, os.path.join(INTEGRATION, "e2e"))
 sys.path.insert(0, HERE)
@@ -149,6 +150,24 @@ def case_fix_after_space(ctx):
     return case_fix(ctx, "I saw teh cat. ")
 
 
+EMOJI_BEFORE = "\U0001F468\u200D\U0001F469\u200D\U0001F467 \U0001F44D\U0001F3FD "
+
+
+def case_fix_after_emoji(ctx):
+    """After a ZWJ family and an emoji with a skin tone (put there by the application, not
+    typed): the fix is exact, or refused with the reason; never a cut."""
+    ctx.app.set(EMOJI_BEFORE)
+    result = case_fix(ctx, "I saw teh cat")
+    typed, fixed = EMOJI_BEFORE + "I saw teh cat", EMOJI_BEFORE + "I saw the cat"
+    got = result.get("got")
+    if got == fixed:
+        return dict(result, ok=True, outcome="applied")
+    refusals = [a for a in ctx.panel.aux if a.startswith("fix not applied")]
+    if got == typed and refusals:
+        return dict(result, ok=True, outcome="refused: " + refusals[-1])
+    return dict(result, ok=False)
+
+
 def case_focus(ctx):
     """A word still composing when focus moves away reaches the field exactly once."""
     type_text(ctx.env, "We saw hel", ctx.delay)
@@ -224,10 +243,11 @@ def warm_up(ctx):
 
 CASES = {
     "prose": case_prose, "select": case_select, "fix": case_fix, "fix-after-space": case_fix_after_space,
-    "focus": case_focus, "password": case_password,
+    "fix-after-emoji": case_fix_after_emoji, "focus": case_focus, "password": case_password,
 }
-NEEDS_ENGINE = {"select", "fix", "fix-after-space"}
-APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "focus"],
+NEEDS_ENGINE = {"select", "fix", "fix-after-space", "fix-after-emoji"}
+APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
+        "kwrite": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
         "firefox": list(CASES), "chromium": list(CASES)}
 
 
@@ -250,6 +270,10 @@ class BrowserApp:
 
     def value_now(self):
         return self.browser.value("main")
+
+    def set(self, text):
+        self.browser.server.command(set=text, focus="main")
+        pump_until(lambda: self.browser.value("main") == text, what="the page's text set")
 
     def focus(self, field):
         self.browser.focus(field)
@@ -291,6 +315,11 @@ class WriterApp:
     def value_now(self):
         return self.writer.text()
 
+    def set(self, text):
+        self.writer.document.getText().setString(text)
+        self.writer.document.getCurrentController().getViewCursor().gotoEnd(False)
+        pump_until(lambda: self.writer.text() == text, what="the document's text set")
+
     def focus_other(self):
         self.helper.request("clear")
         self.helper.request("focus main")
@@ -310,6 +339,20 @@ class WriterApp:
         self.writer.stop()
         if self.helper is not None:
             self.helper.stop()
+
+
+class KWriteApp(WriterApp):
+    """KWrite, plus the small GTK window of the e2e tests as the place focus moves to."""
+
+    def clear(self):
+        self.writer.clear()
+        apps.xdotool(self.writer.env, "windowfocus", "--sync", self.writer.window)
+
+    def value_now(self):
+        return self.writer.text()
+
+    def set(self, text):
+        self.writer.set(text)
 
 
 def main():
@@ -372,6 +415,11 @@ def main():
             app = WriterApp(None, helper)
             app.helper_window = apps.find_window(env, "^%s$" % helper.ready["title"])
             app.writer = apps.Writer(env, log)
+        elif args.app == "kwrite":
+            helper = e2e_driver.App("gtk3", env, os.path.join(logs, "helper.log"))
+            app = KWriteApp(None, helper)
+            app.helper_window = apps.find_window(env, "^%s$" % helper.ready["title"])
+            app.writer = apps.KWrite(env, log)
         else:
             app = BrowserApp(apps.Browser(args.app, env, log))
         ctx = Context()

@@ -90,14 +90,16 @@ class FirefoxApp:
             ["firefox-esr", "--no-remote", "--new-instance", "--profile", self.profile, self.server.url],
             env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-        pump_until(lambda: self.server.sequence > 0 or self.process.poll() is not None, timeout=180, what="the page to load")
+        pump_until(lambda: self.server.sequence > 0 or self.process.poll() is not None, timeout=180,
+                   what="the page to load")
         if self.process.poll() is not None:
             raise RuntimeError("firefox exited")
         pump_until(lambda: self.server.focused == "main", timeout=60, what="the page's main field to have focus")
 
     def clear(self):
         self.server.command(clear=True, focus="main")
-        pump_until(lambda: self.server.values.get("main") == "" and self.server.focused == "main", what="a cleared page")
+        pump_until(lambda: self.server.values.get("main") == "" and self.server.focused == "main",
+                   what="a cleared page")
 
     def set(self, text):
         self.server.command(set=text, focus="main")
@@ -150,7 +152,8 @@ def case_prose(ctx):
 def engine_candidates(ctx, before):
     """The engine's list for `before`, from the CLI on the session's user store."""
     store = os.path.join(ctx.session.env["XDG_DATA_HOME"], "inkling", "user.sqlite3")
-    command = [cli_path(), "suggest", "-n", "20"] + (["--db", store] if os.path.exists(store) else ["--no-learned"]) + ["--", before]
+    learned = ["--db", store] if os.path.exists(store) else ["--no-learned"]
+    command = [cli_path(), "suggest", "-n", "20"] + learned + ["--", before]
     result = subprocess.run(command, capture_output=True, text=True, timeout=60, env=ctx.session.env)
     return [line.split("\t")[0].strip() for line in result.stdout.splitlines() if line.strip()]
 
@@ -260,7 +263,8 @@ def main():
     parser.add_argument("--control", action="store_true", help="no input method: the keymap alone")
     parser.add_argument("--delay", type=int, default=int(os.environ.get("INKLING_DESKTOP_DELAY", "30")))
     parser.add_argument("--screenshots", metavar="DIR", help="keeps PNGs of the candidate popup and the chip")
-    parser.add_argument("--trace", metavar="PATH", help="the engine's event trace (names and numbers) is copied to PATH")
+    parser.add_argument("--trace", metavar="PATH",
+                        help="the engine's event trace (names and numbers) is copied to PATH")
     args = parser.parse_args()
     cases = [c for c in (args.case or APPS[args.app]) if not (args.control and c in NEEDS_ENGINE)]
     logs = tempfile.mkdtemp(prefix="inkling-gnome-logs-")

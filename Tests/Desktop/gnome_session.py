@@ -89,7 +89,8 @@ class GnomeSession:
     def __init__(self, engine, logs, size="1280x800", trace=False, input_method=True):
         self.root = tempfile.mkdtemp(prefix="inkling-gnome-")
         self.logs = logs
-        paths = {name: os.path.join(self.root, name) for name in ("home", "config", "data", "cache", "runtime", "components")}
+        paths = {name: os.path.join(self.root, name)
+                 for name in ("home", "config", "data", "cache", "runtime", "components")}
         for path in paths.values():
             os.makedirs(path, mode=0o700)
         self.runtime = paths["runtime"]
@@ -141,7 +142,8 @@ class GnomeSession:
         )
         self.bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
         try:
-            pump_until(lambda: self.has_name("org.gnome.Mutter.RemoteDesktop") and self.has_name("org.gnome.Shell.Screenshot")
+            pump_until(lambda: self.has_name("org.gnome.Mutter.RemoteDesktop")
+                       and self.has_name("org.gnome.Shell.Screenshot")
                        or self.shell.poll() is not None, timeout=180, what="GNOME Shell on the session bus")
             pump_until(lambda: os.path.exists(os.path.join(self.runtime, "wayland-0")) or self.shell.poll() is not None,
                        timeout=60, what="the Wayland socket")
@@ -159,7 +161,8 @@ class GnomeSession:
         # watches the address file and connects to it, as the panel.
         self.ibus_log = open(os.path.join(logs, "ibus-daemon.log"), "w")
         self.ibus = None if not input_method else subprocess.Popen(
-            ["ibus-daemon", "--panel", "disable", "--config", "disable", "--verbose"], env=dict(self.env, GDK_BACKEND="wayland"),
+            ["ibus-daemon", "--panel", "disable", "--config", "disable", "--verbose"],
+            env=dict(self.env, GDK_BACKEND="wayland"),
             stdout=self.ibus_log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         if input_method:
@@ -178,8 +181,8 @@ class GnomeSession:
         self._start_remote_desktop()
 
     def has_name(self, name):
-        reply = self.bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-                                   GLib.Variant("(s)", (name,)), None, 0, 5000, None)
+        reply = self.bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                   "NameHasOwner", GLib.Variant("(s)", (name,)), None, 0, 5000, None)
         return reply.unpack()[0]
 
     def log(self):
@@ -195,7 +198,8 @@ class GnomeSession:
 
     def _start_remote_desktop(self):
         reply = self.bus.call_sync("org.gnome.Mutter.RemoteDesktop", "/org/gnome/Mutter/RemoteDesktop",
-                                   "org.gnome.Mutter.RemoteDesktop", "CreateSession", None, GLib.VariantType("(o)"), 0, 30000, None)
+                                   "org.gnome.Mutter.RemoteDesktop", "CreateSession", None, GLib.VariantType("(o)"),
+                                   0, 30000, None)
         self.session_path = reply.unpack()[0]
         self._session_call("Start", None)
         # The first key of a session can be lost; a Shift wakes the virtual keyboard up.
@@ -205,8 +209,8 @@ class GnomeSession:
         time.sleep(1)
 
     def _session_call(self, method, parameters):
-        self.bus.call_sync("org.gnome.Mutter.RemoteDesktop", self.session_path, "org.gnome.Mutter.RemoteDesktop.Session",
-                           method, parameters, None, 0, 30000, None)
+        self.bus.call_sync("org.gnome.Mutter.RemoteDesktop", self.session_path,
+                           "org.gnome.Mutter.RemoteDesktop.Session", method, parameters, None, 0, 30000, None)
 
     def keysym(self, keysym, pressed):
         self._session_call("NotifyKeyboardKeysym", GLib.Variant("(ub)", (keysym, pressed)))
@@ -236,8 +240,10 @@ class GnomeSession:
 
     def screenshot(self, path):
         """Writes a PNG of the whole (virtual) screen to `path`."""
-        reply = self.bus.call_sync("org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot", "org.gnome.Shell.Screenshot",
-                                   "Screenshot", GLib.Variant("(bbs)", (False, False, path)), GLib.VariantType("(bs)"), 0, 30000, None)
+        reply = self.bus.call_sync("org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot",
+                                   "org.gnome.Shell.Screenshot", "Screenshot",
+                                   GLib.Variant("(bbs)", (False, False, path)), GLib.VariantType("(bs)"),
+                                   0, 30000, None)
         ok, written = reply.unpack()
         if not ok:
             raise RuntimeError("the Shell did not take a screenshot")

@@ -1,4 +1,5 @@
-"""Desktop tests: real applications (Writer, Firefox, Chromium) typed into through the engine.
+"""Desktop tests: real applications (Writer, Firefox, Chromium under Xvfb; GTK 4, GTK 3 and
+Firefox on a headless GNOME Shell on Wayland) typed into through the engine.
 
 Each application runs its cases in one driver process (desktop_driver.py) under
 dbus-run-session, once with Inkling and once without IBus (the control run); each case is
@@ -17,14 +18,48 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "desktop_driver.py")
-BINARIES = {"writer": "soffice", "firefox": "firefox-esr", "chromium": "chromium"}
-CASES = {
-    "writer": ["prose", "select", "fix", "fix-after-space", "focus"],
-    "firefox": ["prose", "select", "fix", "fix-after-space", "focus", "password"],
-    "chromium": ["prose", "select", "fix", "fix-after-space", "focus", "password"],
+GNOME_DRIVER = os.path.join(HERE, "gnome_driver.py")
+BINARIES = {
+    "writer": "soffice", "firefox": "firefox-esr", "chromium": "chromium", "kwrite": "kwrite",
+    "gnome-gtk4": "gnome-shell", "gnome-gtk3": "gnome-shell", "gnome-firefox": "gnome-shell",
 }
-NEEDS_ENGINE = {"select", "fix", "fix-after-space"}
-SELECTED = [a for a in os.environ.get("INKLING_DESKTOP_APPS", "writer,firefox,chromium").split(",") if a]
+GNOME_CASES = ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "password"]
+CASES = {
+    "writer": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
+    "kwrite": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
+    "firefox": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "password"],
+    "chromium": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "password"],
+    "gnome-gtk4": GNOME_CASES, "gnome-gtk3": GNOME_CASES, "gnome-firefox": GNOME_CASES,
+}
+NEEDS_ENGINE = {"select", "fix", "fix-after-space", "fix-after-emoji"}
+SELECTED = [a for a in os.environ.get("INKLING_DESKTOP_APPS", ",".join(CASES)).split(",") if a]
+
+
+def gnome_focus_race(outcome):
+    """GNOME Shell 43: the word composing when the focus moves is committed into the new field.
+
+    The Shell resets its IBus context only after it has dropped the old focus (js/misc/
+    inputMethod.js, vfunc_focus_out); ibus-daemon answers the reset by committing the preedit
+    (Inkling's preedit is in commit-on-reset mode, which X11 clients need to keep the word), and
+    that commit arrives after the new field has the focus. Nothing the engine sends can reach
+    the old field then. Recognised only by its symptom: the composing word in the other field.
+    """
+    return (outcome.get("other") or "").startswith("hel")
+
+
+def qt_utf16_no_chip(outcome):
+    """Qt's IBus plugin reports positions in UTF-16 units; with emoji before the cursor they
+    cannot be read as IBus's code points, so the engine never places a flag there (no chip)."""
+    return (outcome.get("detail") or "").startswith("no chip")
+
+
+# Failures the platform causes, documented in compatibility.md, with the symptom that names them.
+PLATFORM = {
+    ("kwrite", "fix-after-emoji"): ("Qt reports UTF-16 positions: no fix is offered after emoji", qt_utf16_no_chip),
+    ("gnome-gtk4", "focus"): ("GNOME Shell 43 commits the composing word into the newly focused field", gnome_focus_race),
+    ("gnome-gtk3", "focus"): ("GNOME Shell 43 commits the composing word into the newly focused field", gnome_focus_race),
+    ("gnome-firefox", "focus"): ("GNOME Shell 43 commits the composing word into the newly focused field", gnome_focus_race),
+}
 
 
 @functools.lru_cache(maxsize=None)
@@ -32,7 +67,12 @@ def run_driver(app, control):
     for tool in ("Xvfb", "xdotool", "dbus-run-session"):
         if shutil.which(tool) is None:
             pytest.fail("%s is missing (scripts/install-deps.sh installs it)" % tool)
-    command = ["dbus-run-session", "--", "/usr/bin/python3", DRIVER, "--app", app]
+    if app.startswith("gnome-"):
+        command = ["dbus-run-session", "--", "/usr/bin/python3", GNOME_DRIVER, "--app", app[len("gnome-"):]]
+        if os.environ.get("INKLING_DESKTOP_SCREENSHOTS"):
+            command += ["--screenshots", os.environ["INKLING_DESKTOP_SCREENSHOTS"]]
+    else:
+        command = ["dbus-run-session", "--", "/usr/bin/python3", DRIVER, "--app", app]
     if control:
         command.append("--control")
     try:
@@ -64,6 +104,9 @@ def test_desktop(app, case):
     assert "__error__" not in report, report.get("__error__")
     outcome = report.get(case)
     assert outcome is not None, "case %s did not run: %s" % (case, report)
+    platform = PLATFORM.get((app, case))
+    if not outcome["ok"] and platform is not None and platform[1](outcome):
+        pytest.xfail("platform: %s (compatibility.md): %s" % (platform[0], json.dumps(outcome, ensure_ascii=False)[:300]))
     if not outcome["ok"] and case not in NEEDS_ENGINE:
         control = run_driver(app, True).get(case)
         if control is not None and not control["ok"]:

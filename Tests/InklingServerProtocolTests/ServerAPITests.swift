@@ -17,7 +17,9 @@ import Testing
     }
 
     @Test func checkRequestIsThePipeRequestWithoutEnvelope() {
-        let pipe = CloudCheckRequest(id: 9, sentence: "I saw teh cat.", language: "en", flags: [CloudFlag(start: 6, end: 9, word: "teh", replacements: ["the"])])
+        let pipe = CloudCheckRequest(
+            id: 9, sentence: "I saw teh cat.", language: "en",
+            flags: [CloudFlag(start: 6, end: 9, word: "teh", replacements: ["the"])])
         let check = CheckRequest(pipe)
         let text = String(decoding: ServerJSON.encode(check), as: UTF8.self)
         #expect(!text.contains("\"id\"") && !text.contains("\"type\"") && !text.contains("\"v\""))

@@ -45,19 +45,25 @@ struct Fixture {
         close(fd)
         path = String(cString: template)
         let path = path
-        let pool = ConnectionPool(dialect: .sqlite) { () throws(SQLError) -> any SQLConnection in try SQLiteConnection(path: path) }
-        service = AccountService(pool: pool, settings: settings, clock: clock, random: CountingRandom(), hasher: FakeHasher())
+        let pool = ConnectionPool(dialect: .sqlite) { () throws(SQLError) -> any SQLConnection in
+            try SQLiteConnection(path: path)
+        }
+        service = AccountService(
+            pool: pool, settings: settings, clock: clock, random: CountingRandom(), hasher: FakeHasher())
         try service.migrate()
         try service.addUser(name: "ann", password: Array("ann-secret".utf8))
         try service.addUser(name: "bob", password: Array("bob-secret".utf8))
     }
 
-    func signIn(_ user: String = "ann", _ password: String? = nil, device: String = "laptop", address: String = "127.0.0.1") throws -> SignInResult {
-        try service.signIn(username: user, password: Array((password ?? "\(user)-secret").utf8), deviceName: device, address: address)
+    func signIn(
+        _ user: String = "ann", _ password: String? = nil, device: String = "laptop", address: String = "127.0.0.1"
+    ) throws -> SignInResult {
+        try service.signIn(
+            username: user, password: Array((password ?? "\(user)-secret").utf8), deviceName: device, address: address)
     }
 
     func token(_ user: String = "ann", device: String = "laptop") throws -> DeviceTokenAnswer {
-        guard case let .issued(answer) = try signIn(user, device: device) else { throw SQLError("not issued") }
+        guard case .issued(let answer) = try signIn(user, device: device) else { throw SQLError("not issued") }
         return answer
     }
 
@@ -175,7 +181,9 @@ struct Fixture {
         let fixture = try Fixture()
         defer { fixture.cleanUp() }
         let answer = try fixture.token()
-        let stored = try fixture.service.pool.with { (db) throws(SQLError) in try db.execute("SELECT hash FROM tokens", []) }
+        let stored = try fixture.service.pool.with { (db) throws(SQLError) in
+            try db.execute("SELECT hash FROM tokens", [])
+        }
         #expect(stored == [[.text(DeviceToken.storedHash(answer.token))]])
     }
 }
@@ -201,11 +209,17 @@ struct Fixture {
         let principal = try #require(try fixture.service.authenticate(token: answer.token))
         let second = fixture.clock.seconds() % 60
         for _ in 0..<3 {
-            #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 10) == .allowed)
+            #expect(
+                try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 10)
+                    == .allowed)
         }
-        #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 10) == .limited(retryAfter: 60 - second))
+        #expect(
+            try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 10)
+                == .limited(retryAfter: 60 - second))
         fixture.clock.advance(60 - second)
-        #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 10) == .allowed)
+        #expect(
+            try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 10)
+                == .allowed)
     }
 
     @Test func checksPerDay() throws {
@@ -217,11 +231,19 @@ struct Fixture {
         let answer = try fixture.token()
         let principal = try #require(try fixture.service.authenticate(token: answer.token))
         let second = fixture.clock.seconds() % 86_400
-        #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 1) == .allowed)
-        #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 1) == .allowed)
-        #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 1) == .limited(retryAfter: 86_400 - second))
+        #expect(
+            try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 1)
+                == .allowed)
+        #expect(
+            try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 1)
+                == .allowed)
+        #expect(
+            try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 1)
+                == .limited(retryAfter: 86_400 - second))
         fixture.clock.advance(86_400 - second)
-        #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 1) == .allowed)
+        #expect(
+            try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 1)
+                == .allowed)
     }
 
     @Test func charactersPerDayRefuseTheCheckThatWouldGoOver() throws {
@@ -229,10 +251,16 @@ struct Fixture {
         defer { fixture.cleanUp() }
         let answer = try fixture.token()
         let principal = try #require(try fixture.service.authenticate(token: answer.token))
-        #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 60) == .allowed)
-        #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 60) != .allowed)
+        #expect(
+            try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 60)
+                == .allowed)
+        #expect(
+            try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 60)
+                != .allowed)
         // The refused check was not counted: 40 more still fit.
-        #expect(try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 40) == .allowed)
+        #expect(
+            try fixture.service.admitCheck(userID: principal.userID, deviceID: principal.deviceID, characters: 40)
+                == .allowed)
     }
 
     @Test func limitsArePerUser() throws {
@@ -252,7 +280,7 @@ struct Fixture {
         }
         defer { fixture.cleanUp() }
         for attempt in 0..<3 { #expect(try fixture.signIn("ann", "guess\(attempt)") == .badCredentials) }
-        guard case let .throttled(retryAfter) = try fixture.signIn() else {
+        guard case .throttled(let retryAfter) = try fixture.signIn() else {
             Issue.record("not throttled")
             return
         }
@@ -279,7 +307,9 @@ struct Fixture {
     @Test func sha256KnownAnswers() {
         #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 
     @Test func base64URLMatchesRFC4648() {

@@ -181,21 +181,21 @@ import Testing
 /// A fake Inkling Server account, as the Cloud page's tests use it.
 final class FakeAccountService: AccountService {
     var current: AccountStatus = .signedOut
-    var signedInTokens = 0
-    func status() -> AccountStatus { current }
+    var devices = 0
+    func status(server: String) -> AccountStatus { current }
     func signIn(server: String, username: String, password: String) -> AccountResult {
-        guard password == "right" else { return .failed(AccountForm.failure(output: "inkling: HTTP 401")) }
-        signedInTokens += 1
+        guard password == "right" else { return .failed(AccountForm.failure(output: "inkling: wrong user name or password")) }
+        devices += 1
         current = .signedIn(server: server, username: username)
         return .done(current)
     }
-    func signOut() -> AccountResult {
-        signedInTokens -= 1
+    func signOut(server: String) -> AccountResult {
+        devices -= 1
         current = .signedOut
         return .done(current)
     }
-    func signOutEverywhere() -> AccountResult {
-        signedInTokens = 0
+    func signOutEverywhere(server: String) -> AccountResult {
+        devices = 0
         current = .signedOut
         return .done(current)
     }
@@ -210,26 +210,37 @@ final class FakeAccountService: AccountService {
         #expect(AccountForm.problem(server: "http://127.0.0.1:8080", username: "a", password: "b") == nil)
     }
 
-    @Test func passwordNeverOnTheCommandLine() {
-        let arguments = AccountForm.arguments(signIn: " https://s.example ", username: "ann")
-        #expect(arguments == ["account", "login", "--server", "https://s.example", "--user", "ann", "--password-stdin"])
+    @Test func argumentsMatchInklingAccountAndNeverCarryThePassword() {
+        #expect(AccountForm.arguments(signIn: " https://s.example ", username: "ann") == ["account", "login", "--server", "https://s.example", "--user", "ann"])
+        #expect(AccountForm.statusArguments(server: "https://s") == ["account", "status", "--server", "https://s"])
+        #expect(AccountForm.signOutArguments(server: "https://s", everywhere: true) == ["account", "logout", "--server", "https://s", "--everywhere"])
+        #expect(AccountForm.signOutArguments(server: "https://s", everywhere: false) == ["account", "logout", "--server", "https://s"])
+        #expect(AccountForm.server(typed: " ", endpoint: "https://e") == "https://e")
+        #expect(AccountForm.server(typed: "https://t", endpoint: "https://e") == "https://t")
     }
 
-    @Test func statusOutputIsRead() {
-        #expect(AccountForm.status(exitStatus: 0, output: "signed in to https://s.example as ann\n") == .signedIn(server: "https://s.example", username: "ann"))
-        #expect(AccountForm.status(exitStatus: 0, output: "not signed in\n") == .signedOut)
-        #expect(AccountForm.status(exitStatus: 1, output: "inkling: no token") == .signedOut)
+    @Test func statusOutputOfInklingAccountIsRead() {
+        let signedIn = "Signed in to https://s.example as ann (device laptop, id 7).\nThe device token expires 2026-12-09 10:00 UTC unless the cloud check renews it before.\n"
+        #expect(AccountForm.status(exitStatus: 0, output: signedIn) == .signedIn(server: "https://s.example", username: "ann"))
+        #expect(AccountForm.status(exitStatus: 1, output: "Not signed in to https://s.example.\n") == .signedOut)
+        #expect(AccountForm.status(exitStatus: 2, output: "inkling account status: no --server given and the cloud-endpoint setting is empty") == .signedOut)
         if case .unavailable = AccountForm.status(exitStatus: 2, output: "inkling: unknown command 'account'") {} else {
             Issue.record("a missing account command must read as unavailable")
         }
+    }
+
+    @Test func failuresReadAsSentences() {
+        #expect(AccountForm.failure(output: "inkling: wrong user name or password") == "The user name or password is wrong.")
+        #expect(AccountForm.failure(output: "inkling: cannot read the keyring: no Secret Service").hasPrefix("No keyring"))
+        #expect(AccountForm.failure(output: "inkling: something else") == "something else")
     }
 
     @Test func fakeServiceSignsInAndOut() {
         let service: AccountService = FakeAccountService()
         #expect(service.signIn(server: "https://s", username: "ann", password: "wrong") == .failed("The user name or password is wrong."))
         #expect(service.signIn(server: "https://s", username: "ann", password: "right") == .done(.signedIn(server: "https://s", username: "ann")))
-        #expect(service.status().sentence == "Signed in to https://s as ann.")
-        #expect(service.signOutEverywhere() == .done(.signedOut))
+        #expect(service.status(server: "https://s").sentence == "Signed in to https://s as ann.")
+        #expect(service.signOutEverywhere(server: "https://s") == .done(.signedOut))
     }
 
     @Test func cloudStatementSaysWhatAndWhen() {

@@ -98,6 +98,13 @@ def pump_until(condition, timeout=DEFAULT_TIMEOUT, what="condition"):
         GLib.source_remove(ticker)
 
 
+def pump_for(seconds):
+    """Runs the default main context for `seconds`: only where the point is that nothing arrives,
+    or as the interval of a loop that re-checks a condition with a deadline."""
+    end = time.monotonic() + seconds
+    pump_until(lambda: time.monotonic() >= end, timeout=seconds + 5, what="time to pass")
+
+
 def drain():
     """Dispatches everything already pending on the default main context."""
     context = GLib.MainContext.default()

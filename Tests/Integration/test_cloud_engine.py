@@ -14,17 +14,12 @@ object serves all the tests. No fixed sleeps except where the test is that nothi
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
-import urllib.request
 
 import pytest
 
-from ibus_harness import CONTROL, Client, Daemon, IBus, drain, engine_path, pump_until
+from ibus_harness import CONTROL, Client, Daemon, IBus, drain, engine_path, pump_for, pump_until
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CLOUD_TESTS = os.path.join(os.path.dirname(HERE), "Cloud")
 WAIT = 20.0  # generous: a loaded 2-core machine, a helper to start, an HTTP round trip
 HINT = "\u2601 checking"
 ALT = int(IBus.ModifierType.MOD1_MASK)
@@ -32,52 +27,11 @@ HELPER_TIMEOUT_MS = 3000
 # INKLING_TEST_VERBOSE=1: the engine's content-free event log goes to the daemon log.
 VERBOSE = os.environ.get("INKLING_TEST_VERBOSE") == "1"
 
-# Loopback only: never through a proxy from the environment.
-DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-class FakeServer:
-    def __init__(self):
-        self.proc = subprocess.Popen(
-            [sys.executable, os.path.join(CLOUD_TESTS, "fake_llm_server.py"), "--lifetime", "600", "--hang-max", "60"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        assert line.startswith("PORT "), "the fake server did not start"
-        self.url = "http://127.0.0.1:%d" % int(line.split()[1])
-
-    def _call(self, path, payload=None):
-        data = None if payload is None else json.dumps(payload).encode()
-        request = urllib.request.Request(self.url + path, data=data, method="POST" if data else "GET")
-        with DIRECT.open(request, timeout=10) as response:
-            return json.loads(response.read())
-
-    def reset(self, mode="agree", **extra):
-        return self._call("/_control", dict(reset=True, mode=mode, **extra))
-
-    @property
-    def requests(self):
-        return self._call("/_stats")["requests"]
-
-    def stats(self):
-        return self._call("/_stats")
-
-    def stop(self):
-        try:
-            self._call("/_control", {"quit": True})
-        except Exception:
-            pass
-        try:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=5)
-        except Exception:
-            self.proc.kill()
-
 
 @pytest.fixture(scope="module")
-def server():
-    s = FakeServer()
-    yield s
-    s.stop()
+def server(fake_llm_server):
+    """The fake chat-completions server of Tests/Cloud (Tests/conftest.py), one for the module."""
+    return fake_llm_server
 
 
 # The engine starts this wrapper (INKLING_CLOUD_HELPER): it becomes the real helper, or, when the
@@ -187,12 +141,6 @@ def client(daemon, server):
 
 def wait_aux(client, predicate, what, timeout=WAIT):
     pump_until(lambda: predicate(client.aux_now), timeout=timeout, what=what + " (aux now %r)" % client.aux_now)
-
-
-def pump_for(seconds):
-    """Runs the main loop for a while: only where the point is that nothing arrives."""
-    end = time.monotonic() + seconds
-    pump_until(lambda: time.monotonic() >= end, timeout=seconds + 5, what="time to pass")
 
 
 def helper_pids(daemon, fake=False):

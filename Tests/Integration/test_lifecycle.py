@@ -21,7 +21,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ibus_harness import descendants  # noqa: E402
+from ibus_harness import descendants, pump_for  # noqa: E402
 
 WORD = "zorblaxqua"
 # Waits for a process to end or start again: generous, for a loaded two-core machine.
@@ -258,19 +258,6 @@ def daemon_with_client(env=None, verbose=True, client_commit=False):
     client.focus_in()
     client.set_engine("inkling")
     return daemon, client
-
-
-def pump_for(seconds):
-    from ibus_harness import GLib
-
-    context = GLib.MainContext.default()
-    ticker = GLib.timeout_add(5, lambda: True)
-    try:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            context.iteration(True)
-    finally:
-        GLib.source_remove(ticker)
 
 
 def scenario_supervised_term(checks, target):

@@ -23,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Packs"))
 import german_pack  # noqa: E402
+from ibus_harness import pump_for  # noqa: E402
 
 SCHEMA = "org.freedesktop.ibus.engine.inkling"
 
@@ -110,19 +111,6 @@ def private_install():
 
 def gsettings(daemon, *args):
     return subprocess.run(["gsettings"] + list(args), env=daemon.env, capture_output=True, text=True, timeout=20)
-
-
-def pump_for(seconds):
-    from ibus_harness import GLib
-
-    context = GLib.MainContext.default()
-    deadline = time.monotonic() + seconds
-    ticker = GLib.timeout_add(5, lambda: True)
-    try:
-        while time.monotonic() < deadline:
-            context.iteration(True)
-    finally:
-        GLib.source_remove(ticker)
 
 
 def new_client(daemon):

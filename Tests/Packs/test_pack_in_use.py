@@ -13,12 +13,15 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-INKLING = os.environ.get("INKLING", os.path.join(ROOT, ".build", "release", "inkling"))
 ENGLISH = os.path.join(ROOT, "data", "packs", "en.inkpack")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from german_pack import build_german_pack  # noqa: E402
 from suite import Suite  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/
+from process_support import release_binary  # noqa: E402
+
+INKLING = release_binary("inkling", override="INKLING")
 
 
 class Predictor:

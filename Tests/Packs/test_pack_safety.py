@@ -27,9 +27,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from german_pack import build_german_pack  # noqa: E402
 from suite import Suite  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/
+from process_support import release_binary  # noqa: E402
+
+INKLING = release_binary("inkling", override="INKLING")
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-INKLING = os.environ.get("INKLING", os.path.join(ROOT, ".build", "release", "inkling"))
 
 # A generous bound for commands that must end early; the drip below would take far longer.
 QUICK = 45

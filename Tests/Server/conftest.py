@@ -7,6 +7,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -45,7 +46,8 @@ class Upstream:
         self.url = "http://127.0.0.1:%d/v1" % self.port
 
     def control(self, **body):
-        request = urllib.request.Request("http://127.0.0.1:%d/_control" % self.port, data=json.dumps(body).encode(), method="POST")
+        request = urllib.request.Request("http://127.0.0.1:%d/_control" % self.port,
+                                         data=json.dumps(body).encode(), method="POST")
         urllib.request.urlopen(request, timeout=5).read()
 
     def stats(self):
@@ -53,7 +55,11 @@ class Upstream:
 
     def stop(self):
         self.process.stdin.close()
-        self.process.wait(timeout=10)
+        try:
+            self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
 @pytest.fixture(scope="session")
@@ -82,7 +88,8 @@ class PostgresCluster:
         if entry:
             os.chown(data, entry.pw_uid, entry.pw_gid)
             os.chown(self.directory, entry.pw_uid, entry.pw_gid)
-        subprocess.run(prefix + [os.path.join(PG_BIN, "initdb"), "-D", data, "-U", "inkling", "--auth=trust", "-E", "UTF8", "--no-sync"],
+        subprocess.run(prefix + [os.path.join(PG_BIN, "initdb"), "-D", data, "-U", "inkling", "--auth=trust",
+                                 "-E", "UTF8", "--no-sync"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.port = free_port()
         self.log = open(os.path.join(self.directory, "postgres.log"), "wb")
@@ -103,7 +110,8 @@ class PostgresCluster:
     def psql(self, database, sql, check=True):
         return subprocess.run(
             [os.path.join(PG_BIN, "psql") if os.path.exists(os.path.join(PG_BIN, "psql")) else "psql",
-             "-h", "127.0.0.1", "-p", str(self.port), "-U", "inkling", "-d", database, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql],
+             "-h", "127.0.0.1", "-p", str(self.port), "-U", "inkling", "-d", database,
+             "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql],
             check=check, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def new_database(self):
@@ -119,7 +127,8 @@ class PostgresCluster:
             check=True, stdout=subprocess.PIPE).stdout
 
     def stop(self):
-        self.process.terminate()
+        # SIGINT is PostgreSQL's fast shutdown (SIGTERM would wait for every session to end).
+        self.process.send_signal(signal.SIGINT)
         self.process.wait(timeout=30)
         self.log.close()
         shutil.rmtree(self.directory, ignore_errors=True)
@@ -153,9 +162,11 @@ class Server:
             f.write(UPSTREAM_KEY + "\n")
         os.chmod(self.key_file, 0o600)
         groups = {
-            "server": {"listen": "127.0.0.1:0", "threads": "4", "idle_timeout": "5", "request_timeout": "30", "log_requests": "true"},
+            "server": {"listen": "127.0.0.1:0", "threads": "4", "idle_timeout": "5", "request_timeout": "30",
+                       "log_requests": "true"},
             "database": {"url": database},
-            "upstream": {"endpoint": upstream.url, "model": "fake-model", "key_file": self.key_file, "timeout_ms": "3000", "breaker_ms": "200"},
+            "upstream": {"endpoint": upstream.url, "model": "fake-model", "key_file": self.key_file,
+                         "timeout_ms": "3000", "breaker_ms": "200"},
             "tokens": {},
             "limits": {"checks_per_minute": "1000", "checks_per_day": "100000"},
             "passwords": {"argon2_iterations": "1", "argon2_memory_kib": "1024"},
@@ -172,7 +183,8 @@ class Server:
             self.admin("user", "add", user, input=PASSWORDS[user] + "\n")
         self.log_path = os.path.join(directory, "server-%d.log" % id(self))
         self.log = open(self.log_path, "wb")
-        self.process = subprocess.Popen([SERVER, "--config", self.config, "serve"], stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+        self.process = subprocess.Popen([SERVER, "--config", self.config, "serve"],
+                                        stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
         deadline = time.time() + 20
         self.port = None
         while time.time() < deadline and self.port is None:
@@ -209,7 +221,9 @@ class Server:
             return Response(error.code, error.headers, error.read())
 
     def sign_in(self, user="ann", password=None, device="laptop"):
-        return self.request("POST", "/v1/devices", {"username": user, "password": password if password is not None else PASSWORDS[user], "device_name": device})
+        if password is None:
+            password = PASSWORDS[user]
+        return self.request("POST", "/v1/devices", {"username": user, "password": password, "device_name": device})
 
     def token(self, user="ann", device="laptop"):
         response = self.sign_in(user, device=device)

@@ -19,7 +19,7 @@ if [ ! -x "$binary" ]; then
 fi
 
 export INKLING_SERVER="$binary"
-cd "$here" && timeout --kill-after=10 600 /usr/bin/python3 -m pytest -q -p no:cacheprovider "$@" test_server.py
+cd "$here" && timeout --kill-after=10 600 /usr/bin/python3 -m pytest -q -p no:cacheprovider "$@" test_server.py test_package.py
 status=$?
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then echo "run.sh: the suite timed out"; fi
 exit "$status"

@@ -3,12 +3,14 @@ PostgreSQL (the same suite): the device-token lifecycle, limits, sign-in throttl
 gateway, and the security assertions of issue 14."""
 
 import json
-import os
 import socket
+import subprocess
 import threading
 import time
 
 import pytest
+
+import conftest
 
 from conftest import BACKENDS, PASSWORDS, UPSTREAM_KEY, dump_database
 
@@ -64,7 +66,8 @@ def test_missing_wrong_unknown_and_malformed_tokens_get_401(make_server, backend
         response = server.check(candidate)
         assert response.status == 401, candidate
         assert response.json()["error"] == "unauthorized"
-    response = server.request("POST", "/v1/check", {"sentence": "x", "language": "en", "flags": []}, headers={"Authorization": "Basic " + token})
+    response = server.request("POST", "/v1/check", {"sentence": "x", "language": "en", "flags": []},
+                              headers={"Authorization": "Basic " + token})
     assert response.status == 401
 
 
@@ -242,7 +245,8 @@ def test_sql_metacharacters_in_every_field(make_server, backend):
         assert server.sign_in("ann", value).status == 401
     token = server.token(device="it's \"my\" laptop; DROP TABLE devices; --")
     for value in nasty:
-        response = server.check(token, sentence="Robert'); DROP TABLE users;-- " + value.replace("\u0000", ""), flags=[])
+        sentence = "Robert'); DROP TABLE users;-- " + value.replace("\u0000", "")
+        response = server.check(token, sentence=sentence, flags=[])
         assert response.status == 200, response.body
         response = server.request("POST", "/v1/check", {"sentence": "ok", "language": value, "flags": []}, token=token)
         assert response.status in (200, 400)
@@ -259,7 +263,8 @@ def test_database_holds_no_token_no_password_and_no_typed_text(make_server, upst
     upstream.control(reset=True, mode="agree")
     token = server.token()
     sentence = "Zanzibar quokkas juggle marmalade obliquely."
-    assert server.check(token, sentence, flags=[{"start": 9, "end": 16, "word": "quokkas", "replacements": ["quokka"]}]).status == 200
+    flags = [{"start": 9, "end": 16, "word": "quokkas", "replacements": ["quokka"]}]
+    assert server.check(token, sentence, flags=flags).status == 200
     rotated = server.request("POST", "/v1/devices/rotate", token=token).json()["token"]
     assert server.check(rotated, sentence, flags=[]).status == 200
     dump = dump_database(server)
@@ -323,7 +328,8 @@ def test_logs_hold_no_token_password_name_or_sentence(make_server, upstream, bac
     server.stop()
     log = server.log_text()
     assert "route=/v1/check status=200" in log
-    for secret in [token, token[4:], altered(token), PASSWORDS["ann"], "wrong-password-Zebra", sentence, "Pangolins", UPSTREAM_KEY, "ann", "127.0.0.1"]:
+    for secret in [token, token[4:], altered(token), PASSWORDS["ann"], "wrong-password-Zebra", sentence, "Pangolins",
+                   UPSTREAM_KEY, "ann", "127.0.0.1"]:
         assert secret not in log, secret
 
 
@@ -383,3 +389,17 @@ def test_two_instances_on_one_postgresql_act_as_one(make_server, backend):
     other = first.token(device="desktop")
     assert second.request("DELETE", "/v1/devices/current", token=other).status == 204
     assert first.check(other).status == 401
+
+
+@both
+def test_instances_migrating_at_once_all_succeed(make_server, backend, tmp_path):
+    server = make_server()
+    database = server.cluster.new_database() if server.cluster else str(tmp_path / "concurrent.db")
+    config = open(server.config).read().replace("url=" + server.database, "url=" + database)
+    path = tmp_path / "concurrent.conf"
+    path.write_text(config)
+    processes = [subprocess.Popen([conftest.SERVER, "--config", str(path), "migrate"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT) for _ in range(8)]
+    outputs = [(process.wait(timeout=60), process.stdout.read().decode()) for process in processes]
+    assert all(code == 0 for code, _ in outputs), outputs
+    assert sum("(1 migration(s) applied)" in output for _, output in outputs) == 1

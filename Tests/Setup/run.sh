@@ -20,6 +20,6 @@ done
 export INKLING_BIN_DIR=$BIN INKLING_ENGINE=${INKLING_ENGINE:-$BIN/ibus-engine-inkling}
 export PYTHONDONTWRITEBYTECODE=1
 unset IBUS_ADDRESS DISPLAY WAYLAND_DISPLAY GTK_IM_MODULE QT_IM_MODULE XMODIFIERS DBUS_SESSION_BUS_ADDRESS
-cd "$HERE"
+cd "$HERE" || exit 1
 # A private session bus: the accessibility bus (at-spi2-core) is started on it by activation.
 dbus-run-session -- /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE "$@" test_setup_app.py

@@ -38,7 +38,8 @@ public enum ChatCompletion {
     }
 
     struct RequestBody: Encodable {
-        var model: String
+        /// Left out when empty: the endpoint's default model.
+        var model: String?
         var messages: [Message]
         var temperature = 0
         var responseFormat = ResponseFormat()
@@ -79,7 +80,7 @@ public enum ChatCompletion {
             words: words(in: request.sentence),
             flags: request.flags.map { PromptFlag(start: $0.start, end: $0.end, word: $0.word, suggestions: Array($0.replacements.prefix(5))) }
         )
-        let body = RequestBody(model: model, messages: [
+        let body = RequestBody(model: model.isEmpty ? nil : model, messages: [
             Message(role: "system", content: systemPrompt),
             Message(role: "user", content: encodeString(user)),
         ])

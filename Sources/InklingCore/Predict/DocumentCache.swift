@@ -12,7 +12,6 @@ struct DocumentCache {
 
     private(set) var words: [String: Entry] = [:]
     private(set) var totalWords = 0
-    private var pairs: [String: [String: Int]] = [:]
     /// Pack ids of the last and second-to-last word before the cursor (nil: none or unknown).
     private(set) var lastWords: (previous: Int?, beforePrevious: Int?) = (nil, nil)
     private var lastContext: Substring? = nil
@@ -20,22 +19,52 @@ struct DocumentCache {
     private(set) var lastWordCapitalizedMidSentence = false
 
     /// How often each word followed the last word before the cursor, in this document.
-    var lastWordFollowers: [String: Int] {
-        guard let lastWordKey else { return [:] }
-        return pairs[lastWordKey] ?? [:]
-    }
+    private(set) var lastWordFollowers: [String: Int] = [:]
 
-    private var lastWordKey: String? = nil
     /// Keys of up to two words before the cursor in the current sentence (oldest first).
     private(set) var lastKeys: [String] = []
+
+    /// What the cache needs of one written word; none of it depends on where the word stands.
+    private struct Token {
+        var key: String
+        var id: Int?
+        /// As written, with typographic apostrophes folded.
+        var written: String
+        /// The pack's usual spelling, else `written` (used after a sentence-initial capital).
+        var fallback: String
+        var containsDigit: Bool
+        /// Starts with a capital and is not `I` or `I'…`.
+        var capitalized: Bool
+    }
+
+    /// The tokens of the last rebuild by written form: the context changes by a word at a time,
+    /// so nearly every word of the next rebuild is found here instead of being folded, searched
+    /// in the pack and copied again. Bounded by the words of one context.
+    private var tokens: [String: Token] = [:]
+
+    private func token(_ word: Substring, surface: String, pack: LanguagePack, previous: [String: Token]) -> Token {
+        if let known = previous[surface] ?? tokens[surface] { return known }
+        if WordText.containsDigit(word) {
+            return Token(key: "", id: nil, written: "", fallback: "", containsDigit: true, capitalized: false)
+        }
+        let key = WordText.key(word)
+        let id = pack.id(ofKey: key)
+        let written = surface.replacingApostrophes()
+        return Token(
+            key: key, id: id, written: written, fallback: id.map { pack.display($0) } ?? written, containsDigit: false,
+            capitalized: WordText.startsUppercase(word) && key != "i" && !key.hasPrefix("i'"))
+    }
 
     mutating func update(context: Substring, pack: LanguagePack) {
         if let lastContext, lastContext.unicodeScalars.elementsEqual(context.unicodeScalars) { return }
         lastContext = context
+        let previousTokens = tokens
+        tokens.removeAll(keepingCapacity: true)
         words.removeAll(keepingCapacity: true)
-        pairs.removeAll(keepingCapacity: true)
         totalWords = 0
         lastWordCapitalizedMidSentence = false
+        // Word pairs in order; only the last word's followers are ever asked for.
+        var pairs: [(previous: String, next: String)] = []
         var previousKey: String? = nil
         var previousID: Int? = nil
         var beforePreviousID: Int? = nil
@@ -52,7 +81,10 @@ struct DocumentCache {
                 beforePreviousID = nil
             }
             previousEnd = word.endIndex
-            if WordText.containsDigit(word) {
+            let surface = String(word)
+            let token = token(word, surface: surface, pack: pack, previous: previousTokens)
+            tokens[surface] = token
+            if token.containsDigit {
                 recentKeys.removeAll()
                 lastWordCapitalizedMidSentence = false
                 previousKey = nil
@@ -61,36 +93,36 @@ struct DocumentCache {
                 lastKey = nil
                 continue
             }
-            let key = WordText.key(word)
-            let id = pack.id(ofKey: key)
+            let key = token.key
+            let id = token.id
             // Show the word as the user wrote it, unless the only evidence is a sentence-initial capital.
-            let written = String(word).replacingApostrophes()
-            let fallback = id.map { pack.display($0) } ?? written
-            var entry = words[key] ?? Entry(id: id, display: sentenceStart ? fallback : written, count: 0)
+            var entry = words[key] ?? Entry(id: id, display: sentenceStart ? token.fallback : token.written, count: 0)
             entry.count += 1
-            if !sentenceStart { entry.display = written }
+            if !sentenceStart { entry.display = token.written }
             words[key] = entry
             totalWords += 1
-            if let previousKey { pairs[previousKey, default: [:]][key, default: 0] += 1 }
+            if let previousKey { pairs.append((previousKey, key)) }
             recentKeys.append(key)
             if recentKeys.count > 2 { recentKeys.removeFirst() }
             previousKey = key
-            lastWordCapitalizedMidSentence = !sentenceStart && WordText.startsUppercase(word) && key != "i" && !key.hasPrefix("i'")
+            lastWordCapitalizedMidSentence = !sentenceStart && token.capitalized
             beforePreviousID = previousID
             previousID = id
             lastKey = key
         }
         // A sentence end after the last word starts a new sentence.
         let gap = context[previousEnd...]
+        lastWordFollowers = [:]
         if previousEnd == context.startIndex || gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) {
             lastWords = (nil, nil)
-            lastWordKey = nil
             lastKeys = []
             lastWordCapitalizedMidSentence = false
         } else {
             lastWords = (previousID, beforePreviousID)
-            lastWordKey = lastKey
             lastKeys = recentKeys
+            if let lastKey {
+                for pair in pairs where pair.previous == lastKey { lastWordFollowers[pair.next, default: 0] += 1 }
+            }
         }
     }
 }
@@ -98,6 +130,7 @@ struct DocumentCache {
 extension String {
     /// The string with typographic apostrophes folded to `'`.
     func replacingApostrophes() -> String {
-        String(String.UnicodeScalarView(unicodeScalars.map { $0 == "\u{2019}" ? "'" : $0 }))
+        guard unicodeScalars.contains("\u{2019}") else { return self }
+        return String(String.UnicodeScalarView(unicodeScalars.map { $0 == "\u{2019}" ? "'" : $0 }))
     }
 }

@@ -248,6 +248,11 @@ public final class InputSession {
     /// Offsets that cannot be code points (Qt's UTF-16 with emoji before the cursor) still give
     /// prediction context when they fit as UTF-16, but no fix is ever applied on them.
     public func setSurroundingText(text: String, cursor: Int, anchor: Int) -> (effects: [SessionEffect], needsSuggestions: Bool) {
+        // GNOME Shell 43 passes Wayland's UTF-8 byte offsets on unchanged (ByteOffsetReading).
+        if let asBytes = SurroundingText.byteOffsetReading(text: text, cursor: cursor, anchor: anchor, known: contextKnown ? contextBefore : nil) {
+            offsetsAmbiguous = false
+            return setSurroundingText(asBytes)
+        }
         let asUTF16 = SurroundingText.interpretingUTF16(text: text, cursor: cursor, anchor: anchor)
         if let surrounding = SurroundingText(text: text, cursor: cursor, anchor: anchor) {
             // Scalars beyond the BMP before the offsets make code points and UTF-16 disagree, and
@@ -811,8 +816,11 @@ public final class InputSession {
             }
             corrections.applied(id: id, replacement: chosen)
             lastSuggestionKey = nil
-            // One commit per answer: Wayland clients keep only the last (EditBatch).
-            return KeyResult(handled: true, effects: EditBatch.coalesced(effects + auxiliaryEffects()), needsSuggestions: true)
+            // One commit per answer: Wayland clients keep only the last (EditBatch). LibreOffice,
+            // which shows the preedit in its text, keeps the order it was proven with: it cut the
+            // word's space (`I sawthe cat`) when the preedit went before the deletion.
+            let answer = effects + auxiliaryEffects()
+            return KeyResult(handled: true, effects: clientEchoesPreedit ? answer : EditBatch.coalesced(answer), needsSuggestions: true)
         }
     }
 

@@ -88,3 +88,62 @@ struct BatchingClientDifferentialTests {
         #expect(run(steps, batching: true, autocorrect: autocorrect) == run(steps, batching: false, autocorrect: autocorrect), "\(name)")
     }
 }
+
+@Suite("GNOME Shell 43: surrounding text with UTF-8 byte offsets")
+struct ByteOffsetReadingTests {
+    @Test func offsetsThatOnlyFitAsBytesReadAsBytes() {
+        let text = "👍🏽 I saw teh"
+        let reading = SurroundingText.byteOffsetReading(text: text, cursor: text.utf8.count, anchor: text.utf8.count, known: nil)
+        #expect(reading?.before == Substring(text))
+        #expect(SurroundingText.byteOffsetReading(text: "abc", cursor: 3, anchor: 3, known: nil) == nil, "ASCII reads the same")
+        #expect(SurroundingText.interpretingUTF8(text: "é", cursor: 1, anchor: 1) == nil, "inside a character")
+    }
+
+    @Test func withTextAfterTheCursorTheReadingThatEndsWithTheKnownTextWins() {
+        let text = "é I saw teh more"
+        let bytes = "é I saw teh".utf8.count  // 12; as code points that is one character further
+        let reading = SurroundingText.byteOffsetReading(text: text, cursor: bytes, anchor: bytes, known: "I saw teh")
+        #expect(reading?.before == "é I saw teh")
+        #expect(SurroundingText.byteOffsetReading(text: text, cursor: bytes, anchor: bytes, known: nil) == nil, "no evidence, no byte reading")
+    }
+
+    /// GNOME Shell 43, GTK 4: with an emoji and a ZWJ family before the text, every report was
+    /// rejected (cursor 41 of 22 code points) and the fix refused; failed before (checked:
+    /// "fix not applied: this application counts text positions differently").
+    @Test(arguments: ["👨‍👩‍👧 👍🏽 ", "café ", "Привет, ", "中文 "])
+    func aFixIsExactAfterNonASCIITextWithByteOffsets(prefix: String) {
+        let field = FakeField(reporting: .utf8Bytes, text: prefix)
+        field.batchesLikeTextInputV3 = true
+        field.type("I saw teh cat")
+        field.press(applyFix)
+        #expect(field.visible == prefix + "I saw the cat")
+    }
+
+    @Test func predictionsUseTheTextBeforeAByteCursor() {
+        let field = FakeField(reporting: .utf8Bytes, text: "👍🏽 I would like to ")
+        field.type("recomm")
+        #expect(field.pageCandidates.first == "recommend")
+        #expect(field.session.correctionPanelIsOpen == false)
+    }
+}
+
+@Suite("Edit batches: LibreOffice keeps the proven order")
+struct EditBatchLibreOfficeTests {
+    /// LibreOffice Writer (preedit in its reports) cut the space before the typo (`I sawthe
+    /// cat `) when the composing word's preedit was hidden before the deletion instead of being
+    /// committed first. Failed before (checked: no commit of `cat` before the deletion).
+    @Test func aClientThatEchoesThePreeditGetsTheWordCommittedBeforeTheDeletion() throws {
+        let field = FakeField(reporting: .codePoints)
+        field.reportsPreedit = true
+        field.skipsUnchangedReports = true
+        field.type("I saw teh cat")
+        #expect(field.session.clientEchoesPreedit)
+        let before = field.log.count
+        field.press(applyFix)
+        let answer = Array(field.log[before...])
+        let commitOfWord = try #require(answer.firstIndex(of: .commitText("cat")))
+        let deletion = try #require(answer.firstIndex { if case .deleteSurroundingText = $0 { true } else { false } })
+        #expect(commitOfWord < deletion)
+        #expect(field.text == "I saw the cat")
+    }
+}

@@ -21,7 +21,7 @@ enum RealPack {
 /// preedit to the report, trim trailing whitespace, skip unchanged reports (as ibus-gtk3 does)
 /// and handle a passed-on key before the commit that came with it.
 final class FakeField {
-    enum Reporting { case none, codePoints, utf16 }
+    enum Reporting { case none, codePoints, utf16, utf8Bytes }
 
     let session: InputSession
     private(set) var scalars: [Unicode.Scalar] = []
@@ -164,6 +164,12 @@ final class FakeField {
             if skipsUnchangedReports, let last = lastReport, last == (reported, shownCursor) { return }
             lastReport = (reported, shownCursor)
             let result = session.setSurroundingText(SurroundingText(text: reported, cursor: shownCursor, anchor: shownCursor))
+            apply(result.effects)
+            if result.needsSuggestions { refresh() }
+        case .utf8Bytes:
+            // GNOME Shell 43 on Wayland: text-input-v3's byte offsets, passed on unchanged.
+            let byteCursor = String(String.UnicodeScalarView(scalars[..<cursor])).utf8.count
+            let result = session.setSurroundingText(text: text, cursor: byteCursor, anchor: byteCursor)
             apply(result.effects)
             if result.needsSuggestions { refresh() }
         case .utf16:

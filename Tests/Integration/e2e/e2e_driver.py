@@ -21,8 +21,10 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # Tests/: process_support
 
 from ibus_harness import Daemon, IBus, Timeout, cli_path, pump_until  # noqa: E402
+from process_support import stop_process  # noqa: E402
 
 
 class Xvfb:
@@ -45,8 +47,7 @@ class Xvfb:
         self.display = ":" + number.decode().strip()
 
     def stop(self):
-        self.process.terminate()
-        self.process.wait()
+        stop_process(self.process)
 
 
 class PanelRecorder:

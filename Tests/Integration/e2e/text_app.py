@@ -113,7 +113,8 @@ class App:
         self.views = {"main": Gtk.TextView(), "other": Gtk.TextView()}
         self.entries = {}
         if args.password:
-            entry = Gtk.PasswordEntry() if GTK4 else Gtk.Entry(visibility=False, input_purpose=Gtk.InputPurpose.PASSWORD)
+            entry = Gtk.PasswordEntry() if GTK4 else Gtk.Entry(visibility=False,
+                                                               input_purpose=Gtk.InputPurpose.PASSWORD)
             self.entries["password"] = entry
         for view in list(self.views.values()) + list(self.entries.values()):
             view.set_hexpand(True)
