@@ -351,14 +351,15 @@ class KWrite:
         open(self.path, "w").close()
         self.env = dict(env, XDG_CONFIG_HOME=config, QT_QPA_PLATFORM="xcb")
         self.log = open(log_path, "w")
-        self.process = subprocess.Popen(["kwrite", self.path], env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            ["kwrite", self.path], env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.name = None
 
         def registered():
             result = subprocess.run(
-                ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
-                 "--method", "org.freedesktop.DBus.ListNames"], capture_output=True, text=True, timeout=30, env=self.env)
+                ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus",
+                 "--object-path", "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.ListNames"],
+                capture_output=True, text=True, timeout=30, env=self.env)
             names = [n.strip(" '[]()") for n in result.stdout.split(",") if "kwrite" in n]
             if names:
                 self.name = names[0]
@@ -372,8 +373,8 @@ class KWrite:
 
     def action(self, name):
         subprocess.run(["gdbus", "call", "--session", "--dest", self.name, "--object-path", "/kwrite/MainWindow_1",
-                        "--method", "org.kde.KMainWindow.activateAction", name], check=True, capture_output=True, timeout=30,
-                       env=self.env)
+                        "--method", "org.kde.KMainWindow.activateAction", name],
+                       check=True, capture_output=True, timeout=30, env=self.env)
 
     def text(self):
         """Saves the document (an action over D-Bus: no key goes through the input method) and
