@@ -120,7 +120,8 @@ def main():
     ordered = sorted(latencies)
     summary = {
         "utterances": len(latencies),
-        "latency_ms": {"p50": round(statistics.median(ordered)), "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))])},
+        "latency_ms": {"p50": round(statistics.median(ordered)),
+                       "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))])},
         "engine_vmrss_mib": {"before": round(rss_before / 1024, 1), "after": round(rss_after / 1024, 1)},
         "helper_vmhwm_mib": round(helper_hwm / 1024, 1),
     }

@@ -83,7 +83,7 @@ def recognise(wav, extra):
             final_times.append(blocks / 10.0)
         if event["type"] in ("stopped", "error"):
             with open("/proc/%d/status" % proc.pid) as f:
-                hwm = int(next(l for l in f if l.startswith("VmHWM")).split()[1])
+                hwm = int(next(line for line in f if line.startswith("VmHWM")).split()[1])
             break
     proc.stdin.close()
     _, _, usage = os.wait4(proc.pid, 0)
@@ -121,7 +121,8 @@ def percentiles(values):
     if not values:
         return None
     ordered = sorted(values)
-    return {"p50": round(ordered[len(ordered) // 2]), "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))])}
+    return {"p50": round(ordered[len(ordered) // 2]),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))])}
 
 
 def main():
@@ -171,7 +172,7 @@ def main():
                     # One final per sentence: each ends its sentence's speech.
                     end_waits += [at - end for at, end in zip(final_times, ends)]
             print("%-16s base %.3f  adapted %.3f" % ("%s@%d" % (voice, speed), errors["base"] / reference_words,
-                                                  errors["adapted"] / reference_words), file=sys.stderr)
+                                                     errors["adapted"] / reference_words), file=sys.stderr)
     summary = {
         "utterances": len(sentences),
         "utterances_timed": len(end_waits),

@@ -1,8 +1,14 @@
 #!/usr/bin/python3
 """Key → lookup-table latency of an IBus engine, through a real headless ibus-daemon and client.
 
-    /usr/bin/python3 bench/engine_latency.py inkling [--text FILE] [--keys N]
-    /usr/bin/python3 bench/engine_latency.py typing-booster [--text FILE] [--candidate-delay MS]
+    /usr/bin/python3 bench/engine_latency.py [all] [--text FILE] [--keys N]
+    /usr/bin/python3 bench/engine_latency.py inkling|passthrough|typing-booster [--text FILE] [--keys N]
+
+`all` (the default) runs the three in one go, each in its own daemon: a pass-through baseline
+(the same engine binary without a pack, so every key goes straight back to the application),
+Inkling, and ibus-typing-booster when it is installed; then prints how far Inkling's key → table
+time is above the pass-through round trip and how many times faster it is than the peer.
+For the pass-through engine no table ever comes: its figure is the key's round trip.
 
 For every letter typed, the time from sending the key to the client receiving the next
 non-empty update-lookup-table (the user sees candidates), and the key's own answer time
@@ -14,20 +20,23 @@ key is never credited to the next.
 Typing Booster (Debian's ibus-typing-booster) runs with a GSettings keyfile backend setting its
 dictionary to en_US; if its schema has a candidate-delay key (newer versions), --candidate-delay
 sets it (default: the schema's default; 0 shows candidates at once).
-Bars for Inkling: p99 ≤ 5 ms, RSS ≤ 40 MB.
+Bars for Inkling (issue 18): key → table p99 within 1 ms of the pass-through round trip and
+≥ 10× faster than the peer at p50 and p99; engine work per key p50 ≤ 0.25 ms, p99 ≤ 0.6 ms.
 """
 
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
 
-from ibus_harness import (  # noqa: E402
-    ALL_CAPS, RELEASE, SHIFT, Client, Daemon, IBus, Timeout, component_xml, engine_path, pump_until)
+from ibus_harness import ALL_CAPS, RELEASE, SHIFT, Client, Daemon, IBus, Timeout, component_xml, engine_path, pump_until  # noqa: E402
 
 DEFAULT_TEXT = (
     "I would like to thank you for the help you gave me last week. The meeting went well and "
@@ -87,11 +96,17 @@ def tb_delay_key():
     return None
 
 
-def setup(engine_name, args):
+def setup(engine_name, args, scratch):
     """Components, environment and the process pattern for the engine under test."""
     if engine_name == "inkling":
         engine = os.path.realpath(args.engine or engine_path())
         return {"inkling.xml": component_xml(engine)}, {}, os.path.basename(engine), None
+    if engine_name == "passthrough":
+        # The same binary where no pack can be found: no session, every key passes through.
+        engine = os.path.join(scratch, "bin", "ibus-engine-inkling")
+        os.makedirs(os.path.dirname(engine), exist_ok=True)
+        shutil.copy(os.path.realpath(args.engine or engine_path()), engine)
+        return {"inkling.xml": component_xml(engine)}, {}, engine, None
     if engine_name == "typing-booster":
         if not os.path.exists(TB_COMPONENT):
             sys.exit("ibus-typing-booster is not installed (apt-get install ibus-typing-booster)")
@@ -106,9 +121,8 @@ def setup(engine_name, args):
         else:
             note = "this version has no candidate-delay setting (candidates are computed in an idle callback)"
         env = {"GSETTINGS_BACKEND": "keyfile", "LANG": "C.UTF-8"}
-        component = {"typing-booster.xml": open(TB_COMPONENT).read()}
-        return component, env, "typing-booster", ("\n".join(settings) + "\n", note)
-    sys.exit("unknown engine %s (inkling or typing-booster)" % engine_name)
+        return {"typing-booster.xml": open(TB_COMPONENT).read()}, env, "typing-booster", ("\n".join(settings) + "\n", note)
+    sys.exit("unknown engine %s (inkling, passthrough or typing-booster)" % engine_name)
 
 
 def wait_quiet(client, quiet=0.02, limit=1.0):
@@ -126,25 +140,38 @@ def wait_quiet(client, quiet=0.02, limit=1.0):
     pump_until(quiet_now, timeout=limit + 1, what="quiet")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("engine_name", choices=["inkling", "typing-booster"])
-    parser.add_argument("--text", help="text file to type (default: a built-in paragraph)")
-    parser.add_argument("--keys", type=int, default=0, help="stop after this many timed keys")
-    parser.add_argument("--engine", help="Inkling engine binary (default: $INKLING_ENGINE or .build/release)")
-    parser.add_argument("--candidate-delay", type=int, help="Typing Booster's candidate delay in ms, if it has one")
-    parser.add_argument("--miss-timeout", type=float, default=1.0, help="seconds to wait for a table")
-    parser.add_argument("--json", help="also write the results here")
-    args = parser.parse_args()
+def presses_until(text, keys):
+    """Key presses sent for `text` until `keys` letters were timed (every character is a press)."""
+    if not keys:
+        return len(text)
+    timed = 0
+    for index, ch in enumerate(text):
+        if timed >= keys:
+            return index
+        if ch.isalpha():
+            timed += 1
+    return len(text)
 
-    text = open(args.text).read() if args.text else DEFAULT_TEXT
-    text = " ".join(text.split())
-    components, env, pattern, tb = setup(args.engine_name, args)
+
+def run(engine_name, args, text):
+    """Types `text` into one engine under its own daemon; returns the figures."""
+    scratch = tempfile.mkdtemp(prefix="engine-latency-")
+    try:
+        return measure(engine_name, args, text, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def measure(engine_name, args, text, scratch):
+    components, env, pattern, tb = setup(engine_name, args, scratch)
+    # The IBus engine name: the pass-through engine is Inkling's binary.
+    ibus_name = "inkling" if engine_name == "passthrough" else engine_name
+    waits_for_table = engine_name != "passthrough"
 
     warmup = "warm up "
-    if args.engine_name == "inkling":
+    if engine_name == "inkling":
         # One diagnostics line at the last key press: the engine's own time, apart from D-Bus.
-        total = len(warmup) + (min(len(text), args.keys * 2) if args.keys else len(text))
+        total = len(warmup) + presses_until(text, args.keys)
         env = dict(env, INKLING_DEBUG_MEMORY=str(total))
     # --verbose: otherwise the daemon sends its engines' stderr to /dev/null.
     daemon = Daemon(components=components, env=env, global_engine=None, verbose=True)
@@ -157,9 +184,9 @@ def main():
     try:
         client = Client(daemon, caps=ALL_CAPS, echo_surrounding=True, name="engine-latency")
         client.focus_in()
-        client.ic.set_engine(args.engine_name)
+        client.ic.set_engine(ibus_name)
         pump_until(
-            lambda: client.ic.get_engine() is not None and client.ic.get_engine().get_name() == args.engine_name,
+            lambda: client.ic.get_engine() is not None and client.ic.get_engine().get_name() == ibus_name,
             timeout=60,
             what="the engine",
         )
@@ -190,11 +217,12 @@ def main():
                 def table_arrived():
                     return sum(1 for e in client.events if e[0] == "table" and e[1] and e[2]) > before
 
-                try:
-                    pump_until(table_arrived, timeout=args.miss_timeout, what="table")
-                    table_ms.append((time.perf_counter() - t0) * 1000)
-                except Timeout:
-                    misses += 1
+                if waits_for_table:
+                    try:
+                        pump_until(table_arrived, timeout=args.miss_timeout, what="table")
+                        table_ms.append((time.perf_counter() - t0) * 1000)
+                    except Timeout:
+                        misses += 1
                 timed += 1
             if not handled:
                 client._apply_unhandled(keyval, state)
@@ -202,7 +230,7 @@ def main():
             wait_quiet(client)
         after = status_kb(pid) if pid else {}
         result = {
-            "engine": args.engine_name,
+            "engine": engine_name,
             "keys_timed": timed,
             "tables": len(table_ms),
             "misses": misses,
@@ -220,20 +248,23 @@ def main():
             fields = dict(f.split("=", 1) for f in internal[-1].split() if "=" in f)
             result["engine_internal_us"] = {
                 k: int(fields[k])
-                for k in ("key_us_p50", "key_us_max", "suggest_us_p50", "suggest_us_p99", "suggest_us_max")
+                for k in ("key_us_p50", "key_us_p99", "key_us_max", "suggest_us_p50", "suggest_us_p99", "suggest_us_max", "work_us_p50", "work_us_p99", "work_cpu_us_p50", "work_cpu_us_p99")
                 if k in fields
             }
     finally:
         daemon.stop()
+    return result
 
-    print("engine            %s%s" % (result["engine"], "  (%s)" % result["setting"] if tb else ""))
-    print("keys timed        %d letters, %d tables, %d without a table" % (timed, len(table_ms), misses))
-    print("key → table ms    p50 %(p50).2f  p95 %(p95).2f  p99 %(p99).2f" % result["key_to_table_ms"])
+
+def show(result):
+    print("engine            %s%s" % (result["engine"], "  (%s)" % result["setting"] if "setting" in result else ""))
+    print("keys timed        %d letters, %d tables, %d without a table" % (result["keys_timed"], result["tables"], result["misses"]))
+    if result["tables"]:
+        print("key → table ms    p50 %(p50).2f  p95 %(p95).2f  p99 %(p99).2f" % result["key_to_table_ms"])
     print("key answer ms     p50 %(p50).2f  p95 %(p95).2f  p99 %(p99).2f" % result["key_answer_ms"])
     print(
         "engine RSS        %.1f MB after load, %.1f MB after the run (peak %.1f MB)"
-        % ((result["rss_kb_after_load"] or 0) / 1024, (result["rss_kb_after_run"] or 0) / 1024,
-           (result["hwm_kb_after_run"] or 0) / 1024)
+        % ((result["rss_kb_after_load"] or 0) / 1024, (result["rss_kb_after_run"] or 0) / 1024, (result["hwm_kb_after_run"] or 0) / 1024)
     )
     if "engine_internal_us" in result:
         i = result["engine_internal_us"]
@@ -241,9 +272,79 @@ def main():
             "inside the engine key answer p50 %d µs (max %d); suggestions p50 %d µs, p99 %d µs (max %d)"
             % (i["key_us_p50"], i["key_us_max"], i["suggest_us_p50"], i["suggest_us_p99"], i["suggest_us_max"])
         )
+        if "work_us_p50" in i:
+            print("engine work per key (answer + suggestions) p50 %d µs, p99 %d µs" % (i["work_us_p50"], i["work_us_p99"]))
+        if "work_cpu_us_p50" in i:
+            print("  the same in CPU time of the engine thread (what a busy machine does not inflate) p50 %d µs, p99 %d µs"
+                  % (i["work_cpu_us_p50"], i["work_cpu_us_p99"]))
+
+
+def compare(results):
+    """Inkling against the pass-through round trip and against the peer, same run."""
+    ink = results.get("inkling")
+    base = results.get("passthrough")
+    peer = results.get("typing-booster")
+    if not ink or not ink["tables"]:
+        return
+    print("comparison (same run)")
+    for p in ("p50", "p99"):
+        line = "  %s  Inkling key → table %.2f ms" % (p, ink["key_to_table_ms"][p])
+        if base:
+            line += "; pass-through round trip %.2f ms (Inkling +%.2f ms)" % (
+                base["key_answer_ms"][p], ink["key_to_table_ms"][p] - base["key_answer_ms"][p])
+        if peer and peer["tables"]:
+            line += "; typing-booster %.2f ms (%.1f× Inkling)" % (peer["key_to_table_ms"][p], peer["key_to_table_ms"][p] / ink["key_to_table_ms"][p])
+        print(line)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("engine_name", nargs="?", default="all", choices=["all", "inkling", "passthrough", "typing-booster"])
+    parser.add_argument("--text", help="text file to type (default: a built-in paragraph)")
+    parser.add_argument("--keys", type=int, default=0, help="stop after this many timed keys")
+    parser.add_argument("--engine", help="Inkling engine binary (default: $INKLING_ENGINE or .build/release)")
+    parser.add_argument("--candidate-delay", type=int, help="Typing Booster's candidate delay in ms, if it has one")
+    parser.add_argument("--miss-timeout", type=float, default=1.0, help="seconds to wait for a table")
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args()
+
+    text = open(args.text).read() if args.text else DEFAULT_TEXT
+    text = " ".join(text.split())
+    if args.engine_name == "all":
+        names = ["passthrough", "inkling"]
+        if os.path.exists(TB_COMPONENT):
+            names.append("typing-booster")
+        else:
+            print("ibus-typing-booster is not installed: no peer in this run (apt-get install ibus-typing-booster)")
+    else:
+        names = [args.engine_name]
+    results = {}
+    if len(names) == 1:
+        results[names[0]] = run(names[0], args, text)
+        show(results[names[0]])
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results[names[0]], f, indent=2)
+        return
+    else:
+        # One process per engine: libibus keeps its first daemon's connection for the process.
+        for name in names:
+            with tempfile.NamedTemporaryFile(suffix=".json") as out:
+                command = [sys.executable, os.path.abspath(__file__), name, "--json", out.name, "--miss-timeout", str(args.miss_timeout)]
+                for option in ("text", "keys", "engine", "candidate_delay"):
+                    value = getattr(args, option)
+                    if value is not None and (value != 0 or option == "candidate_delay"):
+                        command += ["--" + option.replace("_", "-"), str(value)]
+                print("running %s ..." % name, file=sys.stderr)
+                subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+                results[name] = json.load(open(out.name))
+    for name in names:
+        show(results[name])
+        print()
+    compare(results)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(result, f, indent=2)
+            json.dump(results, f, indent=2)
 
 
 if __name__ == "__main__":

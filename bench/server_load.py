@@ -24,7 +24,8 @@ import conftest  # noqa: E402  (the same server, upstream and PostgreSQL fixture
 
 LIMITS = {"limits": {"checks_per_minute": "1000000", "checks_per_day": "100000000",
                      "characters_per_day": "10000000000", "devices": "1000"},
-          "server": {"threads": "16", "log_requests": "false", "max_connections": "4096"}}
+          "server": {"threads": "16", "log_requests": "false", "max_connections": "4096"},
+          "upstream": {"timeout_ms": "10000"}}
 
 
 def run_wrk(ports, tokens, devices, seconds):

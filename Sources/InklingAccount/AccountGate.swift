@@ -44,6 +44,8 @@ public struct AccountGate: Sendable {
     public enum Step: Equatable, Sendable {
         /// The token was refused and no new one has turned up: answer at once, send nothing.
         case refuse
+        /// The server said it is over a limit (429): answer at once until `Retry-After` has passed.
+        case wait
         /// Rotate first, then check.
         case rotate
         case check
@@ -60,6 +62,11 @@ public struct AccountGate: Sendable {
     private var lastKeyringLook: UInt64?
     /// The refused token: a keyring still holding it is no reason to resume.
     private var refusedToken: String?
+    /// After a 429: no check goes out before this (Unix seconds).
+    private var pausedUntil: Int64?
+    /// The pause after a 429 without a usable `Retry-After`, and the longest one honoured.
+    public var defaultRetryAfter: Int64 = 60
+    public var maximumRetryAfter: Int64 = 3600
 
     public init(credential: DeviceCredential) {
         self.credential = credential
@@ -68,14 +75,24 @@ public struct AccountGate: Sendable {
     /// The step before the next check at `now` (Unix seconds).
     public func nextStep(now: Int64) -> Step {
         if signInRequired { return .refuse }
-        return policy.isDue(credential, now: now, serverAsked: rotationAsked, lastFailure: lastRotationFailure) ? .rotate : .check
+        if let pausedUntil, now < pausedUntil, pausedUntil - now <= maximumRetryAfter { return .wait }
+        return policy.isDue(credential, now: now, serverAsked: rotationAsked, lastFailure: lastRotationFailure)
+            ? .rotate : .check
     }
 
     /// A check's HTTP answer: `asksRotation` when it carried `Inkling-Rotate-Token: 1`.
     /// Returns `signInRequired` when this 401 ends the asking (the glue first offers the
     /// keyring's record to `adopt`, in case another process already rotated or signed in).
-    public mutating func checkAnswered(status: Int, asksRotation: Bool) -> AccountEvent? {
+    /// A 429 pauses the checks for `retryAfter` seconds (default `defaultRetryAfter`, at most
+    /// `maximumRetryAfter`) from `now` (Unix seconds).
+    public mutating func checkAnswered(status: Int, asksRotation: Bool, retryAfter: Int? = nil, now: Int64 = 0)
+        -> AccountEvent?
+    {
         if status == 401 { return refuse() }
+        if status == 429 {
+            let seconds = retryAfter.map { Int64(max(1, $0)) } ?? defaultRetryAfter
+            pausedUntil = now + min(seconds, maximumRetryAfter)
+        }
         if (200..<300).contains(status), asksRotation { rotationAsked = true }
         return nil
     }

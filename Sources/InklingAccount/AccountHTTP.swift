@@ -57,9 +57,13 @@ public enum AccountHTTP {
         if let body {
             _ = inkling_curl_set_long(handle, CURLOPT_POST, 1)
             let code = body.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { inkling_curl_set_post_body(handle, $0.baseAddress, buffer.count) }
+                buffer.withMemoryRebound(to: CChar.self) {
+                    inkling_curl_set_post_body(handle, $0.baseAddress, buffer.count)
+                }
             }
-            guard code == CURLE_OK else { return .failure(AccountServerProblem(String(cString: curl_easy_strerror(code)))) }
+            guard code == CURLE_OK else {
+                return .failure(AccountServerProblem(String(cString: curl_easy_strerror(code))))
+            }
         }
         if method != "GET" && !(method == "POST" && body != nil) {
             if method == "POST" {
@@ -69,29 +73,38 @@ public enum AccountHTTP {
                 _ = inkling_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method)
             }
         }
-        _ = inkling_curl_set_write(handle, { data, size, count, user in
-            guard let user else { return 0 }
-            let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-            let length = size * count
-            if transfer.body.count + length > AccountHTTP.maximumBodyBytes {
-                transfer.tooLarge = true
-                return 0
-            }
-            if length > 0, let data { transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
-            return length
-        }, context.toOpaque())
-        _ = inkling_curl_set_header_callback(handle, { data, size, count, user in
-            guard let user else { return 0 }
-            let length = size * count
-            if let data, let seconds = AccountHTTP.retryAfter(headerLine: UnsafeRawBufferPointer(start: data, count: length)) {
-                Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().retryAfter = seconds
-            }
-            return length
-        }, context.toOpaque())
+        _ = inkling_curl_set_write(
+            handle,
+            { data, size, count, user in
+                guard let user else { return 0 }
+                let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+                let length = size * count
+                if transfer.body.count + length > AccountHTTP.maximumBodyBytes {
+                    transfer.tooLarge = true
+                    return 0
+                }
+                if length > 0, let data {
+                    transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+                }
+                return length
+            }, context.toOpaque())
+        _ = inkling_curl_set_header_callback(
+            handle,
+            { data, size, count, user in
+                guard let user else { return 0 }
+                let length = size * count
+                if let data,
+                    let seconds = AccountHTTP.retryAfter(headerLine: UnsafeRawBufferPointer(start: data, count: length))
+                {
+                    Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().retryAfter = seconds
+                }
+                return length
+            }, context.toOpaque())
         let code = curl_easy_perform(handle)
         if transfer.tooLarge { return .failure(AccountServerProblem("the server's answer is too large")) }
         guard code == CURLE_OK else { return .failure(AccountServerProblem(String(cString: curl_easy_strerror(code)))) }
-        return .success(Response(status: inkling_curl_response_code(handle), body: transfer.body, retryAfter: transfer.retryAfter))
+        return .success(
+            Response(status: inkling_curl_response_code(handle), body: transfer.body, retryAfter: transfer.retryAfter))
     }
 
     /// The seconds of a `Retry-After: N` header line; nil for any other line.

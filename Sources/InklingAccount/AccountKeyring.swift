@@ -24,7 +24,9 @@ public enum AccountKeyring {
             return .none
         }
         defer { inkling_secret_free(secret) }
-        guard let record = DeviceCredential.decode(String(cString: secret)), record.server == server else { return .none }
+        guard let record = DeviceCredential.decode(String(cString: secret)), record.server == server else {
+            return .none
+        }
         return .found(record)
     }
 

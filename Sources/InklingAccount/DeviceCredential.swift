@@ -27,7 +27,10 @@ public struct DeviceCredential: Codable, Equatable, Sendable {
         case obtainedAt = "obtained_at"
     }
 
-    public init(server: String, username: String, deviceID: Int64, deviceName: String, token: String, expiresAt: Int64, obtainedAt: Int64) {
+    public init(
+        server: String, username: String, deviceID: Int64, deviceName: String, token: String, expiresAt: Int64,
+        obtainedAt: Int64
+    ) {
         self.server = server
         self.username = username
         self.deviceID = deviceID
@@ -48,7 +51,8 @@ public struct DeviceCredential: Codable, Equatable, Sendable {
     /// A record read back from the keyring; nil for anything else (an item written by another
     /// program, a token that could not go into an HTTP header).
     public static func decode(_ text: String) -> DeviceCredential? {
-        guard text.utf8.count <= 8192, let record = try? JSONDecoder().decode(DeviceCredential.self, from: Data(text.utf8)),
+        guard text.utf8.count <= 8192,
+            let record = try? JSONDecoder().decode(DeviceCredential.self, from: Data(text.utf8)),
             record.v == 1, isHeaderSafe(record.token), !record.token.isEmpty
         else { return nil }
         return record
@@ -81,15 +85,20 @@ public enum AccountServer {
         while url.hasSuffix("/") { url.removeLast() }
         guard url.utf8.count <= 2048,
             !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F || $0 == "?" || $0 == "#" })
-        else { return .failure(AccountServerProblem("the server must be a plain http(s) URL without query or fragment")) }
+        else {
+            return .failure(AccountServerProblem("the server must be a plain http(s) URL without query or fragment"))
+        }
         let lower = url.lowercased()
         let isHTTPS = lower.hasPrefix("https://")
         guard isHTTPS || lower.hasPrefix("http://") else {
-            return .failure(AccountServerProblem("the server URL must start with https:// (or http:// for this machine)"))
+            return .failure(
+                AccountServerProblem("the server URL must start with https:// (or http:// for this machine)"))
         }
         let authority = lower.dropFirst(isHTTPS ? 8 : 7).prefix { $0 != "/" }
         guard !authority.isEmpty else { return .failure(AccountServerProblem("the server URL has no host")) }
-        guard !authority.contains("@") else { return .failure(AccountServerProblem("the server URL must not contain credentials")) }
+        guard !authority.contains("@") else {
+            return .failure(AccountServerProblem("the server URL must not contain credentials"))
+        }
         if !isHTTPS, !isLoopback(authority: String(authority)) {
             return .failure(AccountServerProblem("http:// is only for a server on this machine; use https://"))
         }

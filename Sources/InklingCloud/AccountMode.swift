@@ -20,6 +20,10 @@ import InklingServerProtocol
 /// `sign-in required` until a new token turns up in the keyring (read at most every 10 s), when
 /// it says `signed-in` and resumes.
 ///
+/// Over a limit the server answers 429 with `Retry-After`: until then checks are answered at
+/// once with the error `rate limited`, nothing is sent, and the circuit breaker is not involved
+/// (the server is fine; this user has asked enough).
+///
 /// Used on the worker thread only. The token never reaches the engine or a log.
 final class AccountMode {
     private(set) var gate: AccountGate
@@ -34,6 +38,8 @@ final class AccountMode {
     enum CheckResult {
         /// The token was refused earlier: nothing was sent.
         case refused
+        /// The server is over a limit for this user (429) and its `Retry-After` has not passed.
+        case rateLimited
         case outcome(HTTPOutcome)
     }
 
@@ -46,26 +52,32 @@ final class AccountMode {
     }
 
     /// Account mode for `endpoint` when the keyring holds a token for it; nil otherwise.
-    static func start(endpoint: String, clock: any MonotonicClock, wall: any WallClock, output: Output) -> AccountMode? {
-        guard case let .found(credential) = AccountKeyring.lookup(server: endpoint) else { return nil }
+    static func start(endpoint: String, clock: any MonotonicClock, wall: any WallClock, output: Output) -> AccountMode?
+    {
+        guard case .found(let credential) = AccountKeyring.lookup(server: endpoint) else { return nil }
         Log.note("account mode: using the device token from the keyring")
         return AccountMode(credential: credential, clock: clock, wall: wall, output: output)
     }
 
     private func tell(_ event: AccountEvent?, id: Int?) {
         guard let event else { return }
-        Log.note(event == .signInRequired ? "account mode: the server refused the device token; sign in again" : "account mode: a new device token is in the keyring")
+        Log.note(
+            event == .signInRequired
+                ? "account mode: the server refused the device token; sign in again"
+                : "account mode: a new device token is in the keyring")
         output.send(CloudReply(type: "status", id: id, status: event.rawValue))
     }
 
     /// The keyring's record now, if any (a keyring that cannot be asked counts as none).
     private func keyringRecord() -> DeviceCredential? {
-        if case let .found(found) = AccountKeyring.lookup(server: server) { return found }
+        if case .found(let found) = AccountKeyring.lookup(server: server) { return found }
         return nil
     }
 
     /// Sends one check (rotating first when due) within `timeoutMilliseconds`.
-    func check(_ request: CloudCheckRequest, client: HTTPClient, timeoutMilliseconds: Int, cancel: CancelFlag) -> CheckResult {
+    func check(_ request: CloudCheckRequest, client: HTTPClient, timeoutMilliseconds: Int, cancel: CancelFlag)
+        -> CheckResult
+    {
         let started = clock.milliseconds()
         func remaining() -> Int { max(1, timeoutMilliseconds - Int(clock.milliseconds() - started)) }
         if let pending = unsaved, AccountKeyring.store(pending) == nil { unsaved = nil }
@@ -76,6 +88,8 @@ final class AccountMode {
         switch gate.nextStep(now: wall.seconds()) {
         case .refuse:
             return .refused
+        case .wait:
+            return .rateLimited
         case .rotate:
             // At most half the time: the check itself must still fit.
             rotate(client: client, timeoutMilliseconds: max(1, timeoutMilliseconds / 2), cancel: cancel, id: request.id)
@@ -84,30 +98,44 @@ final class AccountMode {
             break
         }
         let body = ServerJSON.encode(CheckRequest(request))
-        var outcome = client.post(body: body, bearer: gate.credential.token, timeoutMilliseconds: remaining(), cancel: cancel, url: server + ServerAPI.checkPath)
+        var outcome = client.post(
+            body: body, bearer: gate.credential.token, timeoutMilliseconds: remaining(), cancel: cancel,
+            url: server + ServerAPI.checkPath)
         if case .response(401, _) = outcome, gate.adopt(keyringRecord()).taken {
             // Another process rotated or the user signed in again: once more with that token.
-            outcome = client.post(body: body, bearer: gate.credential.token, timeoutMilliseconds: remaining(), cancel: cancel, url: server + ServerAPI.checkPath)
+            outcome = client.post(
+                body: body, bearer: gate.credential.token, timeoutMilliseconds: remaining(), cancel: cancel,
+                url: server + ServerAPI.checkPath)
         }
-        if case let .response(status, _) = outcome {
-            tell(gate.checkAnswered(status: status, asksRotation: client.lastResponseAsksRotation), id: request.id)
+        if case .response(let status, _) = outcome {
+            tell(
+                gate.checkAnswered(
+                    status: status, asksRotation: client.lastResponseAsksRotation,
+                    retryAfter: client.lastResponseRetryAfter, now: wall.seconds()),
+                id: request.id)
         }
         return .outcome(outcome)
     }
 
     /// Exchanges the token for a new one and stores that in the keyring at once.
     private func rotate(client: HTTPClient, timeoutMilliseconds: Int, cancel: CancelFlag, id: Int) {
-        let outcome = client.post(body: [], bearer: gate.credential.token, timeoutMilliseconds: timeoutMilliseconds, cancel: cancel, url: server + ServerAPI.rotatePath)
+        let outcome = client.post(
+            body: [], bearer: gate.credential.token, timeoutMilliseconds: timeoutMilliseconds, cancel: cancel,
+            url: server + ServerAPI.rotatePath)
         let now = wall.seconds()
-        guard case let .response(status, body) = outcome else {
+        guard case .response(let status, let body) = outcome else {
             _ = gate.rotationFailed(status: nil, now: now)
             Log.note("account mode: token rotation failed (no answer); the current token stays in use")
             return
         }
-        guard status == 200, let answer = ServerJSON.decode(DeviceRotateAnswer.self, from: body), DeviceCredential.isHeaderSafe(answer.token) else {
+        guard status == 200, let answer = ServerJSON.decode(DeviceRotateAnswer.self, from: body),
+            DeviceCredential.isHeaderSafe(answer.token)
+        else {
             if status == 401, gate.adopt(keyringRecord()).taken { return }
             tell(gate.rotationFailed(status: status == 200 ? nil : status, now: now), id: id)
-            if status != 401 { Log.note("account mode: token rotation failed; the current token stays in use", ("status", status)) }
+            if status != 401 {
+                Log.note("account mode: token rotation failed; the current token stays in use", ("status", status))
+            }
             return
         }
         let fresh = gate.rotated(answer, now: now)
@@ -116,7 +144,8 @@ final class AccountMode {
             Log.note("account mode: rotated the device token and stored the new one in the keyring")
         } else {
             unsaved = fresh
-            Log.note("account mode: rotated the device token but the keyring did not take it; retrying before each check")
+            Log.note(
+                "account mode: rotated the device token but the keyring did not take it; retrying before each check")
         }
     }
 }

@@ -16,6 +16,9 @@ struct Options: Equatable, Sendable {
     var timeoutMilliseconds = 8000
     var useKeyring = true
     var breakerMilliseconds: UInt64 = 30_000
+    /// Without an API key or a device token: how often to look for a device token in the keyring
+    /// (the user may sign in to an Inkling Server while the helper runs).
+    var accountLookMilliseconds: UInt64 = 30_000
     var verbose = false
 
     /// The command line's description (shared conventions: `--help`, `--version`, exit status 2).
@@ -31,6 +34,7 @@ struct Options: Equatable, Sendable {
                 OptionSpec("--no-keyring", help: "do not ask the keyring for the key (tests)"),
                 OptionSpec("--breaker-ms", value: "N", help: "first pause after repeated failures in milliseconds, 10 to 300000 (tests)"),
                 OptionSpec("--verbose", help: "one line per request on standard error (numbers only, never text)"),
+                OptionSpec("--account-look-ms", value: "N", help: "without a key: look for an Inkling Server sign-in this often (tests)", hidden: true),
             ])
         command.quotesArguments = false
         return command
@@ -67,6 +71,7 @@ struct Options: Equatable, Sendable {
         do {
             if let ms = try parsed.integer("--timeout-ms", in: 100...120_000) { options.timeoutMilliseconds = ms }
             if let ms = try parsed.integer("--breaker-ms", in: 10...300_000) { options.breakerMilliseconds = UInt64(ms) }
+            if let ms = try parsed.integer("--account-look-ms", in: 10...3_600_000) { options.accountLookMilliseconds = UInt64(ms) }
         } catch {
             throw .usage(error.message)
         }

@@ -67,6 +67,8 @@ enum CloudError {
     static let responseTooLarge = "response too large"
     /// Account mode: the server refused the device token; `inkling account login` again.
     static let signInRequired = "sign-in required"
+    /// Account mode: the server is over a limit for this user (429); asked again after `Retry-After`.
+    static let rateLimited = "rate limited"
     static func http(_ status: Int) -> String { "http \(status)" }
 }
 
@@ -241,7 +243,7 @@ final class Service: Sendable {
                 return state.current
             }
             guard let job = next else { continue }
-            if account == nil, key == nil, keyringUsable, clock.milliseconds() - lastAccountLook >= Self.accountLookMilliseconds {
+            if account == nil, key == nil, keyringUsable, clock.milliseconds() - lastAccountLook >= options.accountLookMilliseconds {
                 lastAccountLook = clock.milliseconds()
                 account = AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output)
             }
@@ -250,9 +252,6 @@ final class Service: Sendable {
             }
         }
     }
-
-    /// How often (milliseconds) a helper without a key or device token looks for a device token.
-    static let accountLookMilliseconds: UInt64 = 30_000
 
     /// The reply for one job, or nil if it was cancelled.
     func serve(_ job: Job, client: HTTPClient, key: String?, account: AccountMode? = nil) -> CloudReply? {
@@ -292,6 +291,9 @@ final class Service: Sendable {
             case .refused:
                 state.withLock { $0.current = nil }
                 return job.cancel.isSet ? nil : CloudReply(type: "error", id: request.id, message: CloudError.signInRequired)
+            case .rateLimited:
+                state.withLock { $0.current = nil }
+                return job.cancel.isSet ? nil : CloudReply(type: "error", id: request.id, message: CloudError.rateLimited)
             case let .outcome(result):
                 outcome = result
             }
@@ -323,6 +325,9 @@ final class Service: Sendable {
             if account != nil, code == 401 {
                 // Not the network's fault: no reason to open the circuit.
                 reply = CloudReply(type: "error", id: request.id, message: CloudError.signInRequired)
+            } else if account != nil, code == 429 {
+                // A limit of this user's, not a failing server: the account mode waits for Retry-After.
+                reply = CloudReply(type: "error", id: request.id, message: CloudError.rateLimited)
             } else if !(200..<300).contains(code) {
                 reply = CloudReply(type: "error", id: request.id, message: CloudError.http(code))
                 succeeded = false

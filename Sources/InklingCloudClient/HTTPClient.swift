@@ -27,6 +27,8 @@ private final class Transfer {
     var tooLarge = false
     /// The response carried `Inkling-Rotate-Token: 1` (account mode).
     var asksRotation = false
+    /// `Retry-After: N` (seconds) of the response, if any (an Inkling Server over a limit).
+    var retryAfter: Int?
     let cancel: CancelFlag
 
     init(limit: Int, cancel: CancelFlag) {
@@ -64,12 +66,15 @@ public final class HTTPClient {
 
     /// Whether the last response asked for the device token to be rotated (`Inkling-Rotate-Token: 1`).
     public private(set) var lastResponseAsksRotation = false
+    /// The last response's `Retry-After` in seconds (the delta-seconds form only), if any.
+    public private(set) var lastResponseRetryAfter: Int?
 
     /// POSTs `body` to the client's URL, or to `url` when given (account mode: the server's
     /// check and rotate paths on the same connection).
     public func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag, url: String? = nil) -> HTTPOutcome {
         curl_easy_reset(handle)
         lastResponseAsksRotation = false
+        lastResponseRetryAfter = nil
         var headers: UnsafeMutablePointer<curl_slist>? = nil
         headers = curl_slist_append(headers, "Content-Type: application/json")
         headers = curl_slist_append(headers, "Accept: application/json")
@@ -128,15 +133,16 @@ public final class HTTPClient {
             let length = size * count
             if let data, length > 0, length < 256 {
                 let line = Array(UnsafeRawBufferPointer(start: data, count: length))
-                if HTTPClient.isRotateRequest(headerLine: line) {
-                    Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().asksRotation = true
-                }
+                let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+                if HTTPClient.isRotateRequest(headerLine: line) { transfer.asksRotation = true }
+                if let seconds = HTTPClient.retryAfterSeconds(headerLine: line) { transfer.retryAfter = seconds }
             }
             return length
         }, context.toOpaque())
 
         let code = curl_easy_perform(handle)
         lastResponseAsksRotation = transfer.asksRotation
+        lastResponseRetryAfter = transfer.retryAfter
         if cancel.isSet { return .cancelled }
         if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .tooLarge }
         switch code {
@@ -153,9 +159,22 @@ public final class HTTPClient {
 
     /// Whether a response header line is `Inkling-Rotate-Token: 1` (any case, spaces around the value).
     static func isRotateRequest(headerLine line: [UInt8]) -> Bool {
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        guard String(decoding: line[..<colon], as: UTF8.self).lowercased() == "inkling-rotate-token" else { return false }
-        let value = line[(colon + 1)...].filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0A }
-        return value == [UInt8(ascii: "1")]
+        headerValue(named: "inkling-rotate-token", in: line) == [UInt8(ascii: "1")]
+    }
+
+    /// The seconds of a `Retry-After: N` header line (HTTP dates are not used by an Inkling Server).
+    static func retryAfterSeconds(headerLine line: [UInt8]) -> Int? {
+        guard let value = headerValue(named: "retry-after", in: line), !value.isEmpty, value.count <= 9,
+            value.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
+        return Int(String(decoding: value, as: UTF8.self))
+    }
+
+    /// The value of a header line `Name: value` without spaces, tabs and the line end, when its
+    /// name is `lowercaseName`.
+    private static func headerValue(named lowercaseName: String, in line: [UInt8]) -> [UInt8]? {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        guard String(decoding: line[..<colon], as: UTF8.self).lowercased() == lowercaseName else { return nil }
+        return line[(colon + 1)...].filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0A }
     }
 }

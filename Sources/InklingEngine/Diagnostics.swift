@@ -20,6 +20,27 @@ final class MemoryDiagnostics {
     private var presses = 0
     private var keyMicros: [Int] = []
     private var suggestMicros: [Int] = []
+    /// Key answers since the last suggestions, and each key's answers plus its suggestions.
+    private var pendingKeyMicros = 0
+    private var workMicros: [Int] = []
+    /// The same in CPU time of the main thread (not inflated by other processes on the machine).
+    private var pendingKeyCPUMicros = 0
+    private var workCPUMicros: [Int] = []
+
+    /// When a piece of engine work began, on the wall clock and in the thread's CPU time.
+    struct Stamp {
+        var wall: Int
+        var cpu: Int
+    }
+
+    static func stamp() -> Stamp { Stamp(wall: now(), cpu: threadCPUTime()) }
+
+    /// CPU time of the calling thread in microseconds.
+    static func threadCPUTime() -> Int {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return spec.tv_sec * 1_000_000 + spec.tv_nsec / 1000
+    }
 
     /// A monotonic clock in microseconds.
     static func now() -> Int {
@@ -28,8 +49,21 @@ final class MemoryDiagnostics {
         return spec.tv_sec * 1_000_000 + spec.tv_nsec / 1000
     }
 
-    func recordKey(since start: Int) { keyMicros.append(Self.now() - start) }
-    func recordSuggestions(since start: Int) { suggestMicros.append(Self.now() - start) }
+    func recordKey(since start: Stamp) {
+        let spent = Self.now() - start.wall
+        keyMicros.append(spent)
+        pendingKeyMicros += spent
+        pendingKeyCPUMicros += Self.threadCPUTime() - start.cpu
+    }
+
+    func recordSuggestions(since start: Stamp) {
+        let spent = Self.now() - start.wall
+        suggestMicros.append(spent)
+        workMicros.append(pendingKeyMicros + spent)
+        workCPUMicros.append(pendingKeyCPUMicros + Self.threadCPUTime() - start.cpu)
+        pendingKeyMicros = 0
+        pendingKeyCPUMicros = 0
+    }
 
     /// Nil unless the variable holds a positive whole number.
     init?(environment value: String?, packBytes: Int) {
@@ -49,11 +83,16 @@ final class MemoryDiagnostics {
             "memory keys=\(presses) rss_kb=\(status["VmRSS"] ?? -1) hwm_kb=\(status["VmHWM"] ?? -1)"
                 + " pack_mapped_bytes=\(packBytes) engines_live=\(EngineInstance.live)"
                 + " engines_created=\(EngineProcess.engineCount)"
-                + " key_us_p50=\(Self.percentile(keyMicros, 50)) key_us_max=\(keyMicros.max() ?? 0)"
+                + " key_us_p50=\(Self.percentile(keyMicros, 50)) key_us_p99=\(Self.percentile(keyMicros, 99))"
+                + " key_us_max=\(keyMicros.max() ?? 0)"
                 + " suggest_us_p50=\(Self.percentile(suggestMicros, 50)) suggest_us_p99=\(Self.percentile(suggestMicros, 99))"
-                + " suggest_us_max=\(suggestMicros.max() ?? 0) suggest_count=\(suggestMicros.count)")
+                + " suggest_us_max=\(suggestMicros.max() ?? 0) suggest_count=\(suggestMicros.count)"
+                + " work_us_p50=\(Self.percentile(workMicros, 50)) work_us_p99=\(Self.percentile(workMicros, 99))"
+                + " work_cpu_us_p50=\(Self.percentile(workCPUMicros, 50)) work_cpu_us_p99=\(Self.percentile(workCPUMicros, 99))")
         keyMicros.removeAll(keepingCapacity: true)
         suggestMicros.removeAll(keepingCapacity: true)
+        workMicros.removeAll(keepingCapacity: true)
+        workCPUMicros.removeAll(keepingCapacity: true)
     }
 
     private static func percentile(_ values: [Int], _ p: Int) -> Int {

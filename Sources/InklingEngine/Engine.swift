@@ -47,8 +47,8 @@ final class EngineInstance {
         let modifiers = KeyModifiers(rawValue: state)
         if !modifiers.contains(.release) { diagnostics?.keyPressed() }
         guard let compose else { return false }
-        let start = diagnostics != nil ? MemoryDiagnostics.now() : 0
-        defer { if start != 0 { diagnostics?.recordKey(since: start) } }
+        let start = diagnostics != nil ? MemoryDiagnostics.stamp() : nil
+        defer { if let start { diagnostics?.recordKey(since: start) } }
         let scalar = ibus_keyval_to_unicode(keyval)
         let event = KeyEvent(
             keyval: keyval, keycode: keycode, modifiers: modifiers,
@@ -186,14 +186,14 @@ final class EngineInstance {
     private func runSuggestions() {
         idleQueued = false
         guard engine != nil, let session else { return }
-        let start = diagnostics != nil ? MemoryDiagnostics.now() : 0
+        let start = diagnostics != nil ? MemoryDiagnostics.stamp() : nil
         let effects = session.refreshSuggestions()
         if EngineTrace.enabled {
             for case .updateLookupTable(let table) in effects { trace("table candidates=\(table.candidates.count)") }
             if effects.contains(.hideLookupTable) { trace("table hidden") }
         }
         render(effects)
-        if start != 0 { diagnostics?.recordSuggestions(since: start) }
+        if let start { diagnostics?.recordSuggestions(since: start) }
     }
 
     private func requestSurroundingText() {

@@ -190,7 +190,8 @@ final class HTTPServer: @unchecked Sendable {
         let request = ServerRequest(
             method: String(cString: method), path: String(cString: url),
             authorization: header(connection, "Authorization"),
-            body: pending.body, bodyTooLarge: pending.tooLarge, address: String(cString: address))
+            body: pending.body, bodyTooLarge: pending.tooLarge,
+            address: String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         let started = clock.milliseconds()
         let (response, facts) = router.handle(request)
         let result = send(response, on: connection, close: pending.tooLarge)

@@ -138,8 +138,8 @@ func date(_ seconds: Int64?) -> String {
     var parts = tm()
     gmtime_r(&time, &parts)
     var buffer = [CChar](repeating: 0, count: 32)
-    strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-    return String(cString: buffer)
+    let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+    return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 switch (command, arguments.count) {

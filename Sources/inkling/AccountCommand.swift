@@ -29,11 +29,12 @@ enum AccountCommand {
     static func server(_ arguments: Arguments, required: Bool) -> String {
         let given = arguments.options["--server"]
         guard let raw = given ?? configuredEndpoint(), !raw.isEmpty else {
-            arguments.usageError(required ? "--server URL is required" : "no --server given and the cloud-endpoint setting is empty")
+            arguments.usageError(
+                required ? "--server URL is required" : "no --server given and the cloud-endpoint setting is empty")
         }
         switch AccountServer.normalized(raw) {
-        case let .success(url): return url
-        case let .failure(problem):
+        case .success(let url): return url
+        case .failure(let problem):
             if given != nil { arguments.usageError(problem.message) }
             fail("the cloud-endpoint setting cannot be an Inkling Server: \(problem.message); pass --server URL")
         }
@@ -45,7 +46,9 @@ enum AccountCommand {
             let schema = g_settings_schema_source_lookup(source, ConfigCommand.schemaID, 1)
         else { return nil }
         defer { g_settings_schema_unref(schema) }
-        guard g_settings_schema_has_key(schema, "cloud-endpoint") != 0, let settings = g_settings_new_full(schema, nil, nil) else { return nil }
+        guard g_settings_schema_has_key(schema, "cloud-endpoint") != 0,
+            let settings = g_settings_new_full(schema, nil, nil)
+        else { return nil }
         defer { g_object_unref(settings) }
         guard let value = g_settings_get_string(settings, "cloud-endpoint") else { return nil }
         defer { g_free(value) }
@@ -57,9 +60,9 @@ enum AccountCommand {
 
     static func storedCredential(server: String) -> DeviceCredential? {
         switch AccountKeyring.lookup(server: server) {
-        case let .found(credential): return credential
+        case .found(let credential): return credential
         case .none: return nil
-        case let .unavailable(message): fail("cannot read the keyring: \(message)")
+        case .unavailable(let message): fail("cannot read the keyring: \(message)")
         }
     }
 
@@ -68,14 +71,19 @@ enum AccountCommand {
     static func login(_ arguments: Arguments) {
         let server = server(arguments, required: true)
         let user = arguments.options["--user"] ?? defaultUser()
-        guard !user.isEmpty, user.utf8.count <= 256 else { arguments.usageError("--user NAME is required (no login name found)") }
+        guard !user.isEmpty, user.utf8.count <= 256 else {
+            arguments.usageError("--user NAME is required (no login name found)")
+        }
         let device = arguments.options["--device"] ?? hostName()
-        guard !device.isEmpty, device.unicodeScalars.count <= 64 else { arguments.usageError("--device takes a name of 1 to 64 characters") }
+        guard !device.isEmpty, device.unicodeScalars.count <= 64 else {
+            arguments.usageError("--device takes a name of 1 to 64 characters")
+        }
         // Before the password: a keyring that cannot store the token makes signing in pointless.
         let previous = storedCredential(server: server)
 
         let prompt = "Password for \(user) at \(server): "
-        let sent: Result<AccountHTTP.Response, AccountServerProblem>? = SecretInput.withSecret(prompt: prompt) { password in
+        let sent: Result<AccountHTTP.Response, AccountServerProblem>? = SecretInput.withSecret(prompt: prompt) {
+            password in
             guard !password.isEmpty else { fail("no password given") }
             let body = ServerJSON.encode(DeviceCreateRequest(username: user, password: password, deviceName: device))
             return AccountHTTP.request("POST", url: server + ServerAPI.devicesPath, body: body)
@@ -83,11 +91,13 @@ enum AccountCommand {
         guard let sent else { fail("no password given (standard input ended)") }
         let response: AccountHTTP.Response
         switch sent {
-        case let .success(answer): response = answer
-        case let .failure(problem): fail("cannot reach \(server): \(problem.message)")
+        case .success(let answer): response = answer
+        case .failure(let problem): fail("cannot reach \(server): \(problem.message)")
         }
         guard response.status == 201 || response.status == 200 else { fail(loginRefusal(response)) }
-        guard let answer = ServerJSON.decode(DeviceTokenAnswer.self, from: response.body), DeviceCredential.isHeaderSafe(answer.token), !answer.token.isEmpty else {
+        guard let answer = ServerJSON.decode(DeviceTokenAnswer.self, from: response.body),
+            DeviceCredential.isHeaderSafe(answer.token), !answer.token.isEmpty
+        else {
             fail("\(server) did not answer like an Inkling Server (HTTP \(response.status))")
         }
         let now = SystemWallClock().seconds()
@@ -101,9 +111,12 @@ enum AccountCommand {
         }
         if let previous, previous.token != credential.token {
             // Signed in again on the same server: the old device's token is no longer needed.
-            _ = AccountHTTP.request("DELETE", url: server + ServerAPI.currentDevicePath, bearer: previous.token, timeoutMilliseconds: 5000)
+            _ = AccountHTTP.request(
+                "DELETE", url: server + ServerAPI.currentDevicePath, bearer: previous.token, timeoutMilliseconds: 5000)
         }
-        print("Signed in to \(server) as \(user) (device \(device), id \(answer.deviceID)); the device token is in your keyring.")
+        print(
+            "Signed in to \(server) as \(user) (device \(device), id \(answer.deviceID)); the device token is in your keyring."
+        )
         // The setting as the helper reads it (trailing slashes removed).
         let configured = configuredEndpoint().flatMap { try? AccountServer.normalized($0).get() }
         if configured != server {
@@ -121,7 +134,8 @@ enum AccountCommand {
         case (401, _): return "wrong user name or password"
         case (403, _): return "this account is disabled; ask the server's administrator"
         case (429, ServerErrorCode.tooManyDevices?):
-            return "this account has too many devices signed in; sign one out (inkling account logout on it, or ask the administrator)"
+            return
+                "this account has too many devices signed in; sign one out (inkling account logout on it, or ask the administrator)"
         case (429, _): return "too many sign-in attempts\(wait)"
         default: return "the server refused the sign-in (HTTP \(response.status))"
         }
@@ -148,10 +162,14 @@ enum AccountCommand {
             print("Not signed in to \(server).")
             exit(1)
         }
-        print("Signed in to \(server) as \(credential.username) (device \(credential.deviceName), id \(credential.deviceID)).")
+        print(
+            "Signed in to \(server) as \(credential.username) (device \(credential.deviceName), id \(credential.deviceID))."
+        )
         let now = SystemWallClock().seconds()
         if credential.expiresAt <= now {
-            print("The device token expired \(utcTime(credential.expiresAt)); sign in again: inkling account login --server \(server)")
+            print(
+                "The device token expired \(utcTime(credential.expiresAt)); sign in again: inkling account login --server \(server)"
+            )
         } else {
             print("The device token expires \(utcTime(credential.expiresAt)) unless the cloud check renews it before.")
         }
@@ -180,19 +198,30 @@ enum AccountCommand {
         let path = everywhere ? ServerAPI.devicesPath : ServerAPI.currentDevicePath
         let revoked = AccountHTTP.request("DELETE", url: server + path, bearer: credential.token)
         // The token leaves the keyring whatever the server said.
-        if case let .failure(problem) = AccountKeyring.clear(server: server) {
+        if case .failure(let problem) = AccountKeyring.clear(server: server) {
             fail("cannot delete the device token from the keyring: \(problem.message)")
         }
         switch revoked {
-        case let .success(response) where response.status == 204 || response.status == 200:
-            print(everywhere ? "Signed out on every device of \(credential.username) at \(server); the token is deleted here." : "Signed out of \(server); the device token is revoked and deleted.")
-        case let .success(response) where response.status == 401:
+        case .success(let response) where response.status == 204 || response.status == 200:
+            print(
+                everywhere
+                    ? "Signed out on every device of \(credential.username) at \(server); the token is deleted here."
+                    : "Signed out of \(server); the device token is revoked and deleted.")
+        case .success(let response) where response.status == 401:
             print("The server no longer accepted this device's token; it is deleted here.")
-            if everywhere { fail("the other devices could not be signed out with a dead token; sign in again, then run inkling account logout --everywhere") }
-        case let .success(response):
-            fail("the server refused to sign out (HTTP \(response.status)); the device token was deleted here only and stays valid on the server until it expires or an administrator revokes it")
-        case let .failure(problem):
-            fail("cannot reach \(server) (\(problem.message)); the device token was deleted here only and stays valid on the server until it expires or an administrator revokes it")
+            if everywhere {
+                fail(
+                    "the other devices could not be signed out with a dead token; sign in again, then run inkling account logout --everywhere"
+                )
+            }
+        case .success(let response):
+            fail(
+                "the server refused to sign out (HTTP \(response.status)); the device token was deleted here only and stays valid on the server until it expires or an administrator revokes it"
+            )
+        case .failure(let problem):
+            fail(
+                "cannot reach \(server) (\(problem.message)); the device token was deleted here only and stays valid on the server until it expires or an administrator revokes it"
+            )
         }
     }
 }

@@ -58,7 +58,7 @@ enum DictationCommand {
         for fd in toHelper + fromHelper { posix_spawn_file_actions_addclose(&actions, fd) }
         var pid: pid_t = 0
         let cStrings = arguments.map { strdup($0) } + [nil]
-        defer { cStrings.forEach { free($0) } }
+        defer { for pointer in cStrings { free(pointer) } }
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, cStrings, environ)
         posix_spawn_file_actions_destroy(&actions)
         close(toHelper[0])
@@ -66,7 +66,7 @@ enum DictationCommand {
         guard spawned == 0 else { fail("cannot run \(arguments[0]): \(String(cString: strerror(spawned)))") }
         signal(SIGPIPE, SIG_IGN)
         send(DictationRequest(type: "start", session: 1).line, to: toHelper[1])
-        warn(audioFile == nil ? "say something… (\(seconds) s)" : "reading \(audioFile!)…")
+        warn(audioFile.map { "reading \($0)…" } ?? "say something… (\(seconds) s)")
         let deadline = InputSession.monotonicMilliseconds() + Int64(seconds) * 1000
         var stopSent = false
         var pending: [UInt8] = []

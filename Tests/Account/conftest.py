@@ -124,8 +124,13 @@ def server():
     s.stop()
 
 
+# No API key file of the person running the tests (the helper would use it instead of looking
+# for a sign-in).
+CONFIG_HOME = tempfile.mkdtemp(prefix="inkling-account-config-")
+
+
 def environment(**extra):
-    env = dict(os.environ, GSETTINGS_BACKEND="memory", LC_ALL="C.UTF-8")
+    env = dict(os.environ, GSETTINGS_BACKEND="memory", LC_ALL="C.UTF-8", XDG_CONFIG_HOME=CONFIG_HOME)
     for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
         env.pop(name, None)
     env.update(extra)

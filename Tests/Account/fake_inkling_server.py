@@ -11,7 +11,8 @@ closes. Keeps only SHA-256 digests of tokens, like the real one. Its clock can b
 
     POST /v1/devices, POST /v1/devices/rotate, DELETE /v1/devices/current, DELETE /v1/devices,
     POST /v1/check (agrees with every flag), GET /v1/health
-    POST /_control {"ask_rotation": bool, "advance": s, "mint": user}  (mint: a token for
+    POST /_control {"ask_rotation": bool, "advance": s, "mint": user, "limited": seconds|null}
+                   (limited: checks answer 429 with that Retry-After until set to null)  (mint: a token for
                    another device of `user`, returned as {"token": ...})
     GET  /_stats   {"checks": n, "rotations": n, "logins": n, "requests": [{"path", "auth",
                    "body"}...]}
@@ -43,6 +44,7 @@ class State:
         self.token_lifetime = token_lifetime
         self.offset = 0.0
         self.ask_rotation = False
+        self.limited = None  # Retry-After seconds while checks answer 429
         self.next_device = 1
         # digest -> {"user", "device", "expires", "valid_until" (None: current)}
         self.tokens = {}
@@ -122,6 +124,8 @@ class Handler(BaseHTTPRequestHandler):
                                        "headers": sorted(k.lower() for k in self.headers.keys())})
             if method == "POST" and self.path == "/_control":
                 command = json.loads(raw or b"{}")
+                if "limited" in command:
+                    state.limited = command["limited"]
                 if "ask_rotation" in command:
                     state.ask_rotation = bool(command["ask_rotation"])
                 state.offset += float(command.get("advance", 0))
@@ -167,6 +171,10 @@ class Handler(BaseHTTPRequestHandler):
                     if other["user"] == entry["user"]:
                         state.revoked_devices.add(other["device"])
                 self.send_json(204)
+            elif method == "POST" and self.path == "/v1/check" and state.limited is not None:
+                state.checks += 1
+                self.send_json(429, {"error": "rate_limited", "retry_after": state.limited},
+                               [("Retry-After", str(state.limited))])
             elif method == "POST" and self.path == "/v1/check":
                 state.checks += 1
                 body = json.loads(raw)

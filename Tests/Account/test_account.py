@@ -19,10 +19,10 @@ from conftest import PASSWORD, WAIT, binary, environment, inkling, login, wait_u
 class Helper:
     """The real inkling-cloud, driven through its pipes."""
 
-    def __init__(self, server_url):
+    def __init__(self, server_url, *extra):
         self.proc = subprocess.Popen(
             [binary("inkling-cloud"), "--endpoint", server_url, "--model", "unused", "--timeout-ms", "5000",
-             "--verbose"],
+             "--verbose", *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment())
         self.lines = queue.Queue()
         self.stderr = []
@@ -69,8 +69,8 @@ class Helper:
 def helpers():
     started = []
 
-    def start(url):
-        h = Helper(url)
+    def start(url, *extra):
+        h = Helper(url, *extra)
         started.append(h)
         return h
 
@@ -348,7 +348,8 @@ def test_status_and_logout_default_to_the_cloud_endpoint_setting(keyring, server
         shutil.copy(os.path.join(REPO, "data", "gschema", name), schemas)
     subprocess.run(["glib-compile-schemas", str(schemas)], check=True)
     # The keyfile backend: settings that outlive one process, in a private folder.
-    env = environment(GSETTINGS_SCHEMA_DIR=str(schemas), GSETTINGS_BACKEND="keyfile", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    env = environment(GSETTINGS_SCHEMA_DIR=str(schemas), GSETTINGS_BACKEND="keyfile",
+                      XDG_CONFIG_HOME=str(tmp_path / "config"))
 
     def run(*arguments, password=None):
         return subprocess.run([binary("inkling"), *arguments], capture_output=True, text=True, env=env,
@@ -364,3 +365,42 @@ def test_status_and_logout_default_to_the_cloud_endpoint_setting(keyring, server
     token = keyring.record(server.url)["token"]
     assert run("account", "logout").returncode == 0
     assert keyring.record(server.url) is None and not server.token_works(token)
+
+
+def test_over_a_limit_the_helper_waits_for_retry_after_without_opening_the_circuit(keyring, server, helpers):
+    assert login(server).returncode == 0
+    helper = helpers(server.url)
+    server.control(limited=2)
+    assert result_of(helper.check("I saw teh ram."))["message"] == "rate limited"
+    sent = server.stats()["checks"]
+    # Until Retry-After has passed: answered at once, nothing sent.
+    lines = helper.check("I saw teh ewe.")
+    assert result_of(lines)["message"] == "rate limited" and statuses(lines) == []
+    assert server.stats()["checks"] == sent
+    server.control(limited=None)
+    # Afterwards checks resume; a 429 never counted as a failure of the server (no "circuit open").
+    replies = []
+
+    def resumed():
+        replies.append(result_of(helper.check("I saw teh gnu %d." % len(replies))))
+        return replies[-1]["type"] == "result"
+
+    wait_until(resumed, what="checks to resume after Retry-After")
+    assert all(r.get("message") in (None, "rate limited") for r in replies), replies
+
+
+def test_signing_in_while_the_helper_runs_switches_it_to_account_mode(keyring, server, helpers):
+    # Started before any sign-in (and without an API key): chat-completions, as before.
+    helper = helpers(server.url, "--account-look-ms", "100")
+    assert result_of(helper.check("I saw teh emu."))["type"] == "error"
+    assert login(server).returncode == 0
+    token = keyring.record(server.url)["token"]
+    count = [0]
+
+    def switched():
+        count[0] += 1
+        return result_of(helper.check("I saw teh hen %d." % count[0]))["type"] == "result"
+
+    wait_until(switched, what="the helper to find the sign-in")
+    checks = [r for r in server.stats()["requests"] if r["path"] == "/v1/check"]
+    assert checks and checks[-1]["auth"] == "Bearer " + token

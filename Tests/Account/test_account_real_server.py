@@ -84,10 +84,12 @@ def test_a_wrong_password_is_refused_by_the_real_server(keyring, real):
 
 def test_logout_everywhere_with_the_real_server(keyring, real):
     server = real()
-    status, answer = server.call("POST", "/v1/devices", {"username": "ada", "password": REAL_USERS["ada"], "device_name": "phone"})
+    status, answer = server.call("POST", "/v1/devices",
+                                 {"username": "ada", "password": REAL_USERS["ada"], "device_name": "phone"})
     assert status == 201
     phone = answer["token"]
-    status, answer = server.call("POST", "/v1/devices", {"username": "bob", "password": REAL_USERS["bob"], "device_name": "desk"})
+    status, answer = server.call("POST", "/v1/devices",
+                                 {"username": "bob", "password": REAL_USERS["bob"], "device_name": "desk"})
     bobs = answer["token"]
     assert sign_in(server).returncode == 0
     laptop = keyring.record(server.url)["token"]

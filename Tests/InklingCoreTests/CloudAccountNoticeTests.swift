@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct CloudAccountNoticeTests {
     private func status(_ value: String, id: Int? = nil) -> CloudReply {
-        CloudReply.parse("{\"v\":1,\"type\":\"status\",\"status\":\"\(value)\"" + (id.map { ",\"id\":\($0)" } ?? "") + "}")!
+        CloudReply.parse(
+            "{\"v\":1,\"type\":\"status\",\"status\":\"\(value)\"" + (id.map { ",\"id\":\($0)" } ?? "") + "}")!
     }
 
     @Test func statusMessagesParse() {

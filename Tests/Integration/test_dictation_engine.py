@@ -9,10 +9,8 @@ The wrapper reads a mode file at each start: `real <wav>` runs the real helper o
 paced like a microphone; `hang` answers nothing (a hung helper).
 """
 
-import json
 import os
 import signal
-import subprocess
 import sys
 import time
 

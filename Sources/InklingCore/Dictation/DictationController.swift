@@ -143,20 +143,27 @@ public struct DictationController: Sendable {
 
     // MARK: Field and settings changes
 
-    /// The field lost focus: listening is cancelled; nothing more reaches it.
+    /// The field lost focus: listening is cancelled; nothing more reaches it (not even the
+    /// final of a `stop` still on its way).
     public mutating func focusOut(now: Int64) -> Action {
-        end(keepingFinal: false, now: now)
+        cancelEverything(now: now)
     }
 
     /// The field turned into a password or PIN field: as focus-out.
     public mutating func becameSecret(now: Int64) -> Action {
-        end(keepingFinal: false, now: now)
+        cancelEverything(now: now)
     }
 
-    /// Dictation was turned off in the settings: listening is cancelled.
+    /// Dictation was turned off in the settings: listening is cancelled, as on focus-out.
     public mutating func setEnabled(_ value: Bool, now: Int64) -> Action {
         enabled = value
-        return value ? Action() : end(keepingFinal: false, now: now)
+        return value ? Action() : cancelEverything(now: now)
+    }
+
+    /// Cancels listening and drops the final of a `stop` still on its way.
+    private mutating func cancelEverything(now: Int64) -> Action {
+        if case let .stopping(session, since, true) = phase { phase = .stopping(session: session, since: since, keepsFinal: false) }
+        return end(keepingFinal: false, now: now)
     }
 
     // MARK: Helper events

@@ -72,6 +72,25 @@ public final class Predictor {
     /// Keyed by scalars: canonically equivalent strings (`é` and `e` + U+0301) are different input.
     private var resultCache: [ResultKey: [Suggestion]] = [:]
 
+    /// Character-model log probabilities of candidate words, computed once and reused: the
+    /// history stays the same for every key of a word, and the context-free score for good.
+    private var characterScores = CharacterScores()
+
+    private struct CharacterScores {
+        /// The symbols the `inContext` scores were computed after.
+        var history: [UInt8] = []
+        var inContext: [String: Float] = [:]
+        var alone: [String: Float] = [:]
+        static let limit = 4096
+
+        mutating func remember(key: String, inContext score: Float, alone aloneScore: Float) {
+            if inContext.count >= Self.limit { inContext.removeAll(keepingCapacity: true) }
+            if alone.count >= Self.limit { alone.removeAll(keepingCapacity: true) }
+            inContext[key] = score
+            alone[key] = aloneScore
+        }
+    }
+
     /// A cached answer's request: the count as a number (any Int, unlike a code point) and the text.
     private struct ResultKey: Hashable {
         var count: Int
@@ -327,12 +346,24 @@ public final class Predictor {
         // A neutral history: the word after a plain space. Subtracting the word's score there
         // keeps only what the context adds, so the prior is not counted twice.
         let neutral = model.symbols(CollectionOfOne(" "))
+        if characterScores.history != history {
+            characterScores.history = history
+            characterScores.inContext.removeAll(keepingCapacity: true)
+        }
         for index in candidates.indices {
             var total = candidates[index].wordScore
             if options.useCharacterModel {
-                let symbols = model.symbols(candidates[index].key.unicodeScalars) + model.symbols(CollectionOfOne(" "))
-                let inContext = model.logProb(of: symbols, after: history)
-                let alone = model.logProb(of: symbols, after: neutral)
+                let key = candidates[index].key
+                let inContext: Float
+                let alone: Float
+                if let known = characterScores.inContext[key], let knownAlone = characterScores.alone[key] {
+                    (inContext, alone) = (known, knownAlone)
+                } else {
+                    let symbols = model.symbols(key.unicodeScalars) + model.symbols(CollectionOfOne(" "))
+                    inContext = model.logProb(of: symbols, after: history)
+                    alone = characterScores.alone[key] ?? model.logProb(of: symbols, after: neutral)
+                    characterScores.remember(key: key, inContext: inContext, alone: alone)
+                }
                 let weight = partial.isEmpty ? options.nextWordCharacterWeight : options.characterWeight
                 total += weight * (inContext - options.characterPriorShare * alone)
             }

@@ -4,7 +4,9 @@ import Testing
 @testable import InklingAccount
 
 /// A device credential obtained at `obtained` that expires `lifetime` seconds later.
-private func credential(token: String = "ink_first", obtained: Int64 = 1_000_000, lifetime: Int64 = 86_400) -> DeviceCredential {
+private func credential(token: String = "ink_first", obtained: Int64 = 1_000_000, lifetime: Int64 = 86_400)
+    -> DeviceCredential
+{
     DeviceCredential(
         server: "https://inkling.example", username: "ada", deviceID: 7, deviceName: "laptop", token: token,
         expiresAt: obtained + lifetime, obtainedAt: obtained)
@@ -185,7 +187,8 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
         #expect(AccountServer.normalized("https://inkling.example/") == .success("https://inkling.example"))
         #expect(AccountServer.normalized("http://127.0.0.1:8080//") == .success("http://127.0.0.1:8080"))
         #expect(AccountServer.normalized("http://[::1]:9/") == .success("http://[::1]:9"))
-        for bad in ["http://inkling.example", "ftp://x", "https://user:pw@x", "https://x?y", "https://", "https://a b"] {
+        for bad in ["http://inkling.example", "ftp://x", "https://user:pw@x", "https://x?y", "https://", "https://a b"]
+        {
             if case .success = AccountServer.normalized(bad) { Issue.record("accepted \(bad)") }
         }
         #expect(AccountServer.isLoopbackURL("http://localhost:80"))
@@ -193,8 +196,45 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
     }
 
     @Test func headerValuesAreReadCaseInsensitively() {
-        #expect(AccountHTTP.headerValue(named: "inkling-rotate-token", in: Array("Inkling-Rotate-Token: 1\r\n".utf8)) == "1")
+        #expect(
+            AccountHTTP.headerValue(named: "inkling-rotate-token", in: Array("Inkling-Rotate-Token: 1\r\n".utf8)) == "1"
+        )
         #expect(AccountHTTP.headerValue(named: "retry-after", in: Array("retry-after:\t30 \r\n".utf8)) == "30")
         #expect(AccountHTTP.headerValue(named: "retry-after", in: Array("HTTP/1.1 429 Too Many\r\n".utf8)) == nil)
+    }
+}
+
+@Suite struct AccountGateLimitTests {
+    @Test func a429PausesTheChecksForRetryAfter() {
+        var gate = AccountGate(credential: credential())
+        #expect(gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 30, now: 1_000_100) == nil)
+        #expect(gate.nextStep(now: 1_000_100) == .wait)
+        #expect(gate.nextStep(now: 1_000_129) == .wait)
+        #expect(gate.nextStep(now: 1_000_130) == .check)
+        #expect(!gate.signInRequired)
+    }
+
+    @Test func a429WithoutRetryAfterPausesAMinuteAndAHugeOneIsCapped() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: nil, now: 1_000_000)
+        #expect(gate.nextStep(now: 1_000_059) == .wait)
+        #expect(gate.nextStep(now: 1_000_060) == .check)
+        _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 999_999_999, now: 1_000_000)
+        #expect(gate.nextStep(now: 1_003_599) == .wait)
+        #expect(gate.nextStep(now: 1_003_600) == .check)
+    }
+
+    @Test func aClockSetBackDoesNotPauseForever() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 30, now: 1_000_000)
+        // The wall clock jumped back a day: the pause would be a day long; it is dropped.
+        #expect(gate.nextStep(now: 1_000_000 - 86_400) == .check)
+    }
+
+    @Test func aSignInRequiredWinsOverAPause() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 30, now: 1_000_000)
+        _ = gate.checkAnswered(status: 401, asksRotation: false)
+        #expect(gate.nextStep(now: 1_000_001) == .refuse)
     }
 }

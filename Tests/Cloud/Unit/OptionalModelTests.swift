@@ -11,14 +11,18 @@ import Testing
         let options = try Options.parse(["--endpoint", "https://inkling.example"])
         #expect(options.model == "")
         #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model", ""]) }
-        #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model", "a\u{7}b"]) }
+        #expect(throws: Options.ParseError.self) {
+            try Options.parse(["--endpoint", "https://e", "--model", "a\u{7}b"])
+        }
     }
 
     @Test func withoutAModelTheRequestNamesNone() throws {
         let request = CloudCheckRequest(id: 1, sentence: "I saw teh cat.", language: "en", flags: [])
-        let without = try JSONDecoder().decode([String: JSONValue].self, from: Data(ChatCompletion.requestBody(model: "", request: request)))
+        let without = try JSONDecoder().decode(
+            [String: JSONValue].self, from: Data(ChatCompletion.requestBody(model: "", request: request)))
         #expect(without["model"] == nil && without["messages"] != nil)
-        let with = try JSONDecoder().decode([String: JSONValue].self, from: Data(ChatCompletion.requestBody(model: "m", request: request)))
+        let with = try JSONDecoder().decode(
+            [String: JSONValue].self, from: Data(ChatCompletion.requestBody(model: "m", request: request)))
         #expect(with["model"] == .string("m"))
     }
 }

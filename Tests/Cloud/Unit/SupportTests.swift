@@ -76,7 +76,8 @@ struct OptionsTests {
 
     @Test func rejectsKeysAndUnknownArguments() {
         #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model", "m", "--api-key", "x"]) }
-        #expect(throws: Options.ParseError.self) { try Options.parse(["--model", "m"]) }  // no endpoint (the model is optional)
+        // No endpoint (the model is optional).
+        #expect(throws: Options.ParseError.self) { try Options.parse(["--model", "m"]) }
         #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model", "m", "--timeout-ms", "5"]) }
         #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model"]) }
     }

@@ -97,6 +97,31 @@ struct DictationControllerTests {
         #expect(controller.received(Self.event("final", session, text: "late"), now: 2).commit == nil)
     }
 
+    /// The key stopped listening (the last final is still on its way), then the user left the
+    /// field: that final must not be typed into a field without focus.
+    @Test func focusOutAfterStopDropsTheFinalStillOnItsWay() {
+        var controller = Self.enabled()
+        _ = controller.key(Self.dictationKey, secretField: false, now: 0)
+        let session = controller.session
+        _ = controller.received(Self.event("listening", session), now: 1)
+        _ = controller.key(Self.dictationKey, secretField: false, now: 2)
+        _ = controller.focusOut(now: 3)
+        #expect(controller.received(Self.event("final", session, text: "late"), now: 4).commit == nil)
+    }
+
+    /// The same for the other ways listening is cancelled: turned off, field turned secret.
+    @Test func turningOffOrASecretFieldAfterStopDropsTheFinalStillOnItsWay() {
+        for turnOff in [true, false] {
+            var controller = Self.enabled()
+            _ = controller.key(Self.dictationKey, secretField: false, now: 0)
+            let session = controller.session
+            _ = controller.received(Self.event("listening", session), now: 1)
+            _ = controller.key(Self.dictationKey, secretField: false, now: 2)
+            _ = turnOff ? controller.setEnabled(false, now: 3) : controller.becameSecret(now: 3)
+            #expect(controller.received(Self.event("final", session, text: "late"), now: 4).commit == nil)
+        }
+    }
+
     @Test func silenceEndsListening() {
         var controller = Self.enabled()
         controller.silenceTimeoutMilliseconds = 1000
