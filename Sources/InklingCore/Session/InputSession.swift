@@ -35,41 +35,18 @@ public final class InputSession {
     /// The flags of the current text.
     public private(set) var corrections = CorrectionTracker()
 
-    private var typed = ""
-    private var pendingSpace = false
-    /// An autocorrection shown but not yet committed: Backspace restores what was typed.
-    private var pendingCorrection: (replacement: String, typed: String)? = nil
-    /// Text before the cursor as far as the engine knows it (surrounding text, else its own record).
-    private var contextBefore = ""
-    private var contextKnown = true
-    /// Scalars the engine put at the end of `contextBefore` that no surrounding text has echoed
-    /// yet: an echo that lacks only some of them is late, not a change.
-    private var unconfirmedCount = 0
-    /// Whether this client includes the engine's own preedit in the surrounding text it reports
-    /// (LibreOffice does): proven once a report minus a preedit is exactly the known text.
-    public private(set) var clientEchoesPreedit = false
-    /// The last preedits shown, oldest first: a report may show one that has already changed.
-    private var recentPreedits: [String] = []
+    /// The word being typed, a pending space or autocorrection.
+    private var composition = Composition()
+    /// What the engine knows of the text before the cursor.
+    private var context = TextContext()
     /// The suggestions (marked: they correct a likely typo in the typed prefix).
     private var suggestions = CandidateMenu()
     private var lastSuggestionKey: String? = nil
-    /// Committed words not learned yet: learning waits for the end of the whitespace-delimited
-    /// chunk, so that `john@example.com` or a pasted token is recognised and never learned.
-    private var unlearned: [(word: String, before: String)] = []
-    /// Words of finished chunks, to be recorded once the key has been answered.
-    private var learnable: [(word: String, before: String)] = []
+    /// Committed words on their way to the user model.
+    private var learning = LearningQueue()
     /// A word the user finished typing, to check once the key is answered.
     private var pendingCheck: (word: String, before: String)? = nil
 
-    private enum SurroundingState { case unknown, reliable, unreliable }
-    private var surroundingState = SurroundingState.unknown
-    /// Whether the client reported its text, or was typed into, since the field got focus.
-    private var usedSinceFocusIn = false
-    /// Whether the client lost the surrounding-text capability after it was used in this field
-    /// (Firefox after the first commit) rather than before (Chromium at focus-in): a refusal
-    /// says which.
-    private var stoppedReporting = false
-    private var hasSelection = false
     /// The focused field has been a password, PIN or PRIVATE field: its text may still hold what
     /// was typed then ("show password" turns a password field into a free-form one), so nothing
     /// in it is learned or sent until focus moves to another field.
@@ -78,17 +55,13 @@ public final class InputSession {
     /// field's: ibus-daemon sends the new field's type after focus-in (1.5.27: focus-in, then
     /// set-content-type). A free-form type arriving before any key replaces it.
     private var confidentialOnlyByTypeAtFocusIn = false
-    /// A report whose offsets fit as code points and as UTF-16 was not resolved yet.
-    private var offsetsAmbiguous = false
 
     /// Milliseconds on a monotonic clock; tests inject their own.
     public var clock: () -> Int64 = InputSession.monotonicMilliseconds
+    /// The cloud check: scheduler, recent answers, cancellations to send.
+    private var cloudCheck = CloudCheck()
     /// When to ask the cloud and which answer is still wanted.
-    public private(set) var cloud = CloudScheduler()
-    /// Cancel lines for requests dropped outside a timer (focus moved, field became private).
-    private var pendingCloudLines: [String] = []
-    /// Recent cloud answers by sentence and flags, so an unchanged sentence is not sent twice.
-    private var cloudCache: [String: CloudReply] = [:]
+    public var cloud: CloudScheduler { cloudCheck.scheduler }
 
     private var panelOpen = false
     /// The correction panel: every flag with its explanation, in place of the suggestions.
@@ -105,11 +78,14 @@ public final class InputSession {
     }
 
     /// The word being typed (for tests and diagnostics).
-    public var composingText: String { typed }
+    public var composingText: String { composition.typed }
     /// The candidates currently offered.
     public var currentCandidates: [String] { suggestions.isShown && !panelOpen ? suggestions.items : [] }
     /// The engine's view of the text before the cursor (not including the preedit).
-    public var knownContext: String { contextBefore }
+    public var knownContext: String { context.before }
+    /// Whether this client includes the engine's own preedit in the surrounding text it reports
+    /// (LibreOffice does): proven once a report minus a preedit is exactly the known text.
+    public var clientEchoesPreedit: Bool { context.clientEchoesPreedit }
     /// Whether the correction panel (every flag with its explanation) is shown in the table.
     public var correctionPanelIsOpen: Bool { panelOpen }
 
@@ -132,20 +108,14 @@ public final class InputSession {
         checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
         clearComposition()
         corrections.expireAll()
-        unlearned.removeAll()
-        learnable.removeAll()
+        learning.dropAll()
         return kept + [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
     }
 
     /// Commits what the preedit shows (the typed word, an autocorrection, a pending space),
     /// unlearned, for changes that end the composition without the client committing it.
     private func commitShownComposition() -> [SessionEffect] {
-        let shown: String
-        if let correction = pendingCorrection {
-            shown = correction.replacement + " "
-        } else {
-            shown = typed + (pendingSpace ? " " : "")
-        }
+        let shown = composition.shownText
         guard !shown.isEmpty else { return [] }
         return [commit(shown, learn: false)]
     }
@@ -155,23 +125,14 @@ public final class InputSession {
     /// The client gained focus: a new field, so nothing from the previous one carries over.
     public func focusIn() -> [SessionEffect] {
         clearComposition()
-        contextBefore = ""
-        // Unknown until the client reports its text (clients and the daemon skip re-sending
-        // unchanged text, so returning to a field must not look like a new, empty document).
-        contextKnown = false
-        surroundingState = .unknown
-        usedSinceFocusIn = false
-        stoppedReporting = false
-        hasSelection = false
+        context.focusIn()
         fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
         confidentialOnlyByTypeAtFocusIn = fieldHeldConfidentialText
-        offsetsAmbiguous = false
         corrections.clear()
         dropCloudRequest()
         predictor.reset()
         shownAuxiliary = nil
         notice = nil
-        recentPreedits.removeAll()
         return [.hidePreedit, .hideLookupTable, .hideAuxiliaryText]
     }
 
@@ -183,9 +144,9 @@ public final class InputSession {
     /// context away (focus-out) without ever telling IBus the purpose: those keys are the start
     /// of the password.
     public func focusOut() -> [SessionEffect] {
-        let effects = suggestions.isShown || !typed.isEmpty || pendingSpace ? [SessionEffect.hideLookupTable] : []
+        let effects = suggestions.isShown || composition.hasWordOrSpace ? [SessionEffect.hideLookupTable] : []
         absorbPreeditIntoContext()
-        unlearned.removeAll()
+        learning.dropUnfinished()
         runPendingLearning()
         clearComposition()
         return effects
@@ -197,22 +158,17 @@ public final class InputSession {
     /// of one window) or a cursor moved by the application: the position is unknown until the
     /// client reports its text again.
     public func reset() -> [SessionEffect] {
-        unlearned.removeAll()
+        learning.dropUnfinished()
         clearComposition()
-        contextBefore = ""
-        contextKnown = false
+        context.invalidate()
         corrections.expireAll()
         return [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
     }
 
     /// The client's capabilities changed.
     public func setCapabilities(_ capabilities: ClientCapabilities) {
-        if self.capabilities.contains(.surroundingText), !capabilities.contains(.surroundingText), usedSinceFocusIn {
-            stoppedReporting = true
-        }
-        if capabilities.contains(.surroundingText) { stoppedReporting = false }
+        context.capabilityChanged(had: self.capabilities.contains(.surroundingText), has: capabilities.contains(.surroundingText))
         self.capabilities = capabilities
-        if !capabilities.contains(.surroundingText) { surroundingState = .unknown }
     }
 
     /// The field's purpose and hints changed.
@@ -226,14 +182,14 @@ public final class InputSession {
             fieldHeldConfidentialText = true
             // Words typed before the field turned confidential were typed in the open, but
             // their chunk may continue with confidential text: none of them is learned.
-            unlearned.removeAll()
+            learning.dropUnfinished()
         }
         if contentType.isSecret {
-            let hadSomething = !typed.isEmpty || pendingSpace || suggestions.isShown || shownAuxiliary != nil
+            let hadSomething = composition.hasWordOrSpace || suggestions.isShown || shownAuxiliary != nil
             // What was typed in the open stays in the field (hiding the preedit would drop it).
             let kept = commitShownComposition()
             clearComposition()
-            contextBefore = ""
+            context.forgetText()
             corrections.clear()
             dropCloudRequest()
             predictor.reset()
@@ -248,42 +204,8 @@ public final class InputSession {
     /// Offsets that cannot be code points (Qt's UTF-16 with emoji before the cursor) still give
     /// prediction context when they fit as UTF-16, but no fix is ever applied on them.
     public func setSurroundingText(text: String, cursor: Int, anchor: Int) -> (effects: [SessionEffect], needsSuggestions: Bool) {
-        let asUTF16 = SurroundingText.interpretingUTF16(text: text, cursor: cursor, anchor: anchor)
-        if let surrounding = SurroundingText(text: text, cursor: cursor, anchor: anchor) {
-            // Scalars beyond the BMP before the offsets make code points and UTF-16 disagree, and
-            // Qt's UTF-16 offsets fit as code points whenever text follows the cursor: a fix on
-            // the wrong reading deletes the wrong characters. The reading that ends with what the
-            // engine knows it wrote wins; when neither or both do, no fix is applied on it.
-            guard let asUTF16, asUTF16 != surrounding else { return setSurroundingText(surrounding) }
-            let ours = contextKnown ? Array(contextBefore.unicodeScalars) : []
-            let codePointsAgree = !ours.isEmpty && surrounding.before.unicodeScalars.reversed().starts(with: ours.reversed())
-            let utf16Agrees = !ours.isEmpty && asUTF16.before.unicodeScalars.reversed().starts(with: ours.reversed())
-            // After an unresolved report the engine's context came from the client: agreeing with
-            // it proves nothing until the echo carries text the engine wrote itself.
-            let evidence = !offsetsAmbiguous || unconfirmedCount > 0
-            if codePointsAgree && !utf16Agrees && evidence {
-                offsetsAmbiguous = false
-                return setSurroundingText(surrounding)
-            }
-            if !utf16Agrees || codePointsAgree {
-                let result = setSurroundingText(surrounding)
-                if !contentType.isSecret {
-                    surroundingState = .unreliable
-                    offsetsAmbiguous = true
-                }
-                return result
-            }
-        }
-        let result = setSurroundingText(nil)
-        guard !contentType.isSecret, let guess = asUTF16 else {
-            return result
-        }
-        let before = String(guess.before.unicodeScalars.suffix(1000))
-        contextKnown = true
-        if before == contextBefore { return result }
-        contextBefore = before
-        corrections.expireAll()
-        return (result.effects + auxiliaryEffects(), typed.isEmpty && !pendingSpace)
+        guard !contentType.isSecret else { return ([], false) }
+        return reportOutcome(context.apply(text: text, cursor: cursor, anchor: anchor, shownPreedit: composition.preedit?.text))
     }
 
     /// The client reported its text around the cursor (nil: offsets that cannot be code points).
@@ -292,78 +214,18 @@ public final class InputSession {
     /// nothing, so it never causes a second prediction.
     public func setSurroundingText(_ surrounding: SurroundingText?) -> (effects: [SessionEffect], needsSuggestions: Bool) {
         guard !contentType.isSecret else { return ([], false) }
-        usedSinceFocusIn = true
-        guard let surrounding else {
-            surroundingState = .unreliable
-            return ([], false)
-        }
-        surroundingState = .reliable
-        hasSelection = surrounding.hasSelection
-        let ours = Array(contextBefore.unicodeScalars)
-        var theirs = Array(surrounding.before.unicodeScalars.suffix(1000))
-        if let withoutPreedit = withoutEchoedPreedit(theirs, ours: ours) { theirs = withoutPreedit }
-        if contextKnown && theirs == ours {
-            unconfirmedCount = 0
-            return ([], false)
-        }
-        // The echo of an earlier state (a commit echoed before the key that followed it).
-        if contextKnown, lateEchoGap(theirs, ours: ours) != nil { return ([], false) }
-        contextKnown = true
-        unconfirmedCount = 0
-        let before = String(String.UnicodeScalarView(theirs))
-        contextBefore = before
-        corrections.verify(before: Substring(before))
-        // A change the engine did not cause: suggestions for the new position, unless composing.
-        return (auxiliaryEffects(), typed.isEmpty && !pendingSpace)
+        return reportOutcome(context.apply(surrounding, shownPreedit: composition.preedit?.text))
     }
 
-    /// How many of the engine's latest scalars a report lacks when it shows an earlier state of
-    /// the known text (a late echo); nil when it is not one.
-    private func lateEchoGap(_ theirs: [Unicode.Scalar], ours: [Unicode.Scalar]) -> Int? {
-        guard !theirs.isEmpty, unconfirmedCount > 0, !ours.isEmpty else { return nil }
-        for missing in 1...min(unconfirmedCount, ours.count) where ours.dropLast(missing).suffix(theirs.count).elementsEqual(theirs) {
-            return missing
+    /// What a report means for the flags and suggestions: a change the engine did not cause asks
+    /// for suggestions at the new position, unless composing.
+    private func reportOutcome(_ outcome: TextContext.ReportOutcome) -> (effects: [SessionEffect], needsSuggestions: Bool) {
+        switch outcome {
+        case .unchanged: return ([], false)
+        case .changed: corrections.verify(before: Substring(context.before))
+        case .guessed: corrections.expireAll()
         }
-        return nil
-    }
-
-    /// A report without the engine's own preedit at its end, for clients that include it.
-    ///
-    /// The first time, it takes proof: the report minus a recent preedit is exactly the known
-    /// text (or a late echo of it). Once proven, a report of an unknown position loses the
-    /// preedit shown now. Reports that already match the known text are left alone.
-    private func withoutEchoedPreedit(_ theirs: [Unicode.Scalar], ours: [Unicode.Scalar]) -> [Unicode.Scalar]? {
-        guard !recentPreedits.isEmpty, !(contextKnown && theirs == ours) else { return nil }
-        func stripping(_ preedit: String) -> [Unicode.Scalar]? {
-            let scalars = Array(preedit.unicodeScalars)
-            guard !scalars.isEmpty, theirs.count >= scalars.count, theirs.suffix(scalars.count).elementsEqual(scalars) else { return nil }
-            return Array(theirs.dropLast(scalars.count))
-        }
-        if contextKnown {
-            // Exactly the known text plus a preedit; then a late echo plus a preedit.
-            for preedit in recentPreedits.reversed() {
-                guard let rest = stripping(preedit), rest == ours else { continue }
-                clientEchoesPreedit = true
-                return rest
-            }
-            if lateEchoGap(theirs, ours: ours) != nil { return nil }
-            for preedit in recentPreedits.reversed() {
-                guard let rest = stripping(preedit), lateEchoGap(rest, ours: ours) != nil else { continue }
-                clientEchoesPreedit = true
-                return rest
-            }
-        }
-        // A report of an unknown position that ends with the preedit shown now: from a client
-        // proven to echo it, or one that answers only after the first key (LibreOffice after
-        // focus-in; clients that do not echo report before the key that starts a word).
-        if clientEchoesPreedit || !contextKnown, let shown = shownPreeditText, let rest = stripping(shown) { return rest }
-        return nil
-    }
-
-    /// The preedit the client shows now, if any.
-    private var shownPreeditText: String? {
-        if case .updatePreedit(let preedit) = currentPreedit() { return preedit.text }
-        return nil
+        return (auxiliaryEffects(), !composition.hasWordOrSpace)
     }
 
     // MARK: Keys
@@ -375,7 +237,7 @@ public final class InputSession {
         // A one-off message goes with the next key, whatever that key does.
         if hadNotice, !event.isRelease, !Keysym.isModifierOnly(event.keyval) { result.effects += auxiliaryEffects() }
         if cloudEnabled, !event.isRelease, !Keysym.isModifierOnly(event.keyval) {
-            cloud.noteChange(now: clock(), endsSentence: typed.isEmpty && Self.endsSentence(contextBefore))
+            cloudCheck.scheduler.noteChange(now: clock(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
         }
         return result
     }
@@ -386,7 +248,7 @@ public final class InputSession {
         if isInert || event.isRelease || Keysym.isModifierOnly(event.keyval) {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
         }
-        usedSinceFocusIn = true
+        context.noteTyped()
         notice = nil
         if panelOpen, let result = panelKey(event) { return result }
         if let binding = settings.applyFixKey, binding.matches(event), let newest = corrections.flags.first {
@@ -398,11 +260,9 @@ public final class InputSession {
             return KeyResult(handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false)
         }
         if let binding = settings.keepWordKey, binding.matches(event) {
-            if !typed.isEmpty {
-                corrections.keep(word: typed)
-                let word = typed
-                typed = ""
-                return KeyResult(handled: true, effects: [commit(word), .hidePreedit] + hideTable() + auxiliaryEffects(), needsSuggestions: true)
+            if !composition.typed.isEmpty {
+                corrections.keep(word: composition.typed)
+                return KeyResult(handled: true, effects: finishWord(checked: false) + hideTable() + auxiliaryEffects(), needsSuggestions: true)
             }
             if let newest = corrections.flags.first {
                 corrections.keep(id: newest.id)
@@ -411,7 +271,7 @@ public final class InputSession {
         }
         if let binding = settings.offTheRecordKey, binding.matches(event) {
             settings.offTheRecord.toggle()
-            unlearned.removeAll()
+            learning.dropUnfinished()
             notice = settings.offTheRecord ? "off the record: nothing is learned or sent" : "back on the record"
             return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
         }
@@ -459,7 +319,7 @@ public final class InputSession {
             if let index = suggestions.index(row: Int(character.value - 0x31)) { return select(index) }
         }
         // Apostrophes and hyphens join a word only inside it (`don't`, `well-known`).
-        if !isDigit && (WordText.isWordScalar(character) || (WordText.isJoiner(character) && !typed.isEmpty)) {
+        if !isDigit && (WordText.isWordScalar(character) || (WordText.isJoiner(character) && !composition.typed.isEmpty)) {
             return typeLetter(character)
         }
         return punctuation(character)
@@ -514,10 +374,10 @@ public final class InputSession {
         var effects = runPendingCheck()
         guard !panelOpen else { return effects }
         let before: String
-        if !typed.isEmpty {
-            before = contextBefore + typed
-        } else if settings.nextWordPredictions && contextKnown && (pendingSpace || endsWithSpace(contextBefore)) {
-            before = contextBefore + (pendingCorrection.map { $0.replacement } ?? "") + (pendingSpace ? " " : "")
+        if !composition.typed.isEmpty {
+            before = context.before + composition.typed
+        } else if settings.nextWordPredictions && context.isKnown && (composition.pendingSpace || endsWithSpace(context.before)) {
+            before = context.before + (composition.pendingAutocorrection.map { $0.replacement } ?? "") + (composition.pendingSpace ? " " : "")
         } else {
             lastSuggestionKey = nil
             return effects + hideTable()
@@ -535,54 +395,45 @@ public final class InputSession {
 
     private func typeLetter(_ character: Unicode.Scalar) -> KeyResult {
         var effects = commitPending(keepSpace: true)
-        typed.unicodeScalars.append(character)
+        composition.typed.unicodeScalars.append(character)
         effects.append(preeditEffect())
         return KeyResult(handled: true, effects: effects, needsSuggestions: true)
     }
 
     private func backspace() -> KeyResult {
-        if !typed.isEmpty {
-            typed.removeLast()
+        if !composition.typed.isEmpty {
+            composition.typed.removeLast()
             return KeyResult(handled: true, effects: [preeditEffect()], needsSuggestions: true)
         }
-        if let correction = pendingCorrection {
+        if let correction = composition.pendingAutocorrection {
             // Undo the autocorrection: exactly what was typed, and the word is kept.
-            pendingCorrection = nil
-            pendingSpace = false
+            composition.dropPending()
             corrections.keep(word: correction.typed)
             lastSuggestionKey = nil
             return KeyResult(handled: true, effects: [commit(correction.typed + " "), .hidePreedit] + hideTable(), needsSuggestions: true)
         }
-        if pendingSpace {
-            pendingSpace = false
+        if composition.pendingSpace {
+            composition.pendingSpace = false
             lastSuggestionKey = nil
             return KeyResult(handled: true, effects: [.hidePreedit] + hideTable(), needsSuggestions: false)
         }
-        if let removed = contextBefore.popLast() {
-            // What the application deletes can no longer be awaited in an echo.
-            unconfirmedCount = max(0, unconfirmedCount - removed.unicodeScalars.count)
-        }
+        context.deletedBackward()
         corrections.deletedBackward()
         lastSuggestionKey = nil
         return KeyResult(handled: false, effects: hideTable() + auxiliaryEffects(), needsSuggestions: true)
     }
 
     private func space() -> KeyResult {
-        if !typed.isEmpty {
+        if !composition.typed.isEmpty {
             let highlighted = suggestions.highlighted
-            let word = highlighted ?? typed
-            typed = ""
-            if highlighted == nil, let replacement = autocorrection(for: word) {
-                pendingCorrection = (replacement, word)
-                pendingSpace = true
+            if highlighted == nil, let replacement = autocorrection(for: composition.typed) {
+                composition.pendingAutocorrection = .init(replacement: replacement, typed: composition.takeWord())
+                composition.pendingSpace = true
                 return KeyResult(handled: true, effects: [preeditEffect()] + hideTable(), needsSuggestions: true)
             }
-            let before = contextBefore
-            let effects = [commit(word + " "), .hidePreedit]
-            if highlighted == nil { pendingCheck = (word, before) }
-            return KeyResult(handled: true, effects: effects, needsSuggestions: true)
+            return KeyResult(handled: true, effects: finishWord(as: highlighted, suffix: " "), needsSuggestions: true)
         }
-        if pendingSpace {
+        if composition.pendingSpace {
             return KeyResult(handled: true, effects: commitPending(keepSpace: true), needsSuggestions: true)
         }
         if suggestions.isShown, let word = suggestions.highlighted {
@@ -596,14 +447,8 @@ public final class InputSession {
 
     private func returnKey() -> KeyResult {
         var effects: [SessionEffect] = []
-        if !typed.isEmpty {
-            let highlighted = suggestions.highlighted
-            let word = highlighted ?? typed
-            let before = contextBefore
-            typed = ""
-            effects.append(commit(word))
-            effects.append(.hidePreedit)
-            if highlighted == nil { pendingCheck = (word, before) }
+        if !composition.typed.isEmpty {
+            effects += finishWord(as: suggestions.highlighted)
         } else {
             effects += commitPending(keepSpace: false)
         }
@@ -614,7 +459,7 @@ public final class InputSession {
 
     private func escape() -> KeyResult {
         if suggestions.isShown {
-            lastSuggestionKey = typed.isEmpty ? contextBefore : contextBefore + typed
+            lastSuggestionKey = context.before + composition.typed
             return KeyResult(handled: true, effects: hideTable(), needsSuggestions: false)
         }
         return passThrough(flushing: true, appending: nil, invalidatesContext: false)
@@ -635,10 +480,10 @@ public final class InputSession {
         guard suggestions.items.indices.contains(index) else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
         let word = suggestions.items[index]
         var effects: [SessionEffect] = []
-        if typed.isEmpty { effects += commitPending(keepSpace: true) }
-        typed = ""
+        if composition.typed.isEmpty { effects += commitPending(keepSpace: true) }
+        composition.typed = ""
         effects.append(commit(word))
-        pendingSpace = true
+        composition.pendingSpace = true
         effects.append(preeditEffect())
         effects += hideTable()
         return KeyResult(handled: true, effects: effects, needsSuggestions: true)
@@ -656,25 +501,26 @@ public final class InputSession {
     /// of order or loses it. Commits keep their order.
     private func punctuation(_ character: Unicode.Scalar) -> KeyResult {
         var text = ""
-        if typed.isEmpty && !pendingSpace && pendingCorrection == nil {
+        if composition.isEmpty {
             // Nothing composed: what is before the cursor is no better known than it was.
             inserted(String(character))
             lastSuggestionKey = nil
             return KeyResult(handled: true, effects: [.commitText(String(character))] + hideTable() + auxiliaryEffects(), needsSuggestions: true)
         }
-        if !typed.isEmpty {
-            pendingCheck = (typed, contextBefore)
-            text = typed
-            typed = ""
-        } else if let correction = pendingCorrection {
-            text = correction.replacement + (Self.attachesToPrevious.contains(character) ? "" : " ")
-        } else if pendingSpace {
-            text = Self.attachesToPrevious.contains(character) ? "" : " "
+        var effects: [SessionEffect]
+        if !composition.typed.isEmpty {
+            effects = finishWord(suffix: String(character))
+        } else {
+            if let correction = composition.pendingAutocorrection {
+                text = correction.replacement + (Self.attachesToPrevious.contains(character) ? "" : " ")
+            } else if composition.pendingSpace {
+                text = Self.attachesToPrevious.contains(character) ? "" : " "
+            }
+            effects = [commit(text + String(character)), .hidePreedit]
         }
-        pendingCorrection = nil
-        pendingSpace = false
+        composition.dropPending()
         lastSuggestionKey = nil
-        let effects = [commit(text + String(character)), .hidePreedit] + hideTable() + auxiliaryEffects()
+        effects += hideTable() + auxiliaryEffects()
         return KeyResult(handled: true, effects: effects, needsSuggestions: true)
     }
 
@@ -682,13 +528,8 @@ public final class InputSession {
     private func passThrough(flushing: Bool, appending: String?, invalidatesContext: Bool) -> KeyResult {
         var effects: [SessionEffect] = []
         if flushing {
-            if !typed.isEmpty {
-                let before = contextBefore
-                let word = typed
-                typed = ""
-                effects.append(commit(word))
-                effects.append(.hidePreedit)
-                pendingCheck = (word, before)
+            if !composition.typed.isEmpty {
+                effects += finishWord()
             } else {
                 effects += commitPending(keepSpace: true)
             }
@@ -696,8 +537,7 @@ public final class InputSession {
         if let appending { inserted(appending) }
         if invalidatesContext {
             // The cursor may have moved: only the client's surrounding text can say where to.
-            contextKnown = false
-            contextBefore = ""
+            context.invalidate()
             pendingCheck = nil
             corrections.expireAll()
         }
@@ -711,7 +551,7 @@ public final class InputSession {
     /// The fix Space should apply instead of the typed word, per the autocorrect setting.
     private func autocorrection(for word: String) -> String? {
         guard settings.autocorrect != .off, settings.checkSpelling, !contentType.isSecret else { return nil }
-        guard let flag = checker.check(word: Substring(word), before: Substring(contextBefore), exempt: exemptWords()),
+        guard let flag = checker.check(word: Substring(word), before: Substring(context.before), exempt: exemptWords()),
             let replacement = flag.replacements.first
         else { return nil }
         switch settings.autocorrect {
@@ -726,7 +566,7 @@ public final class InputSession {
 
     private func exemptWords() -> Set<String> {
         var words = corrections.keptWords
-        for word in WordText.words(in: contextBefore) { words.insert(WordText.key(word)) }
+        for word in WordText.words(in: context.before) { words.insert(WordText.key(word)) }
         return words
     }
 
@@ -734,8 +574,8 @@ public final class InputSession {
     private func runPendingCheck() -> [SessionEffect] {
         guard let check = pendingCheck else { return [] }
         pendingCheck = nil
-        guard settings.checkSpelling, contextKnown, contextBefore.hasPrefix(check.before + check.word) else { return [] }
-        let tail = String(contextBefore.unicodeScalars.dropFirst((check.before + check.word).unicodeScalars.count))
+        guard settings.checkSpelling, context.isKnown, context.before.hasPrefix(check.before + check.word) else { return [] }
+        let tail = String(context.before.unicodeScalars.dropFirst((check.before + check.word).unicodeScalars.count))
         // Earlier words are the user's own (names, jargon), unless they are flagged themselves:
         // the same typo twice in a sentence is flagged twice.
         var exempt = corrections.keptWords
@@ -753,42 +593,22 @@ public final class InputSession {
     private func applyFix(id: Int, replacement: String?) -> KeyResult {
         // Only what the client has reported proves the word's position; a word this key commits
         // below goes out before the edits, in order, so it needs no report.
-        let unreported = contextBefore.unicodeScalars.suffix(unconfirmedCount)
-        let confirmed = unconfirmedCount == 0
+        let refusal = context.fixRefusal(clientReports: capabilities.contains(.surroundingText))
         var effects: [SessionEffect] = []
-        if !typed.isEmpty {
-            let word = typed
-            let before = contextBefore
-            typed = ""
-            effects += [commit(word), .hidePreedit]
-            pendingCheck = (word, before)
+        if !composition.typed.isEmpty {
+            effects += finishWord()
         } else {
             effects += commitPending(keepSpace: true)
         }
         panelOpen = false
         effects += hideTable()
-        let refusal: FixRefusal?
-        if !capabilities.contains(.surroundingText) {
-            refusal = stoppedReporting ? .stoppedReportingText : .noSurroundingText
-        } else if surroundingState == .unknown {
-            refusal = .notReportedYet
-        } else if surroundingState == .unreliable {
-            refusal = .unreliableOffsets
-        } else if hasSelection {
-            refusal = .selection
-        } else if !confirmed {
-            let onlyWhitespace = !unreported.isEmpty && unreported.allSatisfy { $0.properties.isWhitespace }
-            refusal = onlyWhitespace ? .whitespaceNotReported : .unconfirmed
-        } else {
-            refusal = nil
-        }
         if let refusal {
             corrections.remove(id: id)
             notice = refusal.description
             return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
         }
         let chosen = replacement ?? corrections.flags.first { $0.id == id }?.flag.replacements.first ?? ""
-        switch corrections.plan(id: id, replacement: chosen, before: Substring(contextBefore)) {
+        switch corrections.plan(id: id, replacement: chosen, before: Substring(context.before)) {
         case .failure(let why):
             corrections.remove(id: id)
             notice = why.description
@@ -797,10 +617,10 @@ public final class InputSession {
             for edit in edits {
                 switch edit {
                 case .deleteSurroundingText(_, let count):
-                    contextBefore = String(contextBefore.unicodeScalars.dropLast(count))
+                    context.fixDeleted(count: count)
                     effects.append(edit)
                 case .commitText(let text):
-                    contextBefore.append(text)
+                    context.fixInserted(text)
                     effects.append(edit)
                     if learningAllowed, LearningPolicy.mayRecord(chosen) {
                         predictor.learn(word: chosen, before: "", now: learningTime())
@@ -894,9 +714,9 @@ public final class InputSession {
         } else if !corrections.flags.isEmpty {
             let chips = corrections.flags.prefix(3).map(\.chip).joined(separator: "   ")
             let more = corrections.flags.count > 3 ? "   +\(corrections.flags.count - 3)" : ""
-            text = chips + more + (cloud.inFlight != nil ? Self.cloudHint : "")
+            text = chips + more + (cloudCheck.isWaiting ? Self.cloudHint : "")
         } else {
-            text = cloud.inFlight != nil ? Self.cloudHint.trimmingCharacters(in: " ").description : nil
+            text = cloudCheck.isWaiting ? Self.cloudHint.trimmingCharacters(in: " ").description : nil
         }
         guard text != shownAuxiliary else { return [] }
         shownAuxiliary = text
@@ -924,47 +744,31 @@ public final class InputSession {
 
     /// Forgets the request in flight and queues its cancellation for the helper.
     private func dropCloudRequest() {
-        if let id = cloud.cancelAll() { pendingCloudLines.append(CloudLine.cancel(id: id)) }
+        cloudCheck.cancel()
     }
 
     /// Lines the glue should send the helper now (cancellations of abandoned requests).
     public func takePendingCloudLines() -> [String] {
-        if !cloudEnabled, cloud.inFlight != nil { dropCloudRequest() }
-        defer { pendingCloudLines.removeAll() }
-        return pendingCloudLines
+        if !cloudEnabled, cloudCheck.isWaiting { dropCloudRequest() }
+        return cloudCheck.takePendingLines()
     }
 
     /// The cloud timer ran out: the request to send for the current sentence, if any.
     public func cloudTimerFired() -> CloudAction {
         let now = clock()
-        guard cloudEnabled, cloud.isDue(now: now) else { return CloudAction() }
-        guard contextKnown else {
-            // Nothing known to ask about: wait for the next key rather than firing again.
-            cloud.clearDeadline()
+        guard cloudEnabled, cloudCheck.scheduler.isDue(now: now) else { return CloudAction() }
+        // Nothing known to ask about: wait for the next key rather than firing again.
+        guard context.isKnown, let (sentence, start) = CloudCheck.sentence(endingAt: context.before) else {
+            cloudCheck.scheduler.clearDeadline()
             return CloudAction()
         }
-        guard let (sentence, start) = currentSentence() else {
-            cloud.clearDeadline()
-            return CloudAction()
-        }
-        let scalars = Array(contextBefore.unicodeScalars)
-        let sentenceEnd = start + sentence.unicodeScalars.count
-        var flags: [CloudFlag] = []
-        for tracked in corrections.flags {
-            let end = scalars.count - tracked.tail.unicodeScalars.count
-            let begin = end - tracked.flag.word.unicodeScalars.count
-            if begin >= start && end <= sentenceEnd {
-                flags.append(CloudFlag(start: begin - start, end: end - start, word: tracked.flag.word, replacements: tracked.flag.replacements))
-            }
-        }
-        flags.sort { $0.start < $1.start }
-        let (request, superseded) = cloud.start(
-            sentence: sentence, language: settings.language, flags: flags, before: contextBefore, sentenceStart: start, now: now)
+        let flags = CloudCheck.flags(corrections.flags, before: context.before, sentenceStart: start, length: sentence.unicodeScalars.count)
+        let (request, superseded) = cloudCheck.scheduler.start(
+            sentence: sentence, language: settings.language, flags: flags, before: context.before, sentenceStart: start, now: now)
         var lines: [String] = []
         if let superseded { lines.append(CloudLine.cancel(id: superseded)) }
-        if let cached = cloudCache[Self.cacheKey(request)] {
+        if var reply = cloudCheck.cachedReply(for: request) {
             // Answered before: no need to ask again.
-            var reply = cached
             reply.id = request.id
             let effects = applyCloudReply(reply)
             return CloudAction(lines: lines, effects: effects)
@@ -977,7 +781,7 @@ public final class InputSession {
     public func cloudReplyReceived(_ line: String) -> [SessionEffect] {
         guard let reply = CloudReply.parse(line), reply.type != "hello" else { return [] }
         guard cloudEnabled else {
-            _ = cloud.finish(id: reply.id)
+            _ = cloudCheck.scheduler.finish(id: reply.id)
             return auxiliaryEffects()
         }
         return applyCloudReply(reply)
@@ -985,88 +789,22 @@ public final class InputSession {
 
     /// The helper died or hung: forget what was asked; local flags stay as they are.
     public func cloudHelperGone() -> [SessionEffect] {
-        _ = cloud.finish(id: cloud.inFlight?.request.id)
+        _ = cloudCheck.scheduler.finish(id: cloud.inFlight?.request.id)
         return auxiliaryEffects()
     }
 
     /// Whether the request in flight has waited longer than any answer is worth.
-    public var cloudRequestTimedOut: Bool { cloud.hasTimedOut(now: clock()) }
+    public var cloudRequestTimedOut: Bool { cloudCheck.scheduler.hasTimedOut(now: clock()) }
 
     private func applyCloudReply(_ reply: CloudReply) -> [SessionEffect] {
-        guard let (request, before, start) = cloud.finish(id: reply.id) else { return [] }
+        guard let (request, before, start) = cloudCheck.scheduler.finish(id: reply.id) else { return [] }
         guard reply.type == "result" else { return auxiliaryEffects() }
         let valid = reply.validated(against: request)
-        if cloudCache.count > 64 { cloudCache.removeAll() }
-        cloudCache[Self.cacheKey(request)] = valid
+        cloudCheck.remember(valid, for: request)
         // Only text appended since the request keeps its positions; anything else drops the answer.
-        guard contextBefore.unicodeScalars.starts(with: before.unicodeScalars) else { return auxiliaryEffects() }
-        let scalars = Array(contextBefore.unicodeScalars)
-        func trackedFlag(at begin: Int, _ end: Int) -> TrackedFlag? {
-            corrections.flags.first { tracked in
-                let flagEnd = scalars.count - tracked.tail.unicodeScalars.count
-                return flagEnd == end && flagEnd - tracked.flag.word.unicodeScalars.count == begin
-            }
-        }
-        for verdict in valid.verdicts ?? [] {
-            guard let tracked = trackedFlag(at: start + verdict.start, start + verdict.end) else { continue }
-            if verdict.verdict == "disagree" {
-                corrections.remove(id: tracked.id)
-            } else {
-                corrections.update(id: tracked.id, replacements: nil, explanation: verdict.explanation)
-            }
-        }
-        for fix in valid.fixes ?? [] {
-            let begin = start + fix.start
-            let end = start + fix.end
-            guard end <= scalars.count else { continue }
-            if let tracked = trackedFlag(at: begin, end) {
-                corrections.update(id: tracked.id, replacements: [fix.replacement], explanation: fix.explanation)
-                continue
-            }
-            let flag = TypoFlag(
-                word: fix.original, replacements: [fix.replacement],
-                explanation: fix.explanation ?? "suggested by the cloud check", margin: 0)
-            corrections.add(
-                flag, before: Substring(String(String.UnicodeScalarView(scalars[..<begin]))),
-                tail: String(String.UnicodeScalarView(scalars[end...])), origin: .cloud)
-        }
+        guard context.before.unicodeScalars.starts(with: before.unicodeScalars) else { return auxiliaryEffects() }
+        CloudCheck.merge(valid, sentenceStart: start, before: context.before, into: &corrections)
         return auxiliaryEffects()
-    }
-
-    private static func cacheKey(_ request: CloudCheckRequest) -> String {
-        request.language + "\u{0}" + request.sentence + "\u{0}" + request.flags.map { "\($0.start)-\($0.end)" }.joined(separator: ",")
-    }
-
-    /// The sentence before the cursor (without trailing whitespace) and where it starts, in code points.
-    private func currentSentence() -> (String, Int)? {
-        let scalars = Array(contextBefore.unicodeScalars)
-        var end = scalars.count
-        while end > 0 && scalars[end - 1].properties.isWhitespace { end -= 1 }
-        // Sentence-final punctuation at the end belongs to this sentence.
-        var index = end
-        while index > 0 && ".!?".unicodeScalars.contains(scalars[index - 1]) { index -= 1 }
-        var start = 0
-        while index > 0 {
-            let scalar = scalars[index - 1]
-            if scalar == "\n" || (".!?".unicodeScalars.contains(scalar) && index < scalars.count && scalars[index].properties.isWhitespace) {
-                start = index
-                break
-            }
-            index -= 1
-        }
-        while start < end && scalars[start].properties.isWhitespace { start += 1 }
-        guard end > start, end - start <= CloudProtocol.maximumSentenceScalars,
-            scalars[start..<end].contains(where: { $0.properties.isAlphabetic })
-        else { return nil }
-        return (String(String.UnicodeScalarView(scalars[start..<end])), start)
-    }
-
-    static func endsSentence(_ text: String) -> Bool {
-        for scalar in text.unicodeScalars.reversed() {
-            if scalar.properties.isWhitespace { continue }
-            return ".!?".unicodeScalars.contains(scalar)
-        }
-        return false
     }
 
     /// Milliseconds since an arbitrary, fixed point of a monotonic clock (never negative).
@@ -1103,15 +841,24 @@ public final class InputSession {
     private var pageSize: Int { max(1, settings.pageSize) }
 
 
+    /// Finishes the typed word: commits it (or `replacement`, a highlighted candidate, in its
+    /// place) followed by `suffix`, hides the preedit, and queues the typed word's check.
+    private func finishWord(as replacement: String? = nil, suffix: String = "", checked: Bool = true) -> [SessionEffect] {
+        let before = context.before
+        let word = composition.takeWord()
+        let effects = [commit((replacement ?? word) + suffix), .hidePreedit]
+        if checked, replacement == nil { pendingCheck = (word, before) }
+        return effects
+    }
+
     /// Commits a pending autocorrection or space.
     private func commitPending(keepSpace: Bool) -> [SessionEffect] {
-        if let correction = pendingCorrection {
-            pendingCorrection = nil
-            pendingSpace = false
+        if let correction = composition.pendingAutocorrection {
+            composition.dropPending()
             return [commit(correction.replacement + (keepSpace ? " " : "")), .hidePreedit]
         }
-        if pendingSpace {
-            pendingSpace = false
+        if composition.pendingSpace {
+            composition.pendingSpace = false
             return keepSpace ? [commit(" "), .hidePreedit] : [.hidePreedit]
         }
         return []
@@ -1119,80 +866,36 @@ public final class InputSession {
 
     private func commit(_ text: String, learn: Bool = true) -> SessionEffect {
         reached(text, learn: learn)
-        contextKnown = true
+        context.committed()
         return .commitText(text)
     }
 
     /// Text the user wrote reached the application (committed by the engine, or the preedit
     /// committed by the client): its words are candidates for learning once their chunk ends.
     private func reached(_ text: String, learn: Bool = true) {
-        if learn && learningAllowed {
-            for word in WordText.words(in: text) {
-                unlearned.append((String(word), contextBefore + text[..<word.startIndex]))
-            }
-        }
+        if learn && learningAllowed { learning.reached(text, after: context.before) }
         inserted(text)
-    }
-
-    /// Queues the words of a finished chunk for learning, unless the chunk is an address or looks
-    /// like a secret. Recording (with its occasional decay pass) runs after the key is answered.
-    private func learnFinishedChunk(_ chunk: Substring) {
-        defer { unlearned.removeAll() }
-        guard !unlearned.isEmpty, learningAllowed else { return }
-        guard LearningPolicy.mayLearnChunk(chunk) else { return }
-        learnable += unlearned.filter { LearningPolicy.mayRecord($0.word) }
     }
 
     /// Records the queued words (off the key path: from `refreshSuggestions()` and focus-out).
     private func runPendingLearning() {
-        guard !learnable.isEmpty else { return }
-        defer { learnable.removeAll() }
-        guard learningAllowed else { return }
+        let ready = learning.takeReady()
+        guard !ready.isEmpty, learningAllowed else { return }
         let now = learningTime()
-        for (word, before) in learnable { predictor.learn(word: word, before: before, now: now) }
-    }
-
-    /// The whitespace-delimited chunk ending `head` is finished: its words may be learned.
-    private func endChunk(before head: String) {
-        guard !unlearned.isEmpty else { return }
-        let scalars = head.unicodeScalars
-        let start = scalars.lastIndex(where: { $0.properties.isWhitespace }).map { scalars.index(after: $0) } ?? scalars.startIndex
-        learnFinishedChunk(Substring(scalars[start...]))
+        for (word, before) in ready { predictor.learn(word: word, before: before, now: now) }
     }
 
     /// Text that reached the application at the cursor (committed or passed through).
     private func inserted(_ text: String) {
-        if !unlearned.isEmpty, let space = text.unicodeScalars.firstIndex(where: { $0.properties.isWhitespace }) {
-            endChunk(before: contextBefore + String(text.unicodeScalars[..<space]))
-        }
-        contextBefore.append(text)
-        unconfirmedCount += text.unicodeScalars.count
-        if contextBefore.unicodeScalars.count > 2000 {
-            contextBefore = String(contextBefore.unicodeScalars.suffix(1000))
-        }
+        learning.inserting(text, after: context.before, learningAllowed: learningAllowed)
+        context.inserted(text)
         corrections.inserted(text)
     }
 
     private func preeditEffect() -> SessionEffect {
-        let effect = currentPreedit()
-        if case .updatePreedit(let preedit) = effect, recentPreedits.last != preedit.text {
-            recentPreedits.append(preedit.text)
-            if recentPreedits.count > 8 { recentPreedits.removeFirst() }
-        }
-        return effect
-    }
-
-    /// The preedit for the current composition (`hidePreedit` when there is none).
-    private func currentPreedit() -> SessionEffect {
-        if let correction = pendingCorrection {
-            let text = correction.replacement + " "
-            let underlined = correction.replacement.unicodeScalars.count
-            return .updatePreedit(Preedit(text: text, cursor: underlined + 1, underlined: underlined))
-        }
-        if typed.isEmpty && !pendingSpace { return .hidePreedit }
-        let text = typed.isEmpty ? " " : typed
-        let length = text.unicodeScalars.count
-        return .updatePreedit(Preedit(text: text, cursor: length, underlined: typed.isEmpty ? 0 : length))
+        guard let preedit = composition.preedit else { return .hidePreedit }
+        context.preeditShown(preedit.text)
+        return .updatePreedit(preedit)
     }
 
     /// The mark after a candidate that corrects the typed prefix (`tge` → `the ✎`).
@@ -1210,9 +913,7 @@ public final class InputSession {
     }
 
     private func clearComposition() {
-        typed = ""
-        pendingSpace = false
-        pendingCorrection = nil
+        composition.clear()
         suggestions.clear()
         lastSuggestionKey = nil
         pendingCheck = nil
@@ -1221,11 +922,7 @@ public final class InputSession {
 
     /// The client commits the preedit on focus-out and reset; record it as context.
     private func absorbPreeditIntoContext() {
-        if let correction = pendingCorrection {
-            reached(correction.replacement + " ")
-        } else {
-            reached(typed + (pendingSpace ? " " : ""))
-        }
+        reached(composition.shownText)
     }
 
     private func endsWithSpace(_ text: String) -> Bool {
