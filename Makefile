@@ -1,6 +1,8 @@
 # Inkling: build, test, package and benchmark.
 #   make install   build, package, install and enable Inkling (the one command for users)
 #   make test      install build dependencies, build, run every test (what CI runs)
+#   make check     the fast tier without root: debug build, unit tests, lint
+#   make lint      swift-format, flake8 and shellcheck (scripts/lint.sh)
 
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -10,7 +12,7 @@ BENCH := $(abspath ../shared/bench)
 DATA_CACHE ?= .cache/data
 PREPARED ?= .cache/prepared/en
 
-.PHONY: all deps build debug-build test unit-test integration-test pack bench bench-predict clean fuzz-long fuzz-packs-long
+.PHONY: all deps build test check lint unit-test integration-test pack bench clean fuzz-long fuzz-packs-long
 
 all: build
 
@@ -24,7 +26,17 @@ unit-test: deps
 	$(SWIFT) test
 
 integration-test: build
-	@if [ -x Tests/Integration/run.sh ]; then Tests/Integration/run.sh; else echo "no integration tests yet"; fi
+	Tests/Integration/run.sh
+
+# Style and static checks (.swift-format, .flake8, shellcheck); needs no root once `make deps` ran.
+lint:
+	bash scripts/lint.sh
+
+# The fast tier, without root and without `deps`: debug build, unit tests, lint.
+check:
+	$(SWIFT) build
+	$(SWIFT) test
+	bash scripts/lint.sh
 
 # Unit tests, then the real processes: engine under a private ibus-daemon, GTK apps under Xvfb,
 # the cloud helper against a loopback server, the .deb (contents, lintian, settings), and the
@@ -32,12 +44,21 @@ integration-test: build
 test: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(SWIFT) test
-	@if [ -x Tests/Integration/run.sh ]; then Tests/Integration/run.sh; fi
-	@if [ -f Tests/Cloud/run.sh ]; then bash Tests/Cloud/run.sh; fi
+	Tests/Integration/run.sh
+	bash Tests/Cloud/run.sh
+	bash Tests/Account/run.sh
+	bash Tests/Server/run.sh
 	bash Tests/Packs/run.sh
 	bash Tests/Learning/run.sh
+	bash Tests/Setup/run.sh
 	bash Tests/Packaging/test_packaging.sh
 	$(MAKE) cleanroom-test
+
+# The settings app (inkling-setup) under Xvfb through AT-SPI, with a real engine; screenshots of
+# every page go to SCREENSHOTS (default: kept nowhere).
+.PHONY: setup-test
+setup-test: build
+	INKLING_SCREENSHOT_DIR=$(SCREENSHOTS) bash Tests/Setup/run.sh
 
 # Real applications (LibreOffice Writer, Firefox, Chromium) typed into under Xvfb, each with a
 # control run without IBus; prints the compatibility table. Not part of `make test` yet.
@@ -81,6 +102,15 @@ clean:
 # build/ibus-inkling_<version>_amd64.deb from the release build (static Swift stdlib, stripped).
 deb: build
 	bash scripts/deb-build.sh
+
+# build/inkling-server_<version>_amd64.deb: the Inkling Server, its systemd unit and config.
+.PHONY: deb-server bench-server
+deb-server: build
+	bash scripts/deb-build-server.sh
+
+# Load benchmark of inkling-server on loopback (bench/server_load.py; README figures).
+bench-server: build
+	/usr/bin/python3 bench/server_load.py
 
 # Install the .deb with apt, restart IBus and add Inkling to the desktop user's input sources
 # (skipped with a message when there is no desktop session, e.g. headless or in a container).

@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "InklingCore", targets: ["InklingCore"]),
         .executable(name: "ibus-engine-inkling", targets: ["InklingEngine"]),
         .executable(name: "inkling-cloud", targets: ["InklingCloud"]),
+        .executable(name: "inkling-server", targets: ["InklingServer"]),
+        .executable(name: "inkling-setup", targets: ["InklingSetup"]),
+        .executable(name: "inkling-dictate", targets: ["InklingDictate"]),
     ],
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
@@ -22,7 +25,8 @@ let package = Package(
         .testTarget(name: "InklingCommandLineTests", dependencies: ["InklingCommandLine"]),
         /// The `inkling` command-line tool: a thin shell over InklingCore.
         .executableTarget(
-            name: "inkling", dependencies: ["InklingCore", "InklingCommandLine", "CGio", "CCurl", "InklingStore", "InklingDigest"]),
+            name: "inkling",
+            dependencies: ["InklingCore", "InklingCommandLine", "CGio", "CCurl", "InklingStore", "InklingDigest", "InklingAccount", "InklingServerProtocol"]),
         /// SHA-256 of pack files (GLib's GChecksum), shared by the CLI and the engine.
         .target(name: "InklingDigest", dependencies: ["CGio"]),
         /// GIO (pkg-config `gio-2.0`) for `inkling config` (GSettings) and `InklingDigest` (GChecksum).
@@ -69,16 +73,50 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
+        /// The blocking libcurl POST client and monotonic clock of the cloud check, shared by
+        /// `inkling-cloud` and `inkling-server`'s upstream gateway.
+        .target(name: "InklingCloudClient", dependencies: ["CCurl"]),
         /// `inkling-cloud`: the opt-in cloud-check helper process (JSON lines on stdin/stdout ⇄ HTTPS).
         .executableTarget(
             name: "InklingCloud",
-            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog"],
+            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog", "InklingCloudClient", "InklingAccount", "InklingServerProtocol"],
             path: "Sources/InklingCloud"
+        ),
+        /// The client side of an Inkling Server account: the device token in the keyring
+        /// (libsecret), rotation and 401 decisions, HTTP for `inkling account`. Used by the
+        /// `inkling` CLI and the `inkling-cloud` helper, never by the engine.
+        .target(
+            name: "InklingAccount",
+            dependencies: ["InklingCore", "InklingServerProtocol", "CCurl", "CSecret"]
+        ),
+        .testTarget(
+            name: "InklingAccountTests",
+            dependencies: ["InklingAccount", "InklingServerProtocol"],
+            path: "Tests/Account/Unit"
         ),
         .testTarget(
             name: "InklingCloudTests",
-            dependencies: ["InklingCloud", "InklingCommandLine"],
+            dependencies: ["InklingCloud", "InklingCommandLine", "InklingCore"],
             path: "Tests/Cloud/Unit"
+        ),
+        /// PocketSphinx (pkg-config `pocketsphinx`) and libpulse-simple for the dictation helper.
+        .systemLibrary(
+            name: "CPocketSphinx",
+            path: "Sources/CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "libpulse-dev"])]
+        ),
+        /// `inkling-dictate`: the dictation helper process (JSON lines on stdin/stdout ⇄ speech
+        /// recognised on this machine).
+        .executableTarget(
+            name: "InklingDictate",
+            dependencies: ["InklingCore", "InklingCommandLine", "CPocketSphinx", "InklingLog"],
+            path: "Sources/InklingDictate"
+        ),
+        .testTarget(
+            name: "InklingDictateTests",
+            dependencies: ["InklingDictate", "InklingCore"],
+            path: "Tests/Dictate/Unit"
         ),
         /// SQLite (pkg-config `sqlite3`) for the user store. Only InklingStore imports it.
         .systemLibrary(
@@ -92,6 +130,51 @@ let package = Package(
         .testTarget(
             name: "InklingStoreTests",
             dependencies: ["InklingStore", "InklingCore"]
+        ),
+        /// The Inkling Server's HTTP API (paths, JSON bodies), shared by the server and its
+        /// clients. Pure Swift over InklingCore's cloud types.
+        .target(name: "InklingServerProtocol", dependencies: ["InklingCore"]),
+        .testTarget(name: "InklingServerProtocolTests", dependencies: ["InklingServerProtocol", "InklingCore"]),
+        /// The Inkling Server's decisions: token lifecycle, limits, sign-in throttling, the SQL of
+        /// both databases, the HTTP routes and the upstream gateway. Pure Swift; clock, randomness,
+        /// password hashing, database drivers and the upstream transport are injected.
+        .target(name: "InklingServerCore", dependencies: ["InklingServerProtocol", "InklingCore"]),
+        /// libmicrohttpd (pkg-config `libmicrohttpd`) for inkling-server's HTTP; typed wrappers.
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        /// libargon2 (pkg-config `libargon2`) for inkling-server's password hashes; getrandom.
+        .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        /// libpq (pkg-config `libpq`) for inkling-server's PostgreSQL storage.
+        .systemLibrary(name: "CPQ", path: "Sources/CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        /// inkling-server's drivers: SQLite and PostgreSQL connections, Argon2id, getrandom, clock.
+        .target(name: "InklingServerStore", dependencies: ["InklingServerCore", "CSQLite", "CPQ", "CArgon2"]),
+        /// `inkling-server`: the Inkling Server (HTTP on libmicrohttpd, admin commands).
+        .executableTarget(
+            name: "InklingServer",
+            dependencies: ["InklingServerCore", "InklingServerStore", "InklingServerProtocol", "InklingCore", "InklingCloudClient", "CMicroHTTPD", "CGio", "InklingLog"],
+            path: "Sources/InklingServer"
+        ),
+        .testTarget(
+            name: "InklingServerTests",
+            dependencies: ["InklingServerCore", "InklingServerStore", "InklingServerProtocol", "InklingCore"]
+        ),
+        /// The decisions of the settings app (rows ↔ settings, shortcut checks, messages, heartbeat).
+        /// Pure Swift over InklingCore; the GTK glue in InklingSetup only translates.
+        .target(name: "InklingSetupModel", dependencies: ["InklingCore"]),
+        .testTarget(name: "InklingSetupModelTests", dependencies: ["InklingSetupModel", "InklingCore"]),
+        /// GTK 4 and libadwaita (pkg-config `libadwaita-1`, which pulls in `gtk4`) for the settings app.
+        .systemLibrary(
+            name: "CGtk",
+            path: "Sources/CGtk",
+            pkgConfig: "libadwaita-1",
+            providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]
+        ),
+        /// `inkling-setup`: the settings app (GNOME Settings' Preferences button opens it).
+        .executableTarget(
+            name: "InklingSetup",
+            dependencies: ["InklingSetupModel", "InklingCore", "InklingStore", "CGtk"],
+            path: "Sources/InklingSetup",
+            // GTK is single-threaded C: its callbacks all run on the main loop.
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "InklingCoreTests",

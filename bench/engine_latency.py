@@ -20,15 +20,14 @@ Bars for Inkling: p99 ≤ 5 ms, RSS ≤ 40 MB.
 import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
 
-from ibus_harness import ALL_CAPS, RELEASE, SHIFT, Client, Daemon, IBus, Timeout, component_xml, engine_path, pump_until  # noqa: E402
+from ibus_harness import (  # noqa: E402
+    ALL_CAPS, RELEASE, SHIFT, Client, Daemon, IBus, Timeout, component_xml, engine_path, pump_until)
 
 DEFAULT_TEXT = (
     "I would like to thank you for the help you gave me last week. The meeting went well and "
@@ -107,7 +106,8 @@ def setup(engine_name, args):
         else:
             note = "this version has no candidate-delay setting (candidates are computed in an idle callback)"
         env = {"GSETTINGS_BACKEND": "keyfile", "LANG": "C.UTF-8"}
-        return {"typing-booster.xml": open(TB_COMPONENT).read()}, env, "typing-booster", ("\n".join(settings) + "\n", note)
+        component = {"typing-booster.xml": open(TB_COMPONENT).read()}
+        return component, env, "typing-booster", ("\n".join(settings) + "\n", note)
     sys.exit("unknown engine %s (inkling or typing-booster)" % engine_name)
 
 
@@ -219,7 +219,9 @@ def main():
         if internal:
             fields = dict(f.split("=", 1) for f in internal[-1].split() if "=" in f)
             result["engine_internal_us"] = {
-                k: int(fields[k]) for k in ("key_us_p50", "key_us_max", "suggest_us_p50", "suggest_us_p99", "suggest_us_max") if k in fields
+                k: int(fields[k])
+                for k in ("key_us_p50", "key_us_max", "suggest_us_p50", "suggest_us_p99", "suggest_us_max")
+                if k in fields
             }
     finally:
         daemon.stop()
@@ -230,7 +232,8 @@ def main():
     print("key answer ms     p50 %(p50).2f  p95 %(p95).2f  p99 %(p99).2f" % result["key_answer_ms"])
     print(
         "engine RSS        %.1f MB after load, %.1f MB after the run (peak %.1f MB)"
-        % ((result["rss_kb_after_load"] or 0) / 1024, (result["rss_kb_after_run"] or 0) / 1024, (result["hwm_kb_after_run"] or 0) / 1024)
+        % ((result["rss_kb_after_load"] or 0) / 1024, (result["rss_kb_after_run"] or 0) / 1024,
+           (result["hwm_kb_after_run"] or 0) / 1024)
     )
     if "engine_internal_us" in result:
         i = result["engine_internal_us"]

@@ -4,7 +4,7 @@
 #   scripts/bench-languages.sh [--max-words N] [--packs DIR] [LANG...]
 #
 # For each LANG (default: the non-bundled languages of data/languages.json)
-# runs /work/shared/bench/typesim.py with
+# runs BENCH/typesim.py with
 #   inkling predict --stdio --pack DIR/LANG.inkpack
 # on .cache/prepared/LANG/dev.txt (written by scripts/prepare_data.py, never
 # trained on), capped at --max-words (default 8000). Needs the packs

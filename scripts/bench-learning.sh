@@ -3,10 +3,11 @@
 # set with learning off, learning during one pass (fresh store), and the second half of the
 # documents after `inkling learn` on the first half; then the store's size after learning the dev
 # set ten times, and latency with full stores. Release build required.
-#   INKLING=path/to/inkling  PACK=…/en.inkpack  BENCH=/work/shared/bench  scripts/bench-learning.sh
+#   INKLING=path/to/inkling  PACK=…/en.inkpack  BENCH=path/to/bench  scripts/bench-learning.sh
+# BENCH (default ../shared/bench beside the checkout) is where typesim.py and dev-en.txt live.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BENCH=${BENCH:-/work/shared/bench}
+BENCH=${BENCH:-$ROOT/../shared/bench}
 TEXT=${TEXT:-$BENCH/dev-en.txt}
 INKLING=${INKLING:-$ROOT/.build/release/inkling}
 PACK=${PACK:-$ROOT/data/packs/en.inkpack}

@@ -75,9 +75,11 @@ fi
 
 DEB=${1:-}
 if [ -z "$DEB" ]; then
+    # The newest by time; the names are ours (ibus-inkling_<version>_amd64.deb), plain ASCII.
+    # shellcheck disable=SC2012
     DEB=$(ls -t build/ibus-inkling_*_amd64.deb 2>/dev/null | head -1 || true)
 fi
-[ -n "$DEB" ] && [ -f "$DEB" ] || die "no .deb given and none in build/ (run 'make deb' first)"
+if [ -z "$DEB" ] || [ ! -f "$DEB" ]; then die "no .deb given and none in build/ (run 'make deb' first)"; fi
 DEB=$(realpath "$DEB")
 
 # --- mounts and cleanup -----------------------------------------------------------------------
@@ -86,7 +88,8 @@ mount_add() { mount "$@"; MOUNTS+=("${@: -1}"); }
 cleanup() {
     local status=$? pid root
     # Processes still running inside the throw-away root (a daemon, an engine): end them by id.
-    for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+    for pid in /proc/[0-9]*; do
+        pid=${pid#/proc/}
         root=$(readlink "/proc/$pid/root" 2>/dev/null || true)
         if [ -n "$root" ] && [ "$root" = "$ROOT" ]; then kill -9 "$pid" 2>/dev/null || true; fi
     done
@@ -174,6 +177,7 @@ T0=$(date +%s)
 install_deb() { in_root apt-get install "${APT_OPTS[@]}" "/tmp/inkling/$DEBNAME" >"$WORK/apt-install.log" 2>&1; }
 check "apt-get install ./$DEBNAME (Depends resolve in a minimal bookworm)" install_deb
 log "package installed in $(($(date +%s) - T0))s"
+# shellcheck disable=SC2016  # ${Status} is dpkg-query's field, not a shell variable
 if ! in_root dpkg-query -W -f='${Status}\n' ibus-inkling 2>/dev/null | grep -q "install ok installed"; then
     tail -30 "$WORK/apt-install.log"
     die "ibus-inkling is not installed"
@@ -198,6 +202,7 @@ check "GSettings schema compiled by the glib trigger" \
     grep -q 'org.freedesktop.ibus.engine.inkling' "$ROOT/usr/share/glib-2.0/schemas/gschemas.compiled"
 check "inkling config list reads the installed schema" \
     in_root sh -c 'GSETTINGS_BACKEND=memory inkling config list | grep -q "^page-size "'
+# shellcheck disable=SC2016  # expanded by the shell inside the root, not here
 check "inkling suggest finds the installed pack" \
     in_root sh -c 'test -n "$(inkling suggest "thank")"'
 

@@ -15,6 +15,10 @@ OUT_DIR=${OUT_DIR:-build}
 TEMPLATE=${COMPONENT_TEMPLATE:-ibus-component/inkling.xml.in}
 PACKAGE=ibus-inkling
 ENGINE_PATH=/usr/libexec/ibus-engine-inkling
+SETUP_PATH=/usr/bin/inkling-setup
+APP_ID=org.freedesktop.ibus.engine.inkling
+# The project's home page (Homepage:, the AppStream <url>); one place to change it.
+HOMEPAGE=${HOMEPAGE:-https://inkling.a-seed-443b08b3.example/}
 
 die() { echo "deb-build: $*" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps dpkg-parsechangelog strip gzip python3; do
@@ -45,6 +49,9 @@ install_binary() { # SOURCE DEST
 }
 install_binary "$BIN_DIR/ibus-engine-inkling" "$ENGINE_PATH"
 install_binary "$BIN_DIR/inkling" /usr/bin/inkling
+if [ -x "$BIN_DIR/inkling-setup" ]; then
+    install_binary "$BIN_DIR/inkling-setup" "$SETUP_PATH"
+fi
 if [ -x "$BIN_DIR/inkling-cloud" ]; then
     install_binary "$BIN_DIR/inkling-cloud" /usr/libexec/inkling-cloud
 fi
@@ -56,7 +63,7 @@ fi
 
 # --- IBus component ----------------------------------------------------------------------------
 install -d "$ROOT/usr/share/ibus/component"
-sed "s|@EXEC@|$ENGINE_PATH|g" "$TEMPLATE" >"$ROOT/usr/share/ibus/component/inkling.xml"
+sed -e "s|@EXEC@|$ENGINE_PATH|g" -e "s|@SETUP@|$SETUP_PATH|g" "$TEMPLATE" >"$ROOT/usr/share/ibus/component/inkling.xml"
 if grep -q '@[A-Z_]*@' "$ROOT/usr/share/ibus/component/inkling.xml"; then
     die "unfilled placeholder in $TEMPLATE: $(grep -o '@[A-Z_]*@' "$ROOT/usr/share/ibus/component/inkling.xml" | sort -u | tr '\n' ' ')"
 fi
@@ -78,6 +85,16 @@ if command -v glib-compile-schemas >/dev/null; then
 fi
 install -D -m 0644 "$SCHEMA" "$ROOT/usr/share/glib-2.0/schemas/$(basename "$SCHEMA")"
 
+# --- the settings app's desktop file, the icon, the AppStream metainfo ---------------------------
+install -D -m 0644 "data/icons/$APP_ID.svg" "$ROOT/usr/share/icons/hicolor/scalable/apps/$APP_ID.svg"
+install -D -m 0644 "data/desktop/$APP_ID.Setup.desktop" "$ROOT/usr/share/applications/$APP_ID.Setup.desktop"
+install -d "$ROOT/usr/share/metainfo"
+sed "s|@HOMEPAGE@|$HOMEPAGE|g" "data/metainfo/$APP_ID.metainfo.xml" >"$ROOT/usr/share/metainfo/$APP_ID.metainfo.xml"
+if command -v appstreamcli >/dev/null; then
+    appstreamcli validate --no-net --pedantic "$ROOT/usr/share/metainfo/$APP_ID.metainfo.xml" >"$STAGE/appstream.log" 2>&1 ||
+        { cat "$STAGE/appstream.log" >&2; die "the AppStream metainfo does not validate"; }
+fi
+
 # --- documentation -----------------------------------------------------------------------------
 DOC=$ROOT/usr/share/doc/$PACKAGE
 install -D -m 0644 packaging/copyright "$DOC/copyright"
@@ -85,7 +102,8 @@ gzip -9n -c packaging/changelog >"$DOC/changelog.Debian.gz"
 install -D -m 0644 packaging/lintian-overrides "$ROOT/usr/share/lintian/overrides/$PACKAGE"
 install -d "$ROOT/usr/share/man/man1"
 gzip -9n -c packaging/inkling.1 >"$ROOT/usr/share/man/man1/inkling.1.gz"
-chmod 0644 "$DOC/changelog.Debian.gz" "$ROOT/usr/share/man/man1/inkling.1.gz"
+gzip -9n -c packaging/inkling-setup.1 >"$ROOT/usr/share/man/man1/inkling-setup.1.gz"
+chmod 0644 "$DOC/changelog.Debian.gz" "$ROOT/usr/share/man/man1/inkling.1.gz" "$ROOT/usr/share/man/man1/inkling-setup.1.gz"
 
 # --- control ----------------------------------------------------------------------------------
 # dpkg-shlibdeps wants a debian/control naming the package; give it a minimal one.
@@ -103,7 +121,7 @@ find "$ROOT" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 # Installed-Size as dpkg-gencontrol counts it: KiB per file (rounded up), 1 per directory or link.
 INSTALLED_SIZE=$(cd "$ROOT" && find usr \( -type f -printf '%s\n' \) -o \( ! -type f -printf '1024\n' \) |
     awk '{ total += int(($1 + 1023) / 1024) } END { print total }')
-sed -e "s|@VERSION@|$VERSION|" -e "s|@INSTALLED_SIZE@|$INSTALLED_SIZE|" -e "s|@DEPENDS@|$DEPENDS|" \
+sed -e "s|@VERSION@|$VERSION|" -e "s|@INSTALLED_SIZE@|$INSTALLED_SIZE|" -e "s|@DEPENDS@|$DEPENDS|" -e "s|@HOMEPAGE@|$HOMEPAGE|" \
     packaging/control.in >"$ROOT/DEBIAN/control"
 (cd "$ROOT" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum) >"$ROOT/DEBIAN/md5sums"
 chmod 0644 "$ROOT/DEBIAN/control" "$ROOT/DEBIAN/md5sums"

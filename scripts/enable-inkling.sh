@@ -161,7 +161,9 @@ add_input_source() {
         layout=us
         variant=""
         if [ -f /etc/default/keyboard ]; then
+            # shellcheck source=/dev/null
             layout=$(. /etc/default/keyboard && echo "${XKBLAYOUT%%,*}")
+            # shellcheck source=/dev/null
             variant=$(. /etc/default/keyboard && echo "${XKBVARIANT%%,*}")
         fi
         new="[('xkb', '${layout:-us}${variant:++$variant}'), $SOURCE]"
@@ -216,8 +218,10 @@ disable() {
 case "${1:-}" in
 install)
     deb=${2:-}
-    if [ -z "$deb" ]; then deb=$(ls -t build/${PACKAGE}_*.deb 2>/dev/null | head -1 || true); fi
-    [ -n "$deb" ] && [ -f "$deb" ] || { say "no .deb found (run 'make deb')"; exit 1; }
+    # The newest by time; the names are ours (<package>_<version>_amd64.deb), plain ASCII.
+    # shellcheck disable=SC2012
+    if [ -z "$deb" ]; then deb=$(ls -t build/"${PACKAGE}"_*.deb 2>/dev/null | head -1 || true); fi
+    if [ -z "$deb" ] || [ ! -f "$deb" ]; then say "no .deb found (run 'make deb')"; exit 1; fi
     deb=$(realpath "$deb")
     say "installing $deb"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Use-Pty=0 --reinstall "$deb"

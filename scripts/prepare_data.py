@@ -5,7 +5,7 @@
     /usr/bin/python3 scripts/prepare_data.py --cache .cache/data --out .cache/prepared/en
 
 Reads only what scripts/fetch-data.sh extracted under CACHE/extracted/ (the
-whitelisted sources of /work/shared/DATA.md, English rows) and writes into OUT:
+whitelisted sources of data/ATTRIBUTION.md, English rows) and writes into OUT:
 
   wordfreq.tsv   word<TAB>frequency     wordfreq 3.1.1 "large_en" list, every
                                         word, frequency 10**(-bin/100) as %.6g;
@@ -641,7 +641,8 @@ def script_filter(script):
 
 
 # IRC log lines: "[23:37:39] <nick> text", "11:29:59 <@nick> text", "Aug 08 17:20:49 <nick> text"
-_IRC_TIME_RE = re.compile(r"^\s*(?:#\S+\s+)?(?:[A-Z][a-z]{2} \d{1,2} )?\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+(?=[<\[*-]|\S+:)")
+_IRC_TIME_RE = re.compile(
+    r"^\s*(?:#\S+\s+)?(?:[A-Z][a-z]{2} \d{1,2} )?\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+(?=[<\[*-]|\S+:)")
 _INLINE_ATTRIB_ANY_RE = re.compile(r"""^(.*[.!?"')\]»])\s+--\s*(\w)[^.!?]{0,80}[.]?\s*$""")
 
 

@@ -50,6 +50,14 @@ static inline CURLcode inkling_curl_set_xferinfo(CURL *handle, inkling_curl_xfer
     return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
 }
 
+/* Response headers, one line per call (libcurl's CURLOPT_HEADERFUNCTION; same shape as a write
+ * callback). Used by the cloud helper's account mode for `Inkling-Rotate-Token`. */
+static inline CURLcode inkling_curl_set_header_callback(CURL *handle, inkling_curl_write_callback callback, void *user) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_HEADERDATA, user);
+}
+
 static inline long inkling_curl_response_code(CURL *handle) {
     long code = 0;
     if (curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK) return 0;

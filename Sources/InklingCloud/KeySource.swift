@@ -45,7 +45,7 @@ enum KeySource {
         var bytes = [UInt8](repeating: 0, count: maximumFileBytes + 1)
         var total = 0
         while total < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, $0.count - total) }
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress?.advanced(by: total), $0.count - total) }
             if count < 0, errno == EINTR { continue }
             if count < 0 { return .refused("it cannot be read") }
             if count == 0 { break }

@@ -1,6 +1,8 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import InklingAccount
+import InklingCloudClient
 import InklingCore
 import Synchronization
 
@@ -29,7 +31,7 @@ final class Output: Sendable {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
                 if written < 0, errno == EINTR { continue }
                 if written <= 0 { return false }
                 offset += written
@@ -63,6 +65,8 @@ enum CloudError {
     static let network = "network"
     static let badResponse = "bad response"
     static let responseTooLarge = "response too large"
+    /// Account mode: the server refused the device token; `inkling account login` again.
+    static let signInRequired = "sign-in required"
     static func http(_ status: Int) -> String { "http \(status)" }
 }
 
@@ -221,6 +225,13 @@ final class Service: Sendable {
             output.exit()
         }
         let key = KeySource.resolve(options: options, environment: environment)
+        // Account mode when the keyring holds a device token for this endpoint (an Inkling
+        // Server). Without one, and without an API key, the keyring is looked at again now and
+        // then: the user may sign in while the helper runs.
+        let keyringUsable = options.useKeyring && AccountKeyring.sessionBusAvailable(environment: environment)
+        let wall = SystemWallClock()
+        var account = keyringUsable ? AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output) : nil
+        var lastAccountLook = clock.milliseconds()
         while true {
             wake.wait()
             // Taken off the queue and made current in one step, so a cancel always finds it.
@@ -230,14 +241,21 @@ final class Service: Sendable {
                 return state.current
             }
             guard let job = next else { continue }
-            if let reply = serve(job, client: client, key: key) {
+            if account == nil, key == nil, keyringUsable, clock.milliseconds() - lastAccountLook >= Self.accountLookMilliseconds {
+                lastAccountLook = clock.milliseconds()
+                account = AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output)
+            }
+            if let reply = serve(job, client: client, key: key, account: account) {
                 output.send(reply)
             }
         }
     }
 
+    /// How often (milliseconds) a helper without a key or device token looks for a device token.
+    static let accountLookMilliseconds: UInt64 = 30_000
+
     /// The reply for one job, or nil if it was cancelled.
-    func serve(_ job: Job, client: HTTPClient, key: String?) -> CloudReply? {
+    func serve(_ job: Job, client: HTTPClient, key: String?, account: AccountMode? = nil) -> CloudReply? {
         let request = job.request
         let now = clock.milliseconds()
         enum Start {
@@ -268,8 +286,19 @@ final class Service: Sendable {
         case let .send(value): remaining = value
         }
 
-        let body = ChatCompletion.requestBody(model: options.model, request: request)
-        let outcome = client.post(body: body, bearer: key, timeoutMilliseconds: Int(remaining), cancel: job.cancel)
+        let outcome: HTTPOutcome
+        if let account {
+            switch account.check(request, client: client, timeoutMilliseconds: Int(remaining), cancel: job.cancel) {
+            case .refused:
+                state.withLock { $0.current = nil }
+                return job.cancel.isSet ? nil : CloudReply(type: "error", id: request.id, message: CloudError.signInRequired)
+            case let .outcome(result):
+                outcome = result
+            }
+        } else {
+            let body = ChatCompletion.requestBody(model: options.model, request: request)
+            outcome = client.post(body: body, bearer: key, timeoutMilliseconds: Int(remaining), cancel: job.cancel)
+        }
         let finished = clock.milliseconds()
 
         var reply: CloudReply?
@@ -291,9 +320,18 @@ final class Service: Sendable {
             succeeded = false
         case let .response(code, responseBody):
             status = code
-            if !(200..<300).contains(code) {
+            if account != nil, code == 401 {
+                // Not the network's fault: no reason to open the circuit.
+                reply = CloudReply(type: "error", id: request.id, message: CloudError.signInRequired)
+            } else if !(200..<300).contains(code) {
                 reply = CloudReply(type: "error", id: request.id, message: CloudError.http(code))
                 succeeded = false
+            } else if account != nil {
+                // An Inkling Server answers with the model-output object itself (`CheckAnswer`).
+                let parsed = ChatCompletion.reply(fromContent: String(decoding: responseBody, as: UTF8.self), request: request)
+                reply = parsed.reply.validated(against: request)
+                cacheable = parsed.wellFormed
+                succeeded = true
             } else if let content = ChatCompletion.content(fromResponseBody: responseBody) {
                 let parsed = ChatCompletion.reply(fromContent: content, request: request)
                 reply = parsed.reply.validated(against: request)

@@ -2,6 +2,7 @@ import CCurl
 import Dispatch
 import Glibc
 import InklingCommandLine
+import InklingCloudClient
 import InklingCore
 import InklingLog
 
@@ -47,7 +48,7 @@ DispatchQueue(label: "inkling-cloud.worker").async {
 var splitter = LineSplitter(limit: CloudProtocol.maximumLineBytes)
 var buffer = [UInt8](repeating: 0, count: 65536)
 while true {
-    let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+    let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
     if count < 0, errno == EINTR { continue }
     if count <= 0 { output.exit() }
     for item in splitter.feed(buffer[0..<count]) {

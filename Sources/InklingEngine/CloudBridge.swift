@@ -88,6 +88,10 @@ final class CloudBridge {
     private var floodWindowLines = 0
     private var backoff = RestartBackoff()
     private var reportedUnconfigured = false
+    /// The helper's account status (an Inkling Server refused the device token): shown once.
+    private var accountNotice = CloudAccountNotice()
+    /// The engine object that sent the latest check (where an account notice without a route goes).
+    private var lastRequester: Int?
 
     private init() {
         func env(_ name: String) -> String? {
@@ -256,6 +260,7 @@ final class CloudBridge {
                 let global = nextGlobalID
                 nextGlobalID += 1
                 routes[global] = (instance.id, request.id)
+                lastRequester = instance.id
                 request.id = global
                 out.append(CloudLine.encode(request))
             case "cancel":
@@ -386,6 +391,10 @@ final class CloudBridge {
             helperFailed("it flooded its output")
             return false
         }
+        if let status = CloudReply.parse(line), status.type == "status" {
+            showAccountNotice(status)
+            return true
+        }
         guard var reply = CloudReply.parse(line), reply.type != "hello", let global = reply.id,
             let route = routes.removeValue(forKey: global)
         else { return true }
@@ -395,6 +404,16 @@ final class CloudBridge {
         instance.show(session.cloudReplyReceived(CloudLine.encode(reply)))
         armTimer(for: instance)
         return true
+    }
+
+    /// An account `status` from the helper: the notice (once, `CloudAccountNotice` decides) in the
+    /// auxiliary text of the engine object whose check found out, else of the latest requester.
+    private func showAccountNotice(_ status: CloudReply) {
+        guard let text = accountNotice.received(status) else { return }
+        log("cloud: the server refused the device token; sign-in needed")
+        let target = status.id.flatMap { routes[$0]?.client } ?? lastRequester
+        guard let target, let instance = clients[target]?.instance, instance.engine != nil, let session = instance.session else { return }
+        instance.show(session.showNotice(text))
     }
 
     // MARK: Lifecycle
@@ -423,7 +442,7 @@ final class CloudBridge {
         if !EngineTrace.enabled { flags |= G_SUBPROCESS_FLAGS_STDERR_SILENCE.rawValue }
         var error: UnsafeMutablePointer<GError>? = nil
         let cStrings = arguments.map { strdup($0) }
-        defer { cStrings.forEach { free($0) } }
+        defer { for pointer in cStrings { free(pointer) } }
         var argv: [UnsafePointer<gchar>?] = cStrings.map { $0.map { UnsafePointer($0) } }
         argv.append(nil)
         let spawned = argv.withUnsafeMutableBufferPointer { buffer in

@@ -16,30 +16,40 @@ enum Component {
           <exec>@EXEC@ --supervise --ibus</exec>
           <version>0.1.0</version>
           <author>The Inkling authors</author>
-          <license>see /usr/share/doc/inkling/copyright</license>
-          <homepage>file:///usr/share/doc/inkling/</homepage>
+          <license>GPL-3.0-or-later (see /usr/share/doc/ibus-inkling/copyright)</license>
+          <homepage>file:///usr/share/doc/ibus-inkling/</homepage>
           <textdomain>inkling</textdomain>
           <engines>
             <engine>
               <name>inkling</name>
               <language>en</language>
-              <license>see /usr/share/doc/inkling/copyright</license>
+              <license>GPL-3.0-or-later (see /usr/share/doc/ibus-inkling/copyright)</license>
               <author>The Inkling authors</author>
-              <icon>accessories-text-editor</icon>
+              <icon>/usr/share/icons/hicolor/scalable/apps/org.freedesktop.ibus.engine.inkling.svg</icon>
               <layout>default</layout>
-              <longname>Inkling (English)</longname>
+              <longname>Inkling</longname>
               <description>Predictive text: word completions and next-word suggestions</description>
               <rank>50</rank>
               <symbol>✎</symbol>
+              <icon_prop_key>InputMode</icon_prop_key>
+              <setup>@SETUP@</setup>
             </engine>
           </engines>
         </component>
 
         """
 
-    /// The component XML with `exec` (an absolute path) as the engine command.
+    /// The component XML with `exec` (an absolute path) as the engine command and the settings
+    /// app as `<setup>` (GNOME Settings' Preferences button runs it).
     static func xml(exec: String) -> String {
-        template.replacing("@EXEC@", with: escape(exec))
+        template.replacing("@EXEC@", with: escape(exec)).replacing("@SETUP@", with: escape(setupPath(exec: exec)))
+    }
+
+    /// The settings app beside the engine: the build folder holds both; an installed engine in
+    /// /usr/libexec has the app on PATH in /usr/bin (where scripts/deb-build.sh puts it).
+    static func setupPath(exec: String) -> String {
+        let folder = exec.lastIndex(of: "/").map { String(exec[..<$0]) } ?? "."
+        return (folder.hasSuffix("/libexec") ? String(folder.dropLast("libexec".count)) + "bin" : folder) + "/inkling-setup"
     }
 
     private static func escape(_ text: String) -> String {

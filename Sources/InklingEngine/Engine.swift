@@ -53,6 +53,7 @@ final class EngineInstance {
         let event = KeyEvent(
             keyval: keyval, keycode: keycode, modifiers: modifiers,
             character: scalar == 0 ? nil : Unicode.Scalar(scalar))
+        if DictationBridge.shared.processKey(self, event) { return true }
         let result = compose.processKey(event)
         if EngineTrace.enabled && !modifiers.contains(.release) {
             trace("key handled=\(result.handled) suggest=\(result.needsSuggestions)")
@@ -79,6 +80,7 @@ final class EngineInstance {
         trace("focus-out")
         compose?.cancel()
         guard let session else { return }
+        DictationBridge.shared.focusOut(self)
         render(session.focusOut())
         CloudBridge.shared.afterInput(self)
     }
@@ -97,6 +99,7 @@ final class EngineInstance {
 
     func disable() {
         trace("disable")
+        DictationBridge.shared.focusOut(self)
         // The daemon has already settled the preedit (commit-on-focus-out mode); clear our state.
         compose?.cancel()
         guard let session else { return }
@@ -130,6 +133,7 @@ final class EngineInstance {
         trace("set-content-type purpose=\(purpose) hints=\(hints)")
         guard let session else { return }
         render(session.setContentType(ContentType(purpose: purpose, hints: hints)))
+        DictationBridge.shared.contentTypeChanged(self)
         CloudBridge.shared.afterInput(self)
     }
 
@@ -158,12 +162,13 @@ final class EngineInstance {
         trace("destroyed")
         engine = nil
         CloudBridge.shared.remove(self)
+        DictationBridge.shared.remove(self)
     }
 
     // MARK: Suggestions after the key
 
     /// Queues one idle callback that recomputes suggestions (never more than one at a time).
-    private func scheduleSuggestions() {
+    func scheduleSuggestions() {
         guard !idleQueued, engine != nil else { return }
         idleQueued = true
         let retained = Unmanaged.passRetained(self).toOpaque()
@@ -309,7 +314,8 @@ final class EngineInstance {
 
 /// The `user_data` of a signal handler, back to the engine instance.
 private func engineInstance(_ data: gpointer?) -> EngineInstance {
-    Unmanaged<EngineInstance>.fromOpaque(data!).takeUnretainedValue()
+    guard let data else { preconditionFailure("a signal handler connected without its engine instance") }
+    return Unmanaged<EngineInstance>.fromOpaque(data).takeUnretainedValue()
 }
 
 private typealias VoidHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, gpointer?) -> Void
@@ -347,7 +353,8 @@ private func connectVoid(
     _ action: @escaping @MainActor (EngineInstance) -> Void
 ) {
     let handler: VoidHandler = { _, data in
-        let target = Unmanaged<SignalAction>.fromOpaque(data!).takeUnretainedValue()
+        guard let data else { return }  // connected below with its action, never nil
+        let target = Unmanaged<SignalAction>.fromOpaque(data).takeUnretainedValue()
         MainActor.assumeIsolated { target.action(target.instance) }
     }
     let data = Unmanaged.passRetained(SignalAction(instance, action)).toOpaque()

@@ -80,7 +80,8 @@ enum PackLoader {
             let outcome = load(language: language)
             let box = Unmanaged.passRetained(LoadResult(ticket: ticket, language: language, outcome: outcome)).toOpaque()
             g_idle_add({ data in
-                let result = Unmanaged<LoadResult>.fromOpaque(data!).takeRetainedValue()
+                guard let data else { return 0 }  // G_SOURCE_REMOVE; the box above is never nil
+                let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
                 MainActor.assumeIsolated { PackLoader.finished(result) }
                 return 0  // G_SOURCE_REMOVE
             }, box)
@@ -116,6 +117,8 @@ enum PackLoader {
             if session.predictor !== next { instance.show(session.switchPredictor(to: next)) }
             if session.settings.language != language { session.settings.language = language }
         }
+        // A layout chosen in the settings (keyboard-layout) outranks the language's usual one.
+        EngineSettings.applyToSessions()
         // Every session now uses `next`: English, if it is not `next`, has no other reference
         // left and its pack's memory is freed (it is read again when English is needed).
         if language != "en" { english = nil }

@@ -63,6 +63,8 @@ enum EngineSettings {
     static let schemaID = "org.freedesktop.ibus.engine.inkling"
     /// The settings every session follows (the fields GSettings does not hold keep their defaults).
     private(set) static var current = SessionSettings()
+    /// `keyboard-layout` when it names a layout; nil ("auto") lets each session use its language's.
+    private(set) static var layoutOverride: String?
     /// `languages`, best first (only the first is used).
     private(set) static var languages = ["en"]
     private static var gsettings: UnsafeMutablePointer<GSettings>?
@@ -98,7 +100,7 @@ enum EngineSettings {
         guard let predictor = PackLoader.predictor else { return nil }
         var settings = current
         settings.language = PackLoader.activeLanguage
-        settings.keyboardLayout = KeyboardLayout.forLanguage(PackLoader.activeLanguage).name
+        settings.keyboardLayout = layoutOverride ?? KeyboardLayout.forLanguage(PackLoader.activeLanguage).name
         return InputSession(predictor: predictor, settings: settings)
     }
 
@@ -125,10 +127,11 @@ enum EngineSettings {
             var pointers: [UnsafeMutablePointer<gchar>?] = chosen.map { strdup($0) }
             pointers.append(nil)
             defer { for pointer in pointers { free(pointer) } }
+            // Never empty (it ends in nil), so it has a base address.
             let written = pointers.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
+                buffer.baseAddress?.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
                     g_settings_set_strv(gsettings, "languages", $0)
-                }
+                } ?? 0
             }
             if written != 0 { return }
             note("settings: languages could not be written")
@@ -149,9 +152,10 @@ enum EngineSettings {
             guard let session = instance.session else { continue }
             var settings = current
             settings.language = session.settings.language
-            settings.keyboardLayout = session.settings.keyboardLayout  // follows the active pack
+            settings.keyboardLayout = layoutOverride ?? KeyboardLayout.forLanguage(session.settings.language).name
             if session.settings != settings { session.settings = settings }
         }
+        DictationBridge.shared.settingsChanged()
     }
 
     /// The session toggled off-the-record with its key: every session and GSettings follow.
@@ -229,6 +233,13 @@ enum EngineSettings {
         settings.keepWordKey = binding("keep-word-key", default: defaults.keepWordKey)
         if let value = bool("cloud-check") { settings.cloudCheck = value }
         if let value = bool("off-the-record") { settings.offTheRecord = value }
+        if let value = string("keyboard-layout") {
+            let known = KeyboardLayout.all.map(\.name)
+            if !known.contains(value) && value != "auto" { note("settings: keyboard-layout '\(value)' is unknown; following the language") }
+            layoutOverride = known.contains(value) ? value : nil
+        }
+        if let value = bool("dictation") { settings.dictation = value }
+        settings.dictationKey = binding("dictation-key", default: defaults.dictationKey)
         current = settings
 
         if has("languages"), let list = g_settings_get_strv(gsettings, "languages") {

@@ -97,6 +97,7 @@ func runEngine(ownName: Bool) -> Never {
     PackLoader.start()
     LearningBridge.start()
     EngineSettings.start()
+    HeartbeatWriter.start()
     ibus_init()
     guard let bus = ibus_bus_new(), ibus_bus_is_connected(bus) != 0 else {
         log("cannot connect to the IBus daemon")
@@ -135,6 +136,7 @@ func runEngine(ownName: Bool) -> Never {
     }
     ibus_main()
     LearningBridge.shutdown()
+    HeartbeatWriter.stop()
     exit(0)
 }
 

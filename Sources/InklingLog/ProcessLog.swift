@@ -89,7 +89,7 @@ public enum ProcessLog {
         bytes.withUnsafeMutableBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = Glibc.write(2, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
                 if written < 0, errno == EINTR { continue }
                 if written <= 0 { break }
                 offset += written

@@ -175,8 +175,33 @@ enum Commands {
             layout, pack,
         ] + checkerTuning)
 
+    static let server = OptionSpec("--server", value: "URL", help: "the Inkling Server's https:// URL (default: the cloud-endpoint setting)")
+
+    static let account = CommandSpec(
+        ["inkling", "account"], summary: "Signs this computer in to an Inkling Server for the cloud check, shows the sign-in and signs out.",
+        subcommands: [
+            CommandSpec(
+                ["inkling", "account", "login"], synopsis: "--server URL [--user NAME] [--device NAME]",
+                summary: "Signs in with your password and stores the device token the server returns in your keyring.",
+                options: [
+                    OptionSpec("--server", value: "URL", help: "the Inkling Server's https:// URL (http:// only to this machine)"),
+                    OptionSpec("--user", value: "NAME", help: "your user name on the server (default: your login name)"),
+                    OptionSpec("--device", value: "NAME", help: "a name for this computer, up to 64 characters (default: the host name)"),
+                ],
+                details: "The password is asked for without echo on a terminal, or read from the first line of standard input otherwise; it is sent to the server once and never stored."),
+            CommandSpec(
+                ["inkling", "account", "status"], synopsis: "[--server URL]",
+                summary: "Shows whether this computer is signed in, as whom, and when its token expires (exit status 1 when not signed in).",
+                options: [server]),
+            CommandSpec(
+                ["inkling", "account", "logout"], synopsis: "[--server URL] [--everywhere]",
+                summary: "Revokes this device's token on the server and deletes it from the keyring.",
+                options: [server, OptionSpec("--everywhere", help: "sign out every device of your account, not just this one")],
+                details: "When the server cannot be reached the token is still deleted here, and the command says so (exit status 1)."),
+        ])
+
     static let inkling = CommandSpec(
         ["inkling"], synopsis: "COMMAND [options]",
         summary: "Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method.",
-        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand])
+        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account])
 }

@@ -122,14 +122,14 @@ enum ConfigCommand {
         func typeString(_ key: String) -> String {
             let schemaKey = self.key(key)
             defer { g_settings_schema_key_unref(schemaKey) }
-            let string = g_variant_type_dup_string(g_settings_schema_key_get_value_type(schemaKey))!
+            let string = Self.nonNull(g_variant_type_dup_string(g_settings_schema_key_get_value_type(schemaKey)))
             defer { g_free(string) }
             return String(cString: string)
         }
 
         /// The value as a person types it: strings bare, everything else in GVariant text form.
         func display(_ key: String) -> String {
-            let value = g_settings_get_value(settings, key)!
+            let value = Self.nonNull(g_settings_get_value(settings, key))
             defer { g_variant_unref(value) }
             return Self.text(of: value)
         }
@@ -138,7 +138,7 @@ enum ConfigCommand {
             if g_variant_is_of_type(value, gVariantType("s")) != 0 {
                 return String(cString: g_variant_get_string(value, nil))
             }
-            let printed = g_variant_print(value, 0)!
+            let printed = Self.nonNull(g_variant_print(value, 0))
             defer { g_free(printed) }
             return String(cString: printed)
         }
@@ -154,19 +154,19 @@ enum ConfigCommand {
             let schemaKey = self.key(key)
             defer { g_settings_schema_key_unref(schemaKey) }
             // ("type", <detail>): "type" is "type" (anything), "range" (<(min, max)>) or "enum" (<[choices]>).
-            let range = g_settings_schema_key_get_range(schemaKey)!
+            let range = Self.nonNull(g_settings_schema_key_get_range(schemaKey))
             defer { g_variant_unref(range) }
-            let kindValue = g_variant_get_child_value(range, 0)!
+            let kindValue = Self.nonNull(g_variant_get_child_value(range, 0))
             let kind = String(cString: g_variant_get_string(kindValue, nil))
             g_variant_unref(kindValue)
-            let boxed = g_variant_get_child_value(range, 1)!
-            let detail = g_variant_get_variant(boxed)!
+            let boxed = Self.nonNull(g_variant_get_child_value(range, 1))
+            let detail = Self.nonNull(g_variant_get_variant(boxed))
             g_variant_unref(boxed)
             defer { g_variant_unref(detail) }
             switch kind {
             case "range":
-                let low = g_variant_get_child_value(detail, 0)!
-                let high = g_variant_get_child_value(detail, 1)!
+                let low = Self.nonNull(g_variant_get_child_value(detail, 0))
+                let high = Self.nonNull(g_variant_get_child_value(detail, 1))
                 defer {
                     g_variant_unref(low)
                     g_variant_unref(high)
@@ -175,7 +175,7 @@ enum ConfigCommand {
             case "enum":
                 var choices: [String] = []
                 for index in 0..<g_variant_n_children(detail) {
-                    let child = g_variant_get_child_value(detail, index)!
+                    let child = Self.nonNull(g_variant_get_child_value(detail, index))
                     choices.append(String(cString: g_variant_get_string(child, nil)))
                     g_variant_unref(child)
                 }
@@ -183,6 +183,12 @@ enum ConfigCommand {
             default:
                 return .any
             }
+        }
+
+        /// A GLib result that is never NULL for a key of the installed schema (a NULL is a broken GLib).
+        static func nonNull<Pointer>(_ pointer: Pointer?, caller: StaticString = #function) -> Pointer {
+            guard let pointer else { ConfigCommand.error("GLib returned nothing where \(caller) needs a value") }
+            return pointer
         }
 
         static func integer(_ value: OpaquePointer) -> Int64 {
@@ -204,7 +210,7 @@ enum ConfigCommand {
             case .range(let low, let high): lines.append("  allowed: \(low) to \(high)")
             case .choices(let choices): lines.append("  allowed: \(choices.joined(separator: ", "))")
             }
-            let defaultValue = g_settings_schema_key_get_default_value(schemaKey)!
+            let defaultValue = Self.nonNull(g_settings_schema_key_get_default_value(schemaKey))
             lines.append("  default: \(Self.text(of: defaultValue))")
             g_variant_unref(defaultValue)
             lines.append("  current: \(display(key))")
@@ -291,8 +297,9 @@ enum ConfigCommand {
                 var pointers = items.map { strdup($0) }
                 pointers.append(nil)
                 defer { for pointer in pointers { free(pointer) } }
+                // Never empty (it ends in nil), so it has a base address.
                 return pointers.withUnsafeBufferPointer { buffer in
-                    buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
+                    Self.nonNull(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
                         g_variant_new_strv($0, Int(items.count))
                     }
                 }

@@ -194,7 +194,7 @@ enum LearnedCommand {
         text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
-                let wrote = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let wrote = write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
                 if wrote <= 0 { break }
                 offset += wrote
             }

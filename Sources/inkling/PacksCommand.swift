@@ -382,7 +382,8 @@ enum Downloader {
             _ = inkling_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 512)
             _ = inkling_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, 30)
             _ = inkling_curl_set_write(handle, { data, size, count, user in
-                let context = Unmanaged<Context>.fromOpaque(user!).takeUnretainedValue()
+                guard let user else { return 0 }  // Abort; the context is always passed below.
+                let context = Unmanaged<Context>.fromOpaque(user).takeUnretainedValue()
                 let bytes = size * count
                 if context.written + bytes > context.maximumBytes {
                     context.tooLarge = true
@@ -394,7 +395,8 @@ enum Downloader {
             }, unmanaged.toOpaque())
             if progress {
                 _ = inkling_curl_set_xferinfo(handle, { user, total, now, _, _ in
-                    let context = Unmanaged<Context>.fromOpaque(user!).takeUnretainedValue()
+                    guard let user else { return 0 }
+                    let context = Unmanaged<Context>.fromOpaque(user).takeUnretainedValue()
                     let expected = total > 0 ? Int(total) : context.maximumBytes
                     let percent = expected > 0 ? Int(now) * 100 / expected : 0
                     if percent != context.lastPercent {

@@ -183,6 +183,8 @@ case "check":
     CheckCommand.check(arguments)
 case "check-bench":
     CheckCommand.bench(arguments)
+case "account":
+    AccountCommand.run(arguments)
 default:
     arguments.usageError("unknown command '\(parsed.command.path[1])'")
 }

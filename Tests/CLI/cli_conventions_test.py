@@ -81,7 +81,8 @@ def help_options(text):
 
 
 def help_commands(text):
-    return [line.split()[0] for line in section(text, "commands") if line.startswith("  ") and not line.startswith("   ")]
+    return [line.split()[0] for line in section(text, "commands")
+            if line.startswith("  ") and not line.startswith("   ")]
 
 
 def help_tree(program="inkling", words=()):
@@ -195,7 +196,8 @@ def man_page_and_help_agree_on_every_command_subcommand_and_option():
     sections = man_sections()
     top = {path[1] for path in helps if path[0] == "inkling" and len(path) == 2}
     man_top = {title.split(" ", 1)[1] for title in sections if title.startswith("inkling ")}
-    assert top == man_top, f"commands only in --help: {sorted(top - man_top)}; only in the man page: {sorted(man_top - top)}"
+    assert top == man_top, \
+        f"commands only in --help: {sorted(top - man_top)}; only in the man page: {sorted(man_top - top)}"
     for title, items in sections.items():
         words = tuple(title.split())
         path = words if words[0] != "inkling" else words
@@ -246,7 +248,8 @@ def suggest_uses_the_learned_words_as_the_engine_does():
     before = inkling("suggest", "--pack", ARGS.pack, "I saw Zorb", env=env)
     assert before.returncode == 0 and "Zorblaxqua" not in before.stdout, before
     assert not os.path.exists(store), "suggest created a user store"
-    learned = inkling("learn", "-", "--pack", ARGS.pack, env=env, input="I saw Zorblaxqua there.\nWe met Zorblaxqua again.\n")
+    learned = inkling("learn", "-", "--pack", ARGS.pack, env=env,
+                      input="I saw Zorblaxqua there.\nWe met Zorblaxqua again.\n")
     assert learned.returncode == 0, learned.stderr
     after = inkling("suggest", "--pack", ARGS.pack, "I saw Zorb", env=env)
     assert after.returncode == 0 and "Zorblaxqua" in after.stdout.split(), after
@@ -257,7 +260,8 @@ def suggest_uses_the_learned_words_as_the_engine_does():
     # The same answers as the predictor loaded from the store (the engine's way).
     served = inkling("predict", "--stdio", "--pack", ARGS.pack, "--user-db", store,
                      input='{"id":1,"before":"I saw Zorb","n":5}\n')
-    assert served.stdout.strip() == '{"id":1,"words":[%s]}' % ",".join(f'"{w}"' for w in after.stdout.split()), served.stdout
+    expected_words = ",".join(f'"{w}"' for w in after.stdout.split())
+    assert served.stdout.strip() == '{"id":1,"words":[%s]}' % expected_words, served.stdout
     missing = inkling("suggest", "--pack", ARGS.pack, "--db", os.path.join(home, "nothing.sqlite3"), "I saw")
     assert missing.returncode == 1 and "nothing.sqlite3" in missing.stderr, missing
 

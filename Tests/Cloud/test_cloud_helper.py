@@ -10,7 +10,6 @@ final `N passed, N failed`; exits non-zero on failure.
 
 import json
 import os
-import queue
 import shutil
 import subprocess
 import sys

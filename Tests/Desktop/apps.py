@@ -45,7 +45,8 @@ def find_window(env, name_regex, timeout=90):
 
     def look():
         result = subprocess.run(
-            ["xdotool", "search", "--onlyvisible", "--name", name_regex], env=env, capture_output=True, text=True, timeout=30
+            ["xdotool", "search", "--onlyvisible", "--name", name_regex],
+            env=env, capture_output=True, text=True, timeout=30,
         )
         ids = result.stdout.split()
         if ids:
@@ -116,6 +117,20 @@ class PageServer:
         self.httpd.shutdown()
 
 
+# A quiet Firefox profile: no first-run pages, telemetry, session restore or password saving.
+FIREFOX_PREFS = [
+    ("browser.shell.checkDefaultBrowser", "false"),
+    ("browser.startup.homepage_override.mstone", '"ignore"'),
+    ("browser.aboutwelcome.enabled", "false"),
+    ("datareporting.policy.dataSubmissionEnabled", "false"),
+    ("toolkit.telemetry.reportingpolicy.firstRun", "false"),
+    ("browser.tabs.warnOnClose", "false"),
+    ("browser.sessionstore.resume_from_crash", "false"),
+    ("signon.rememberSignons", "false"),
+    ("app.update.enabled", "false"),
+]
+
+
 class Browser:
     """Firefox ESR or Chromium showing page.html."""
 
@@ -127,17 +142,7 @@ class Browser:
         self.log = open(log_path, "w")
         if kind == "firefox":
             with open(os.path.join(self.profile, "user.js"), "w") as f:
-                for pref, value in [
-                    ("browser.shell.checkDefaultBrowser", "false"),
-                    ("browser.startup.homepage_override.mstone", '"ignore"'),
-                    ("browser.aboutwelcome.enabled", "false"),
-                    ("datareporting.policy.dataSubmissionEnabled", "false"),
-                    ("toolkit.telemetry.reportingpolicy.firstRun", "false"),
-                    ("browser.tabs.warnOnClose", "false"),
-                    ("browser.sessionstore.resume_from_crash", "false"),
-                    ("signon.rememberSignons", "false"),
-                    ("app.update.enabled", "false"),
-                ]:
+                for pref, value in FIREFOX_PREFS:
                     f.write("user_pref(%s, %s);\n" % (json.dumps(pref), value))
             command = ["firefox-esr", "--no-remote", "--new-instance", "--profile", self.profile, self.server.url]
             env = dict(env, MOZ_ENABLE_WAYLAND="0", MOZ_CRASHREPORTER_DISABLE="1")
@@ -149,9 +154,11 @@ class Browser:
             ]
             if os.geteuid() == 0:
                 command.insert(1, "--no-sandbox")
-        self.process = subprocess.Popen(command, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(command, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
         # The page reports once loaded, focused or not; then its window carries its title.
-        pump_until(lambda: self.server.sequence > 0 or self.process.poll() is not None, timeout=180, what="the page to load")
+        pump_until(lambda: self.server.sequence > 0 or self.process.poll() is not None, timeout=180,
+                   what="the page to load")
         if self.process.poll() is not None:
             raise RuntimeError("%s exited" % kind)
         # The window title follows the page's only once painted; the browser's name will do.
@@ -161,7 +168,8 @@ class Browser:
 
     def clear(self):
         self.server.command(clear=True, focus="main")
-        pump_until(lambda: self.server.values.get("main") == "" and self.server.focused == "main", what="a cleared page")
+        pump_until(lambda: self.server.values.get("main") == "" and self.server.focused == "main",
+                   what="a cleared page")
 
     def focus(self, field):
         self.server.command(focus=field)
@@ -221,11 +229,16 @@ def stop_process(process):
 # Writer's own AutoCorrect while typing (capitals, quotes, dashes) and word completion (which
 # takes Return) would change the typed text: off, so that the text typed is the text expected.
 WRITER_SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Writer/AutoFunction/Format/ByInput"><prop oor:name="Enable" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Writer/AutoFunction/Completion"><prop oor:name="Enable" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+           xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Writer/AutoFunction/Format/ByInput">
+  <prop oor:name="Enable" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Writer/AutoFunction/Completion">
+  <prop oor:name="Enable" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc">
+  <prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc">
+  <prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
 </oor:items>
 """
 
@@ -259,7 +272,8 @@ class Writer:
 
         def connect():
             try:
-                box.append(resolver.resolve("uno:socket,host=127.0.0.1,port=%d;urp;StarOffice.ComponentContext" % self.port))
+                url = "uno:socket,host=127.0.0.1,port=%d;urp;StarOffice.ComponentContext" % self.port
+                box.append(resolver.resolve(url))
                 return True
             except Exception:
                 if self.process.poll() is not None:

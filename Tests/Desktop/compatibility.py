@@ -5,7 +5,8 @@ import sys
 
 CASES = [("prose", "prose typed exactly"), ("select", "`recomm` + F-key → `recommend`"),
          ("fix", "`I saw teh cat` + Ctrl+Alt+Return"),
-         ("fix-after-space", "`I saw teh cat. ` + Ctrl+Alt+Return"), ("focus", "focus change mid-word"), ("password", "password field")]
+         ("fix-after-space", "`I saw teh cat. ` + Ctrl+Alt+Return"), ("focus", "focus change mid-word"),
+         ("password", "password field")]
 
 
 def cell(result, control):
@@ -36,7 +37,10 @@ def main(path):
         row = []
         for a in apps:
             control = results.get(a + " (control)", {}).get(case)
-            row.append("n/a" if control is None else ("pass" if control.get("ok") else "fail: " + (control.get("detail") or "")[:100]))
+            if control is None:
+                row.append("n/a")
+            else:
+                row.append("pass" if control.get("ok") else "fail: " + (control.get("detail") or "")[:100])
         print("| %s | %s |" % (title, " | ".join(row)))
 
 

@@ -7,9 +7,9 @@ Starts Xvfb, a private ibus-daemon with Inkling as its global engine and a panel
 Tests/Integration/e2e does), then the application with GTK_IM_MODULE=ibus. With --control there
 is no IBus at all (GTK's own simple input method): the same keys, to tell the application's
 quirks from the engine's; with --ibus-control, IBus runs its own pass-through engine
-(xkb:us::eng) instead of Inkling, to tell IBus's quirks from the engine's. Keys go in with xdotool; Returns are pressed as the Return key
-(`xdotool type` sends Linefeed for "\\n", which Writer ignores). The last line of stdout is a
-JSON report: {"case": {"ok": bool, "outcome": ..., "expected": ..., "got": ..., ...}, ...}.
+(xkb:us::eng) instead of Inkling, to tell IBus's quirks from the engine's. Keys go in with xdotool;
+Returns are pressed as the Return key (`xdotool type` sends Linefeed for "\\n", which Writer ignores).
+The last line of stdout is a JSON report: {"case": {"ok": bool, "outcome": ..., "expected": ..., "got": ..., ...}, ...}.
 """
 
 import argparse
@@ -108,7 +108,8 @@ def case_select(ctx):
     try:
         ctx.panel.wait_for(lambda c: "recommend" in c, "recommend among the candidates")
     except Timeout:
-        return {"ok": False, "detail": "no table with recommend; last tables: %s" % ctx.panel.tables[-3:], "got": ctx.app.settle()}
+        return {"ok": False, "detail": "no table with recommend; last tables: %s" % ctx.panel.tables[-3:],
+                "got": ctx.app.settle()}
     select(ctx, "recommend")
     type_text(ctx.env, " it.", ctx.delay)
     expected = "I would like to recommend it."
@@ -226,7 +227,8 @@ CASES = {
     "focus": case_focus, "password": case_password,
 }
 NEEDS_ENGINE = {"select", "fix", "fix-after-space"}
-APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "focus"], "firefox": list(CASES), "chromium": list(CASES)}
+APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "focus"],
+        "firefox": list(CASES), "chromium": list(CASES)}
 
 
 class Context:
@@ -317,7 +319,8 @@ def main():
     parser.add_argument("--control", action="store_true", help="no IBus: the application alone")
     parser.add_argument(
         "--ibus-control", action="store_true",
-        help="IBus with its own pass-through engine (xkb:us::eng) instead of Inkling: tells IBus's quirks from the engine's")
+        help="IBus with its own pass-through engine (xkb:us::eng) instead of Inkling:"
+             " tells IBus's quirks from the engine's")
     parser.add_argument("--delay", type=int, default=int(os.environ.get("INKLING_DESKTOP_DELAY", "30")))
     parser.add_argument(
         "--repeat", type=int, default=1,
@@ -351,12 +354,14 @@ def main():
             engine_name = "xkb:us::eng"
         daemon = Daemon(
             components=components, global_engine=engine_name,
-            env=dict(locale_env, DISPLAY=xvfb.display), verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS")) or bool(args.trace),
+            env=dict(locale_env, DISPLAY=xvfb.display),
+            verbose=bool(os.environ.get("INKLING_DEBUG_EVENTS")) or bool(args.trace),
         ).start()
         panel = Panel(daemon.bus)
         env = dict(daemon.env)
         env["GTK_IM_MODULE"] = "ibus"
-    env.update({"DISPLAY": xvfb.display, "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none", "QT_IM_MODULE": env["GTK_IM_MODULE"]})
+    env.update({"DISPLAY": xvfb.display, "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none",
+                "QT_IM_MODULE": env["GTK_IM_MODULE"]})
     env.pop("WAYLAND_DISPLAY", None)
     report = {}
     app = None
@@ -372,7 +377,9 @@ def main():
         ctx = Context()
         ctx.app, ctx.env, ctx.panel, ctx.delay = app, env, panel, args.delay
         # The engine's learned words (XDG_DATA_HOME of the private daemon), for the password case.
-        ctx.store = os.path.join(daemon.root, "data", "inkling", "user.sqlite3") if daemon is not None and not args.ibus_control else None
+        ctx.store = None
+        if daemon is not None and not args.ibus_control:
+            ctx.store = os.path.join(daemon.root, "data", "inkling", "user.sqlite3")
         for run in range(args.repeat):
             for name in cases:
                 app.clear()

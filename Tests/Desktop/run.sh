@@ -18,7 +18,7 @@ export PYTHONDONTWRITEBYTECODE=1
 unset IBUS_ADDRESS DISPLAY WAYLAND_DISPLAY GTK_IM_MODULE QT_IM_MODULE XMODIFIERS
 export INKLING_DESKTOP_RESULTS=${INKLING_DESKTOP_RESULTS:-$HERE/last-run.json}
 rm -f "$INKLING_DESKTOP_RESULTS"
-cd "$HERE"
+cd "$HERE" || exit 1
 /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfEx "$@" test_desktop.py
 status=$?
 [ -f "$INKLING_DESKTOP_RESULTS" ] && /usr/bin/python3 "$HERE/compatibility.py" "$INKLING_DESKTOP_RESULTS"

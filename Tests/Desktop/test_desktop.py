@@ -41,7 +41,8 @@ def run_driver(app, control):
         return {"__error__": "driver timed out: %s" % (error.stdout or b"")[-2000:]}
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
     if result.returncode != 0 or not lines:
-        return {"__error__": "driver exited %d\n%s\n%s" % (result.returncode, result.stdout[-3000:], result.stderr[-3000:])}
+        return {"__error__": "driver exited %d\n%s\n%s"
+                % (result.returncode, result.stdout[-3000:], result.stderr[-3000:])}
     report = json.loads(lines[-1])
     path = os.environ.get("INKLING_DESKTOP_RESULTS")
     if path:
@@ -66,11 +67,13 @@ def test_desktop(app, case):
     if not outcome["ok"] and case not in NEEDS_ENGINE:
         control = run_driver(app, True).get(case)
         if control is not None and not control["ok"]:
-            pytest.xfail("fails without Inkling too (the application's): %s" % json.dumps(control, ensure_ascii=False)[:500])
+            pytest.xfail("fails without Inkling too (the application's): %s"
+                         % json.dumps(control, ensure_ascii=False)[:500])
     assert outcome["ok"], json.dumps(outcome, indent=1, ensure_ascii=False)
 
 
-@pytest.mark.parametrize("app,case", [(a, c) for a in CASES for c in CASES[a] if a in SELECTED and c not in NEEDS_ENGINE])
+@pytest.mark.parametrize("app,case", [(a, c) for a in CASES for c in CASES[a]
+                                      if a in SELECTED and c not in NEEDS_ENGINE])
 def test_control(app, case):
     """The same keys without IBus: the application itself types them exactly."""
     if shutil.which(BINARIES[app]) is None:

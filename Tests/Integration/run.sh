@@ -26,10 +26,12 @@ unset IBUS_ADDRESS DISPLAY WAYLAND_DISPLAY GTK_IM_MODULE QT_IM_MODULE XMODIFIERS
 REPORT=$(mktemp --suffix=.xml)
 CLOUD_REPORT=$(mktemp --suffix=.xml)
 trap 'rm -f "$REPORT" "$CLOUD_REPORT"' EXIT
-cd "$HERE"
-FILES=$(ls test_*.py | grep -vx test_cloud_engine.py)
-# shellcheck disable=SC2086
-/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$REPORT" "$@" $FILES
+cd "$HERE" || exit 1
+FILES=()
+for file in test_*.py; do
+    if [ "$file" != test_cloud_engine.py ]; then FILES+=("$file"); fi
+done
+/usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --junitxml="$REPORT" "$@" "${FILES[@]}"
 status=$?
 # The cloud-check tests need a daemon whose engine has the cloud enabled, and libibus talks to
 # one daemon per process: their own pytest process (exit 5 = nothing selected by the arguments).

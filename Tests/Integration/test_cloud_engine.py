@@ -278,7 +278,8 @@ def test_extra_fix_from_the_cloud_is_applied_exactly(client, server):
     client.deletes.clear()
     commits_before = len(client.commits)
     assert client.key(IBus.KEY_Return, CONTROL | ALT)
-    pump_until(lambda: client.text == "They saw teh cat.", timeout=WAIT, what="the fix in the client's text (%r)" % client.text)
+    pump_until(lambda: client.text == "They saw teh cat.", timeout=WAIT,
+               what="the fix in the client's text (%r)" % client.text)
     assert client.deletes == [(-4, 4)]
     assert client.commits[commits_before:] == ["cat."]
     wait_aux(client, lambda aux: "hat" not in aux, "the applied chip to go")
@@ -368,7 +369,8 @@ def misbehave(client, daemon, mode, reason, timeout):
     log_before = len(daemon.log())
     sentence = {"flood": "Ann saw teh lake.", "oversized": "Bob saw teh road.", "silent": "Kim saw teh tree."}[mode]
     worst = timed_type(client, sentence)
-    pump_until(lambda: reason in daemon.log()[log_before:], timeout=timeout, what="the bridge to stop the %s helper" % mode)
+    pump_until(lambda: reason in daemon.log()[log_before:], timeout=timeout,
+               what="the bridge to stop the %s helper" % mode)
     pump_until(lambda: not helper_pids(daemon, fake=True), timeout=WAIT, what="the %s helper to be killed" % mode)
     wait_aux(client, lambda aux: HINT not in aux and chip("teh", "the") in aux, "the local chip without the hint")
     worst = max(worst, timed_type(client, " Then"))

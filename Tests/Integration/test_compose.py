@@ -93,7 +93,7 @@ class Checks:
 
 
 def helper_main():
-    from ibus_harness import RELEASE, SHIFT, Client, Daemon, IBus, Timeout
+    from ibus_harness import SHIFT, Client, Daemon, IBus, Timeout
 
     mod5 = int(IBus.ModifierType.MOD5_MASK)
     root = tempfile.mkdtemp(prefix="inkling-compose-")

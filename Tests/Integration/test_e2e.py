@@ -44,7 +44,8 @@ def run_driver(toolkit):
     result = subprocess.run(command, capture_output=True, text=True, timeout=240)
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
     if result.returncode != 0 or not lines:
-        return {"__error__": "driver exited %d\n%s\n%s" % (result.returncode, result.stdout[-3000:], result.stderr[-3000:])}
+        return {"__error__": "driver exited %d\n%s\n%s"
+                % (result.returncode, result.stdout[-3000:], result.stderr[-3000:])}
     return json.loads(lines[-1])
 
 

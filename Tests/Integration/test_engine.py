@@ -11,7 +11,6 @@ from ibus_harness import (
     CONTROL,
     RELEASE,
     REPO,
-    SHIFT,
     Client,
     IBus,
     cli_path,
@@ -58,7 +57,9 @@ def test_xml_is_the_template_with_the_absolute_engine_path():
     xml = subprocess.run([engine, "--xml"], check=True, capture_output=True, text=True).stdout
     with open(os.path.join(REPO, "ibus-component", "inkling.xml.in")) as f:
         template = f.read()
-    assert xml == template.replace("@EXEC@", engine)
+    setup = os.path.join(os.path.dirname(engine), "inkling-setup")
+    assert xml == template.replace("@EXEC@", engine).replace("@SETUP@", setup)
+    assert "<setup>%s</setup>" % setup in xml
     assert "<exec>%s --supervise --ibus</exec>" % engine in xml
     version = subprocess.run([engine, "--version"], check=True, capture_output=True, text=True).stdout
     assert version.startswith("ibus-engine-inkling ")
@@ -287,7 +288,8 @@ def test_surrounding_text_with_emoji_gives_next_word_predictions(client):
     assert all(c and " " not in c for c in candidates)
     cli = cli_path()
     if os.access(cli, os.X_OK):
-        expected = subprocess.run([cli, "suggest", "--no-learned", context, "-n", str(len(candidates))], capture_output=True, text=True)
+        expected = subprocess.run([cli, "suggest", "--no-learned", context, "-n", str(len(candidates))],
+                                  capture_output=True, text=True)
         if expected.returncode == 0:
             assert candidates == expected.stdout.split("\n")[: len(candidates)]
     # Completing the next word follows the same context.

@@ -15,7 +15,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 
 import pytest
@@ -84,10 +83,12 @@ def test_closures_run_off_the_main_thread_cannot_inherit_main_actor_isolation():
             with open(os.path.join(root, folder, name)) as f:
                 text = f.read()
             where = "%s/%s" % (folder, name)
-            for match in re.finditer(r"(setEventHandler|setCancelHandler|setRegistrationHandler|DispatchWorkItem)\s*(\(\s*(handler:|block:|qos:[^)]*,)?\s*)?\{", text):
+            for match in re.finditer(r"(setEventHandler|setCancelHandler|setRegistrationHandler|DispatchWorkItem)"
+                                     r"\s*(\(\s*(handler:|block:|qos:[^)]*,)?\s*)?\{", text):
                 if not re.match(r"\s*@Sendable\b", text[match.end():]):
                     problems.append("%s: a %s closure without @Sendable" % (where, match.group(1)))
-            for pattern in (r"\bTask\s*(\(.*\))?\s*\{", r"DispatchQueue\.main\b", r"MainActor\.run\b", r"\bdispatchMain\("):
+            for pattern in (r"\bTask\s*(\(.*\))?\s*\{", r"DispatchQueue\.main\b", r"MainActor\.run\b",
+                            r"\bdispatchMain\("):
                 if re.search(pattern, text):
                     problems.append("%s: %s (never runs under ibus_main)" % (where, pattern))
     assert not problems, "\n".join(problems)
@@ -119,7 +120,8 @@ def test_a_crash_loop_gives_up_instead_of_restarting_forever():
 def user_namespace_prefix():
     """`unshare` arguments giving the helper a private mount namespace (so that a fake journald
     socket can sit at the fixed path GLib writes to), or None where that is not allowed."""
-    for prefix in (["unshare", "--mount", "--propagation", "private"], ["unshare", "-r", "--mount", "--propagation", "private"]):
+    for prefix in (["unshare", "--mount", "--propagation", "private"],
+                   ["unshare", "-r", "--mount", "--propagation", "private"]):
         try:
             probe = subprocess.run(prefix + ["mount", "-t", "tmpfs", "none", "/mnt"], capture_output=True, timeout=20)
         except (OSError, subprocess.TimeoutExpired):
@@ -226,7 +228,8 @@ def scenario_double_term(checks):
         os.kill(process.pid, signal.SIGTERM)
         status = wait_exit(process)
         errors.seek(0)
-        checks.check("two SIGTERMs: exit status 0", status == 0, "status %s; stderr: %s" % (status, errors.read()[-1500:]))
+        checks.check("two SIGTERMs: exit status 0", status == 0,
+                     "status %s; stderr: %s" % (status, errors.read()[-1500:]))
     finally:
         daemon.stop()
 
@@ -396,8 +399,6 @@ def scenario_crash(checks, name, kind="plain"):
 
 
 def scenario_crash_loop(checks):
-    from ibus_harness import pump_until
-
     daemon, client = daemon_with_client()
     try:
         supervisor = supervisor_pid(daemon)
@@ -489,7 +490,8 @@ def scenario_journal(checks):
             time.sleep(0.05)
         cloud = [e for e in journal.read() if e.get("SYSLOG_IDENTIFIER") == "inkling-cloud"]
         checks.check("the cloud helper logs to the journal", cloud, journal.entries[-5:])
-        checks.check("its entries are whole messages", all(e.get("MESSAGE") and e.get("PRIORITY") for e in cloud), cloud[:3])
+        checks.check("its entries are whole messages",
+                     all(e.get("MESSAGE") and e.get("PRIORITY") for e in cloud), cloud[:3])
         debug = [e for e in journal.read() if e.get("PRIORITY") == "7"]
         checks.check("no GLib debug messages without G_MESSAGES_DEBUG", not debug, debug[:3])
         everything = json.dumps(journal.read())

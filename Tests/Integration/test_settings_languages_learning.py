@@ -27,7 +27,6 @@ import german_pack  # noqa: E402
 SCHEMA = "org.freedesktop.ibus.engine.inkling"
 
 
-
 def run_scenario(name):
     result = subprocess.run(
         [sys.executable, os.path.abspath(__file__), name], capture_output=True, text=True, timeout=180
@@ -180,7 +179,7 @@ def restart_engine(daemon, client):
 
 
 def scenario_settings(checks):
-    from ibus_harness import CONTROL, IBus, drain, pump_until
+    from ibus_harness import CONTROL, IBus
 
     daemon = make_daemon().start()
     try:
@@ -235,7 +234,7 @@ def scenario_settings(checks):
             pump_for(0.2)
         checks.check("off-the-record key writes GSettings", value == "true", value)
         client.destroy()
-        checks.extra["log"] = [l for l in daemon.log().splitlines() if "settings" in l][:5]
+        checks.extra["log"] = [line for line in daemon.log().splitlines() if "settings" in line][:5]
     finally:
         daemon.stop()
 
@@ -356,7 +355,7 @@ def scenario_languages(checks):
         table = table_after(client, "th", lambda c: "the" in c)
         checks.check("English serves after a restart", table is not None, client.tables[-3:])
         client.destroy()
-        checks.extra["log"] = [l for l in daemon.log().splitlines() if "pack" in l][:5]
+        checks.extra["log"] = [line for line in daemon.log().splitlines() if "pack" in line][:5]
     except Exception:
         checks.extra["daemon_log"] = daemon.log()[-4000:]
         raise
@@ -414,8 +413,8 @@ def scenario_changed(checks):
             table = table_after(client, " The president of the Un", lambda c: "United" in c, timeout=1.0)
             erase_word(client)
         checks.check("back to English", table is not None, client.tables[-3:])
-        checks.check("the same engine process is alive", daemon.engine_pid() == pid and os.path.exists("/proc/%d" % pid),
-                     [pid, daemon.engine_pid()])
+        checks.check("the same engine process is alive",
+                     daemon.engine_pid() == pid and os.path.exists("/proc/%d" % pid), [pid, daemon.engine_pid()])
         client.destroy()
     except Exception:
         checks.extra["daemon_log"] = daemon.log()[-4000:]
@@ -453,7 +452,8 @@ def scenario_menu(checks):
             items = language["items"]
             checks.check("English and the installed German are offered",
                          list(items) == ["inkling.language.en", "inkling.language.de"], items)
-            checks.check("German is called by its name", items.get("inkling.language.de", {}).get("label") == "Deutsch", items)
+            checks.check("German is called by its name",
+                         items.get("inkling.language.de", {}).get("label") == "Deutsch", items)
             checks.check("English is the checked radio item",
                          items.get("inkling.language.en", {}).get("state") == int(IBus.PropState.CHECKED), items)
             checks.check("off the record starts unchecked",
@@ -519,7 +519,7 @@ def learned_words(daemon):
 
 
 def scenario_learning(checks):
-    from ibus_harness import IBus, pump_until
+    from ibus_harness import IBus
 
     daemon = make_daemon(settings=False).start()
     try:
@@ -578,7 +578,7 @@ def helper_main(name):
     try:
         {"settings": scenario_settings, "languages": scenario_languages, "menu": scenario_menu,
          "learning": scenario_learning, "changed": scenario_changed}[name](checks)
-    except Exception as exc:  # reported, not raised: the parent prints the checks
+    except Exception:  # reported, not raised: the parent prints the checks
         import traceback
 
         error = traceback.format_exc()

@@ -30,7 +30,8 @@ def test(function):
 def inkling(*arguments, env=None, input=None, check=True):
     if arguments[0] == "learn":
         arguments = (*arguments, "--pack", ARGS.pack)
-    result = subprocess.run([ARGS.inkling, *arguments], capture_output=True, text=True, env=env, input=input, timeout=60)
+    result = subprocess.run([ARGS.inkling, *arguments], capture_output=True, text=True, env=env, input=input,
+                            timeout=60)
     if check and result.returncode != 0:
         raise AssertionError(f"inkling {' '.join(arguments)} failed ({result.returncode}): {result.stderr.strip()}")
     return result
@@ -114,7 +115,8 @@ def export_never_follows_a_link_planted_at_its_temporary_name():
     target = os.path.join(folder, "export.tsv")
     # exec keeps the shell's PID, so $$ is the PID inkling will have.
     script = 'ln -s "$1" "$2.tmp-$$" && exec "$3" learned export "$2" --db "$4"'
-    result = subprocess.run(["sh", "-c", script, "sh", victim, target, ARGS.inkling, db], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(["sh", "-c", script, "sh", victim, target, ARGS.inkling, db],
+                            capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert open(victim).read() == "keep me\n", "the export wrote through the planted link"
     assert "zorblaxqua" in open(target).read()
@@ -168,7 +170,8 @@ def a_newer_schema_is_refused_and_untouched():
     connection.close()
     before = open(db, "rb").read()
     result = inkling("learned", "list", "--db", db, check=False)
-    assert result.returncode == 1 and "schema version 42" in result.stderr and "newer Inkling" in result.stderr, result.stderr
+    assert result.returncode == 1, result.stderr
+    assert "schema version 42" in result.stderr and "newer Inkling" in result.stderr, result.stderr
     result = inkling("learn", "-", "--db", db, input="more words\n", check=False)
     assert result.returncode == 1
     assert open(db, "rb").read() == before
@@ -225,8 +228,9 @@ def two_writers_lose_no_word():
     word either typed is there when both are done (before: ~a quarter were discarded)."""
     db = fresh_db()
     words = 6000
-    writers = [subprocess.Popen([ARGS.inkling, "learned", "_stress", "--db", db, "--start", str(start), "--words", str(words),
-                                 "--seconds", "300"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    writers = [subprocess.Popen([ARGS.inkling, "learned", "_stress", "--db", db, "--start", str(start),
+                                 "--words", str(words), "--seconds", "300"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for start in (0, 10_000_000)]
     # A third process writes too, as `inkling learn` would while both engines type.
     inkling("learn", "-", "--db", db, input="concurrent words here\n")
@@ -235,7 +239,8 @@ def two_writers_lose_no_word():
         assert writer.returncode == 0, err
         assert f"finished {words}" in out, out[-200:]
     keys = {k for (k,) in rows(db, "SELECT key FROM entries WHERE context = ''")}
-    expected = {stress_word(start + index) for start in (0, 10_000_000) for index in range(words)} | {"concurrent", "words", "here"}
+    expected = {stress_word(start + index) for start in (0, 10_000_000) for index in range(words)}
+    expected |= {"concurrent", "words", "here"}
     missing = expected - keys
     assert not missing, f"{len(missing)} of {len(expected)} words lost, e.g. {sorted(missing)[:3]}"
 
@@ -311,7 +316,8 @@ def list_is_total_against_hostile_stored_values():
     connection.execute("UPDATE entries SET count = 1e300 WHERE key = 'huge'")
     connection.execute("UPDATE entries SET count = -5 WHERE key = 'negative'")
     connection.execute("UPDATE entries SET last_used = -9223372036854775808 WHERE key = 'old'")
-    connection.execute("UPDATE entries SET display = 'ev' || char(27) || ']0;pwned' || char(7) || 'il' WHERE key = 'evil' AND context = ''")
+    connection.execute("UPDATE entries SET display = 'ev' || char(27) || ']0;pwned' || char(7) || 'il'"
+                       " WHERE key = 'evil' AND context = ''")
     connection.commit()
     connection.close()
     listing = inkling("learned", "list", "--db", db)

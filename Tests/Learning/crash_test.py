@@ -53,7 +53,8 @@ def check(inkling: str, db: str, expected: set[str]) -> str | None:
     missing = expected - keys
     if missing:
         return f"{len(missing)} committed words missing (e.g. {sorted(missing)[:3]})"
-    result = subprocess.run([inkling, "learned", "list", "--limit", "1", "--db", db], capture_output=True, text=True, timeout=30)
+    result = subprocess.run([inkling, "learned", "list", "--limit", "1", "--db", db],
+                            capture_output=True, text=True, timeout=30)
     if result.returncode != 0 or "damaged" in result.stderr:
         return f"inkling cannot open it: {result.stderr.strip()[:200]}"
     if os.stat(db).st_mode & 0o777 != 0o600:

@@ -9,8 +9,7 @@
 # fail). Prints `N passed, N failed` and exits non-zero when anything failed.
 set -uo pipefail
 
-cd "$(dirname "$0")/../.."
-REPO=$PWD
+cd "$(dirname "$0")/../.." || exit 1
 BIN_DIR=$(realpath "${BIN_DIR:-.build/release}")
 INKLING=$BIN_DIR/inkling
 SCHEMA_ID=org.freedesktop.ibus.engine.inkling
@@ -45,7 +44,8 @@ assert schema.get("id") == "org.freedesktop.ibus.engine.inkling", schema.get("id
 assert schema.get("path") == "/org/freedesktop/ibus/engine/inkling/", schema.get("path")
 expected = {"page-size": "i", "selection-keys": "s", "next-word-predictions": "b", "autocorrect": "s",
             "apply-fix-key": "s", "correction-panel-key": "s", "keep-word-key": "s", "cloud-check": "b",
-            "cloud-endpoint": "s", "cloud-model": "s", "languages": "as", "off-the-record": "b"}
+            "cloud-endpoint": "s", "cloud-model": "s", "languages": "as", "off-the-record": "b",
+            "keyboard-layout": "s"}
 keys = {k.get("name"): k for k in schema.findall("key")}
 assert set(keys) == set(expected), sorted(set(keys) ^ set(expected))
 for name, key in keys.items():
@@ -153,7 +153,11 @@ else
         for f in /usr/libexec/ibus-engine-inkling /usr/bin/inkling /usr/share/ibus/component/inkling.xml \
             /usr/share/inkling/packs/en.inkpack /usr/share/inkling/manifest.json \
             /usr/share/glib-2.0/schemas/$SCHEMA_ID.gschema.xml /usr/share/doc/ibus-inkling/copyright \
-            /usr/share/doc/ibus-inkling/changelog.Debian.gz /usr/share/man/man1/inkling.1.gz; do
+            /usr/share/doc/ibus-inkling/changelog.Debian.gz /usr/share/man/man1/inkling.1.gz \
+            /usr/bin/inkling-setup /usr/share/man/man1/inkling-setup.1.gz \
+            /usr/share/applications/org.freedesktop.ibus.engine.inkling.Setup.desktop \
+            /usr/share/icons/hicolor/scalable/apps/org.freedesktop.ibus.engine.inkling.svg \
+            /usr/share/metainfo/org.freedesktop.ibus.engine.inkling.metainfo.xml; do
             grep -qx "$f" "$TMP/files" || { echo "missing $f"; missing=1; }
         done
         return $missing
@@ -205,6 +209,14 @@ else
     check "component exec is /usr/libexec/ibus-engine-inkling" \
         grep -q '<exec>/usr/libexec/ibus-engine-inkling' "$X/usr/share/ibus/component/inkling.xml"
     check "component has no unfilled placeholder" sh -c "! grep -q '@[A-Z_]*@' '$X/usr/share/ibus/component/inkling.xml'"
+    check "component <setup> is the packaged app" \
+        grep -q '<setup>/usr/bin/inkling-setup</setup>' "$X/usr/share/ibus/component/inkling.xml"
+    check "component <icon> is a packaged file" \
+        test -f "$X$(sed -n 's|.*<icon>\(.*\)</icon>.*|\1|p' "$X/usr/share/ibus/component/inkling.xml")"
+    check "AppStream metainfo validates (appstreamcli --pedantic)" \
+        appstreamcli validate --no-net --pedantic "$X/usr/share/metainfo/org.freedesktop.ibus.engine.inkling.metainfo.xml"
+    check "Homepage, Recommends and Suggests set" \
+        sh -c "test -n \"\$(dpkg-deb -f '$DEB' Homepage)\" && dpkg-deb -f '$DEB' Recommends | grep -q ibus-gtk4 && test -n \"\$(dpkg-deb -f '$DEB' Suggests)\""
     manifest_ok() {
         /usr/bin/python3 - "$X/usr/share/inkling" <<'EOF'
 import hashlib, json, os, sys

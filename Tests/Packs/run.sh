@@ -4,7 +4,7 @@
 # file modes, interrupted installs and unreadable packs (test_pack_safety.py), and packs
 # rewritten or truncated on disk while in use (test_pack_in_use.py).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 export PYTHONDONTWRITEBYTECODE=1
 status=0
 /usr/bin/python3 Tests/Packs/test_packs.py || status=1

@@ -115,7 +115,8 @@ def main():
         truncate_in_place(english)
         r = subprocess.run([INKLING, "suggest", "--pack", english, "I don"], capture_output=True, text=True,
                            timeout=60)
-        suite.check("an empty pack is refused with a clear error", r.returncode > 0 and "truncated" in r.stderr, f"rc {r.returncode}: {r.stderr!r}")
+        suite.check("an empty pack is refused with a clear error", r.returncode > 0 and "truncated" in r.stderr,
+                    f"rc {r.returncode}: {r.stderr!r}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{suite.passed} passed, {suite.failed} failed")

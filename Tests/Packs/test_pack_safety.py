@@ -104,7 +104,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 def run(args, env, timeout=120, umask=None):
     preexec = (lambda: os.umask(umask)) if umask is not None else None
     try:
-        return subprocess.run([INKLING] + args, env=env, capture_output=True, text=True, timeout=timeout, preexec_fn=preexec)
+        return subprocess.run([INKLING] + args, env=env, capture_output=True, text=True, timeout=timeout,
+                              preexec_fn=preexec)
     except subprocess.TimeoutExpired as expired:
         return subprocess.CompletedProcess(expired.cmd, -999, expired.stdout or "", f"timed out after {timeout} s")
 
@@ -112,7 +113,8 @@ def run(args, env, timeout=120, umask=None):
 def one_sentence(stderr):
     """A single `inkling: …` line, no Foundation dump."""
     lines = [line for line in stderr.splitlines() if line.strip()]
-    return len(lines) == 1 and lines[0].startswith("inkling: ") and "CocoaError" not in stderr and "userInfo" not in stderr
+    return (len(lines) == 1 and lines[0].startswith("inkling: ")
+            and "CocoaError" not in stderr and "userInfo" not in stderr)
 
 
 def main():
@@ -146,7 +148,8 @@ def main():
             entry("rg", "/redirect/gopher"), entry("rf", "/redirect/file"), entry("rn", "/redirect/network"),
             entry("rl", "/redirect/loopback"), entry("dr", "/drip.inkpack", size=drip_size, digest="0" * 64),
         ]
-        Handler.files = {"/manifest.json": json.dumps({"formatVersion": 1, "packs": entries}).encode(), "/packs/de.inkpack": data}
+        Handler.files = {"/manifest.json": json.dumps({"formatVersion": 1, "packs": entries}).encode(),
+                         "/packs/de.inkpack": data}
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         port = server.server_address[1]
@@ -179,7 +182,8 @@ def main():
         # --- item 12: under umask 000 everything created is private -------------------------------
         r = run(["packs", "update"], env, umask=0)
         suite.check("update works", r.returncode == 0, r.stderr)
-        suite.check("update names every refused pack URL", all(f"'{code}' pack's URL '{hostile[code]}'" in r.stderr for code in hostile)
+        suite.check("update names every refused pack URL",
+                    all(f"'{code}' pack's URL '{hostile[code]}'" in r.stderr for code in hostile)
                     and "'de' pack's URL" not in r.stderr, r.stderr)
         r = run(["packs", "list"], env)
         listed = {line.split("\t")[0]: line.split("\t")[-1] for line in r.stdout.splitlines()}
@@ -191,9 +195,10 @@ def main():
         with open(learn_input, "w") as f:
             f.write("Ich möchte gerne ein Haus haben.\n")
         r = run(["learn", learn_input, "--pack", os.path.join(packs, "de.inkpack")], env, umask=0)
-        suite.check("learn creates the user store", r.returncode == 0 and os.path.exists(os.path.join(data_folder, "user.sqlite3")), r.stderr)
+        suite.check("learn creates the user store",
+                    r.returncode == 0 and os.path.exists(os.path.join(data_folder, "user.sqlite3")), r.stderr)
         user_file = os.path.join(work, "user-model.tsv")
-        p = subprocess.run([INKLING, "predict", "--stdio", "--learn", "--user-file", user_file], env=env, input=json.dumps(
+        subprocess.run([INKLING, "predict", "--stdio", "--learn", "--user-file", user_file], env=env, input=json.dumps(
             {"id": 1, "commit": "zorblax", "context": "hello"}) + "\n", capture_output=True, text=True, timeout=120,
             preexec_fn=lambda: os.umask(0))
         modes = {}
@@ -205,10 +210,12 @@ def main():
         if os.path.exists(user_file):
             modes[user_file] = stat.S_IMODE(os.lstat(user_file).st_mode)
         open_to_others = {path: oct(mode) for path, mode in modes.items() if mode & 0o077}
-        suite.check("under umask 000 no created folder or file is open to others", open_to_others == {}, str(open_to_others))
+        suite.check("under umask 000 no created folder or file is open to others", open_to_others == {},
+                    str(open_to_others))
         expected = {os.path.join(home, "data"): 0o700, data_folder: 0o700, packs: 0o700,
                     os.path.join(packs, "de.inkpack"): 0o600, os.path.join(data_folder, "manifest.json"): 0o600,
-                    os.path.join(data_folder, "manifest.source"): 0o600, os.path.join(data_folder, "user.sqlite3"): 0o600}
+                    os.path.join(data_folder, "manifest.source"): 0o600,
+                    os.path.join(data_folder, "user.sqlite3"): 0o600}
         wrong = {path: oct(modes.get(path, 0)) for path, mode in expected.items() if modes.get(path) != mode}
         suite.check("folders are 0700 and files 0600", wrong == {}, str(wrong))
 
@@ -218,7 +225,8 @@ def main():
             r = run(["packs", "install", code], env, timeout=QUICK)
             scheme = hostile_url.split(":")[0]
             suite.check(f"{scheme} entry ({code}) is refused with a clear message",
-                        r.returncode not in (0, -999) and "refused" in r.stderr and "https://" in r.stderr and one_sentence(r.stderr), r.stderr)
+                        r.returncode not in (0, -999) and "refused" in r.stderr and "https://" in r.stderr
+                        and one_sentence(r.stderr), r.stderr)
             suite.check(f"{scheme} entry ({code}): nothing fetched, nothing installed",
                         listener.connections == before and not installed(code) and partials() == [],
                         f"connections {listener.connections - before}, partials {partials()}")
@@ -227,24 +235,28 @@ def main():
                     r.returncode not in (0, -999) and "https://" in r.stderr and listener.connections == 0, r.stderr)
         r = run(["packs", "update", "--manifest-url", f"http://0.0.0.0:{lport}/manifest.json"], env, timeout=QUICK)
         suite.check("a clear-text manifest URL to another host is refused before any fetch",
-                    r.returncode not in (0, -999) and "only to this machine" in r.stderr and listener.connections == 0, r.stderr)
+                    r.returncode not in (0, -999) and "only to this machine" in r.stderr
+                    and listener.connections == 0, r.stderr)
         suite.check("the listener never got a byte", listener.received == b"", repr(listener.received[:80]))
 
         for code, words in [("rg", "gopher"), ("rf", "file"), ("rn", "clear-text http to another host")]:
             before = listener.connections
             r = run(["packs", "install", code], env, timeout=QUICK)
             suite.check(f"a redirect to {words} is refused",
-                        r.returncode not in (0, -999) and "the redirect to" in r.stderr and not installed(code), r.stderr)
+                        r.returncode not in (0, -999) and "the redirect to" in r.stderr and not installed(code),
+                        r.stderr)
             suite.check(f"a redirect to {words} fetches nothing", listener.connections == before and partials() == [])
         # A redirect between loopback URLs still works (mirrors and test servers use them).
         r = run(["packs", "install", "rl"], env, timeout=QUICK)
-        suite.check("a redirect to loopback http is followed", "redirect" not in r.stderr and "it is a 'de' pack" in r.stderr, r.stderr)
+        suite.check("a redirect to loopback http is followed",
+                    "redirect" not in r.stderr and "it is a 'de' pack" in r.stderr, r.stderr)
 
         started = time.monotonic()
         r = run(["packs", "install", "dr"], env, timeout=QUICK)
         took = time.monotonic() - started
         suite.check("a drip server is abandoned at the deadline",
-                    r.returncode not in (0, -999) and "took longer" in r.stderr and partials() == [], f"{took:.1f} s: {r.stderr}")
+                    r.returncode not in (0, -999) and "took longer" in r.stderr and partials() == [],
+                    f"{took:.1f} s: {r.stderr}")
         print(f"     (drip abandoned after {took:.1f} s; the whole drip would take {drip_size / 600:.0f} s)")
 
         # Same class: the cloud endpoint's loopback test parses the host too (not a prefix match).
@@ -254,9 +266,11 @@ def main():
             shutil.copy(os.path.join(ROOT, "data", "gschema", name), schemas)
         subprocess.run(["glib-compile-schemas", schemas], check=True)
         config_env = dict(env, GSETTINGS_SCHEMA_DIR=schemas, GSETTINGS_BACKEND="memory")
-        for endpoint in ["http://localhost.evil.example/v1", "http://127.0.0.1.evil.example/v1", "http://127.0.0.1@evil.example/v1"]:
+        for endpoint in ["http://localhost.evil.example/v1", "http://127.0.0.1.evil.example/v1",
+                         "http://127.0.0.1@evil.example/v1"]:
             r = run(["config", "set", "cloud-endpoint", endpoint], config_env, timeout=QUICK)
-            suite.check(f"config refuses the cloud endpoint {endpoint}", r.returncode == 1 and "https://" in r.stderr, f"{r.returncode} {r.stderr}")
+            suite.check(f"config refuses the cloud endpoint {endpoint}", r.returncode == 1 and "https://" in r.stderr,
+                        f"{r.returncode} {r.stderr}")
         r = run(["config", "set", "cloud-endpoint", "http://127.0.0.1:11434/v1"], config_env, timeout=QUICK)
         suite.check("config accepts a loopback cloud endpoint", r.returncode == 0, r.stderr)
 
@@ -267,21 +281,26 @@ def main():
         traversal = "../../../victim"
         assert os.path.abspath(os.path.join(packs, traversal + ".inkpack")) == victim
         for command in (["packs", "remove", traversal], ["packs", "verify", traversal], ["packs", "install", traversal],
-                        ["packs", "remove", "de/../../../../victim"], ["packs", "remove", ".de"], ["packs", "remove", "de.x"]):
+                        ["packs", "remove", "de/../../../../victim"], ["packs", "remove", ".de"],
+                        ["packs", "remove", "de.x"]):
             r = run(command, env, timeout=QUICK)
             suite.check(f"'{' '.join(command)}' is refused", r.returncode == 2 and "is not a language code" in r.stderr
                         and one_sentence(r.stderr), f"{r.returncode} {r.stderr}")
         suite.check("the victim file survives", os.path.exists(victim) and open(victim).read() == "precious")
         built = os.path.join(work, "bad-language.inkpack")
-        r = run(["pack", "build", "--prepared", os.path.join(work, "prepared"), "-o", built, "--language", "../de"], env, timeout=QUICK)
-        suite.check("'pack build --language ../de' is refused", r.returncode == 2 and "is not a language code" in r.stderr
+        r = run(["pack", "build", "--prepared", os.path.join(work, "prepared"), "-o", built, "--language", "../de"],
+                env, timeout=QUICK)
+        suite.check("'pack build --language ../de' is refused",
+                    r.returncode == 2 and "is not a language code" in r.stderr
                     and not os.path.exists(built), f"{r.returncode} {r.stderr}")
 
         # --- item 15: partial downloads do not outlive their install -------------------------------
         def slow_install():
-            proc = subprocess.Popen([INKLING, "packs", "install", "dr"], env=dict(env, INKLING_DOWNLOAD_BASE_SECONDS="120"),
+            proc = subprocess.Popen([INKLING, "packs", "install", "dr"],
+                                    env=dict(env, INKLING_DOWNLOAD_BASE_SECONDS="120"),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             deadline = time.monotonic() + QUICK
+
             def bytes_arrived():
                 try:
                     return any(os.path.getsize(path) > 0 for path in partials())
@@ -296,7 +315,8 @@ def main():
         left = partials()
         suite.check("a slow install writes a partial file", len(left) == 1, str(left))
         r = run(["packs", "list"], env, timeout=QUICK)
-        suite.check("list keeps the partial file of an install still running", all(os.path.exists(p) for p in left) and left != [])
+        suite.check("list keeps the partial file of an install still running",
+                    all(os.path.exists(p) for p in left) and left != [])
         proc.kill()
         proc.wait(timeout=30)
         suite.check("kill -9 leaves the partial file behind", all(os.path.exists(p) for p in left) and left != [])
@@ -335,7 +355,8 @@ def main():
             shutil.copy(os.path.join(work, "de.inkpack"), locked)
             os.chmod(locked, 0)
             r = run(["suggest", "--pack", locked, "Ich"], env, timeout=QUICK)
-            suite.check("an unreadable (chmod 000) pack: one clear sentence", r.returncode == 1 and one_sentence(r.stderr)
+            suite.check("an unreadable (chmod 000) pack: one clear sentence",
+                        r.returncode == 1 and one_sentence(r.stderr)
                         and "permission denied" in r.stderr.lower() and locked in r.stderr, r.stderr)
         else:
             print("skip an unreadable (chmod 000) pack: running as root")

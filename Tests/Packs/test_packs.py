@@ -23,7 +23,6 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 INKLING = os.environ.get("INKLING", os.path.join(ROOT, ".build", "release", "inkling"))
 
 
-
 class Behaviour:
     mode = "normal"
     hits = 0
@@ -99,7 +98,8 @@ def main():
         r = run(["packs", "verify", "de"], env)
         suite.check("verify refuses a truncated pack", r.returncode == 1 and "CORRUPT" in r.stdout, r.stdout)
         r = run(["predict", "--stdio", "--pack", final], env)
-        suite.check("a truncated pack is refused with a clear message", r.returncode != 0 and "truncated" in r.stderr, r.stderr)
+        suite.check("a truncated pack is refused with a clear message",
+                    r.returncode != 0 and "truncated" in r.stderr, r.stderr)
 
         r = run(["packs", "install", "de"], env)
         suite.check("normal install", r.returncode == 0 and open(final, "rb").read() == data, r.stderr)
@@ -114,13 +114,15 @@ def main():
                 os.remove(final)
             Behaviour.mode = mode
             r = run(["packs", "install", "de"], env)
-            suite.check(f"a download {words} is refused", r.returncode != 0 and "nothing was installed" in r.stderr, r.stderr)
+            suite.check(f"a download {words} is refused",
+                        r.returncode != 0 and "nothing was installed" in r.stderr, r.stderr)
             suite.check(f"a download {words} leaves no file under the final name", not os.path.exists(final))
             suite.check(f"a download {words} leaves no temporary file", leftovers() == [], str(leftovers()))
         Behaviour.mode = "normal"
 
         r = run(["packs", "install", "fr"], env)
-        suite.check("a pack needing a newer engine is refused", r.returncode != 0 and "needs Inkling 99.0" in r.stderr, r.stderr)
+        suite.check("a pack needing a newer engine is refused",
+                    r.returncode != 0 and "needs Inkling 99.0" in r.stderr, r.stderr)
         r = run(["packs", "list"], env)
         suite.check("list shows what needs a newer engine", "needs Inkling 99.0" in r.stdout, r.stdout)
 
@@ -129,7 +131,8 @@ def main():
                                   stderr=subprocess.PIPE, text=True) for _ in range(2)]
         codes = [p.wait(timeout=120) for p in procs]
         suite.check("two concurrent installs both succeed", codes == [0, 0], str(codes))
-        suite.check("two concurrent installs leave one whole pack", open(final, "rb").read() == data and leftovers() == [])
+        suite.check("two concurrent installs leave one whole pack",
+                    open(final, "rb").read() == data and leftovers() == [])
 
         # Removing a pack while a predictor uses it: the predictor keeps its mapping and answers.
         proc = subprocess.Popen([INKLING, "predict", "--stdio", "--pack", final], env=env, stdin=subprocess.PIPE,

@@ -37,7 +37,7 @@ daemon_before=$(pgrep -u "$uid" -x ibus-daemon)
 as_user gsettings set org.gnome.desktop.input-sources sources "[('xkb', 'us')]"
 
 out=$(SUDO_USER=$USER_NAME bash "$ENABLE" enable 2>&1) || fail "enable failed: $out"
-echo "$out" | sed 's/^/  /'
+while IFS= read -r line; do echo "  $line"; done <<<"$out"
 grep -q "restarted IBus for $USER_NAME" <<<"$out" || fail "IBus was not restarted"
 sources=$(as_user gsettings get org.gnome.desktop.input-sources sources)
 [ "$sources" = "[('xkb', 'us'), ('ibus', 'inkling')]" ] || fail "sources after enable: $sources"

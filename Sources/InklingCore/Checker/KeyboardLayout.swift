@@ -22,9 +22,12 @@ public struct KeyboardLayout: Sendable {
     public static let azerty = KeyboardLayout(name: "azerty", rows: ["1234567890", "azertyuiop", "qsdfghjklmù", "wxcvbn"])
     public static let jcuken = KeyboardLayout(name: "jcuken", rows: ["1234567890", "йцукенгшщзхъ", "фывапролджэ", "ячсмитьбю"])
 
+    /// Every layout the typo model knows.
+    public static let all = [qwerty, qwertz, azerty, jcuken]
+
     /// The layout with a given name, or QWERTY.
     public static func named(_ name: String) -> KeyboardLayout {
-        [qwerty, qwertz, azerty, jcuken].first { $0.name == name } ?? qwerty
+        all.first { $0.name == name } ?? qwerty
     }
 
     /// The usual layout for a language.

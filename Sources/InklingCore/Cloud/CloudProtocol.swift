@@ -17,6 +17,9 @@ import FoundationEssentials
 ///   "explanation":"…"}],"fixes":[{"start":14,"end":17,"original":"adn","replacement":"and",
 ///   "explanation":"…"}]}` — `verdict` is `agree` or `disagree`.
 /// - `error`: `{"v":1,"type":"error","id":7,"message":"timeout"}` (`id` may be absent).
+/// - `status`: `{"v":1,"type":"status","id":7,"status":"sign-in-required"}` — the account mode
+///   (an Inkling Server) refused the device token, or `"signed-in"` when a new one turned up;
+///   `id` names the request that found out, if any. See `CloudAccountNotice`.
 public enum CloudProtocol {
     /// The protocol version both sides speak.
     public static let version = 1
@@ -112,21 +115,27 @@ public struct CloudReply: Codable, Equatable, Sendable {
     public var verdicts: [CloudVerdict]?
     public var fixes: [CloudFix]?
     public var message: String?
+    /// The account status of a `status` message (`CloudAccountNotice.Status`).
+    public var status: String?
 
-    public init(v: Int = CloudProtocol.version, type: String, id: Int?, verdicts: [CloudVerdict]? = nil, fixes: [CloudFix]? = nil, message: String? = nil) {
+    public init(
+        v: Int = CloudProtocol.version, type: String, id: Int?, verdicts: [CloudVerdict]? = nil, fixes: [CloudFix]? = nil, message: String? = nil,
+        status: String? = nil
+    ) {
         self.v = v
         self.type = type
         self.id = id
         self.verdicts = verdicts
         self.fixes = fixes
         self.message = message
+        self.status = status
     }
 
     /// Parses one line from the helper; nil for anything malformed, oversized or of another version.
     public static func parse(_ line: String) -> CloudReply? {
         guard line.utf8.count <= CloudProtocol.maximumLineBytes,
             let reply = try? JSONDecoder().decode(CloudReply.self, from: Data(line.utf8)),
-            reply.v == CloudProtocol.version, ["hello", "result", "error"].contains(reply.type)
+            reply.v == CloudProtocol.version, ["hello", "result", "error", "status"].contains(reply.type)
         else { return nil }
         return reply
     }

@@ -37,7 +37,9 @@ public enum UserModelFile {
                 continue
             }
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            entries.append(LearnedEntry(context: fields[0], key: fields[1], display: fields[2], count: Double(fields[3])!, lastUsed: Int64(fields[4])!))
+            // refusal(_:) has checked both numbers.
+            guard let count = Double(fields[3]), let lastUsed = Int64(fields[4]) else { continue }
+            entries.append(LearnedEntry(context: fields[0], key: fields[1], display: fields[2], count: count, lastUsed: lastUsed))
         }
         return (entries, problems)
     }

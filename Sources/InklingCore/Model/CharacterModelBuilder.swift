@@ -25,7 +25,7 @@ struct CharacterModelBuilder {
         // Counts per order; key = symbols packed 8 bits each, oldest first.
         var counts = [[UInt64: UInt32]](repeating: [:], count: order + 1)
         var stream: [UInt8] = []
-        let space = symbolOf[" "]!
+        guard let space = symbolOf[" "] else { preconditionFailure("the alphabet always holds the space") }
         for document in documents {
             stream.removeAll(keepingCapacity: true)
             stream.append(space)
@@ -55,8 +55,8 @@ struct CharacterModelBuilder {
         for length in 2...order { for (_, count) in counts[length] { histogram[Int(count), default: 0] += 1 } }
         var threshold = 1
         var kept = histogram.values.reduce(0, +)
-        for count in histogram.keys.sorted() where kept > capacity {
-            kept -= histogram[count]!
+        for (count, types) in histogram.sorted(by: { $0.key < $1.key }) where kept > capacity {
+            kept -= types
             threshold = count + 1
         }
         log("character model: keeping n-grams seen \(threshold)+ times (\(kept) + \(counts[1].count) unigrams)")
@@ -93,8 +93,10 @@ struct CharacterModelBuilder {
             slots[index] = CharacterModel.slot(hash: hash, logProbBits: logProbBits, backoffBits: backoffBits)
         }
         func backoffLog(_ key: UInt64, length: Int) -> Double {
-            guard length < order, let mass = historyMass[length][key], mass > 0 else { return 0 }
-            let weight = discount[length + 1] * historyTypes[length][key]! / mass
+            guard length < order, let mass = historyMass[length][key], mass > 0, let types = historyTypes[length][key] else {
+                return 0
+            }
+            let weight = discount[length + 1] * types / mass
             return Math.log(max(1e-9, min(1, weight)))
         }
         var probability = [[UInt64: Double]](repeating: [:], count: order + 1)
@@ -108,8 +110,10 @@ struct CharacterModelBuilder {
             let suffixMask: UInt64 = (1 << (8 * UInt64(length - 1))) - 1
             for (key, count) in counts[length].sorted(by: { $0.key < $1.key }) where Int(count) >= threshold {
                 let history = key >> 8
-                let mass = historyMass[length - 1][history]!
-                let types = historyTypes[length - 1][history]!
+                // Every counted n-gram's history was counted with it.
+                guard let mass = historyMass[length - 1][history], let types = historyTypes[length - 1][history] else {
+                    preconditionFailure("an n-gram without its history")
+                }
                 let lower = probability[length - 1][key & suffixMask] ?? 1e-6
                 let p = max(Double(count) - d, 0) / mass + d * types / mass * lower
                 probability[length][key] = p

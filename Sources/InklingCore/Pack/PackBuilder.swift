@@ -149,8 +149,9 @@ public struct PackBuilder {
         // Frequency-list words seen in the corpus calibrate corpus counts to the list's scale.
         var sharedList = 0.0
         var sharedCorpus = 0
-        for (key, count) in corpusCounts.sorted(by: { $0.key < $1.key }) where probability[key] != nil {
-            sharedList += probability[key]!
+        for (key, count) in corpusCounts.sorted(by: { $0.key < $1.key }) {
+            guard let listProbability = probability[key] else { continue }
+            sharedList += listProbability
             sharedCorpus += count
         }
         let scale = sharedCorpus > 0 ? sharedList / Double(sharedCorpus) : 1.0 / Double(max(1, corpusTotal))
@@ -185,7 +186,7 @@ public struct PackBuilder {
         vocabulary.keys = probability.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         for (index, key) in vocabulary.keys.enumerated() {
             vocabulary.ids[key] = index
-            vocabulary.logPriors.append(Math.log(probability[key]! / mass))
+            vocabulary.logPriors.append(Math.log((probability[key] ?? 0) / mass))  // every key is one of probability's
             let display = chooseDisplay(key: key, forms: forms[key] ?? [], spelled: spelled, spelledLower: spelledLower)
             vocabulary.displays.append(display)
             var flags = WordFlags()
@@ -215,7 +216,7 @@ public struct PackBuilder {
         for entry in forms {
             if entry.form == key {
                 lowerCount += entry.count
-            } else if best == nil || entry.count > best!.count {
+            } else if best.map({ entry.count > $0.count }) ?? true {
                 best = entry
             }
         }
@@ -365,8 +366,8 @@ public struct PackBuilder {
         var trigramOffsets: [UInt32] = [0]
         var trigramEntries: [UInt32] = []
         var trigramWeights: [UInt8] = []
-        for pair in pairCounts.keys.sorted() where pairCounts[pair]! >= parameters.trigramContextMinimumCount {
-            let list = trigramCounts[pair]!
+        for (pair, pairCount) in pairCounts.sorted(by: { $0.key < $1.key }) where pairCount >= parameters.trigramContextMinimumCount {
+            guard let list = trigramCounts[pair] else { continue }  // every counted pair has its successors
             let total = list.values.reduce(0, +)
             let kept = list.filter { $0.value >= parameters.trigramMinimumSuccessorCount }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
                 .prefix(parameters.trigramSuccessors)

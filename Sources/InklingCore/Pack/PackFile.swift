@@ -161,7 +161,8 @@ public final class PackFile: @unchecked Sendable {
         }
         // A FIFO or device would be read without end; a pack is always a regular file.
         let type = attributes[.type] as? FileAttributeType
-        if type == .typeDirectory { throw .unreadable(path: path, reason: FileProblem.reason(posixCode: 21)) }  // EISDIR
+        // 21: EISDIR.
+        if type == .typeDirectory { throw .unreadable(path: path, reason: FileProblem.reason(posixCode: 21)) }
         guard type == .typeRegular else { throw .unreadable(path: path, reason: "not a regular file") }
         if let size = Self.integer(attributes[.size]), size > UInt64(maximumSize) {
             throw .unreadable(path: path, reason: "\(size) bytes, more than a language pack can be")
@@ -193,7 +194,9 @@ public final class PackFile: @unchecked Sendable {
     public init(data: Data) throws(PackError) {
         storage = data.isEmpty ? Data([0]) : data
         size = data.count
-        base = storage.withUnsafeBytes { $0.baseAddress! }
+        // Never empty (see above), so it has a base address.
+        guard let start = storage.withUnsafeBytes({ $0.baseAddress }) else { throw .tooSmall(size: size) }
+        base = start
         let bytes = UnsafeRawBufferPointer(start: base, count: size)
         guard size >= PackFormat.headerSize else { throw .tooSmall(size: size) }
         guard Array(bytes[0..<8]) == PackFormat.magic else { throw .badMagic }

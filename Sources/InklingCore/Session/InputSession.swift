@@ -631,7 +631,8 @@ public final class InputSession {
             }
             corrections.applied(id: id, replacement: chosen)
             lastSuggestionKey = nil
-            return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
+            // One commit per answer: Wayland clients keep only the last (EditBatch).
+            return KeyResult(handled: true, effects: EditBatch.coalesced(effects + auxiliaryEffects()), needsSuggestions: true)
         }
     }
 
@@ -708,6 +709,8 @@ public final class InputSession {
         let text: String?
         if let notice {
             text = notice
+        } else if let dictationStatus {
+            text = dictationStatus
         } else if panelOpen, !corrections.flags.isEmpty {
             let tracked = corrections.flags[min(panel.cursor, corrections.flags.count - 1)]
             text = "\(tracked.chip): \(tracked.flag.explanation)"
@@ -721,6 +724,37 @@ public final class InputSession {
         guard text != shownAuxiliary else { return [] }
         shownAuxiliary = text
         return [text.map { .updateAuxiliaryText($0) } ?? .hideAuxiliaryText]
+    }
+
+    // MARK: Dictation (issue 16; decisions in `DictationController`)
+
+    /// The dictation state shown in the auxiliary text (`🎙 listening…` and the partial), set by
+    /// the glue from `DictationController`; a notice still takes precedence.
+    public var dictationStatus: String? = nil
+
+    /// The auxiliary text after `dictationStatus` changed.
+    public func refreshAuxiliary() -> [SessionEffect] { auxiliaryEffects() }
+
+    /// Commits a finalized dictated utterance as typed words would be: what is composed first,
+    /// then the words spaced and capitalised by `DictationController.textToCommit`, followed by
+    /// a pending space; learned like typed words (never in PRIVATE fields or off the record,
+    /// see `learningAllowed`). Nothing in password or PIN fields.
+    public func commitDictated(_ utterance: String) -> [SessionEffect] {
+        guard !contentType.isSecret else { return [] }
+        var effects: [SessionEffect] = []
+        if !typed.isEmpty {
+            let word = typed
+            typed = ""
+            effects.append(commit(word))
+        } else {
+            effects += commitPending(keepSpace: true)
+        }
+        let text = DictationController.textToCommit(utterance, before: contextKnown ? contextBefore : nil)
+        guard !text.isEmpty else { return effects + [preeditEffect()] }
+        effects.append(commit(text))
+        pendingSpace = true
+        lastSuggestionKey = nil
+        return effects + [preeditEffect()] + hideTable()
     }
 
     /// Shows a short message from the glue (a refused pack, a switched language) in the

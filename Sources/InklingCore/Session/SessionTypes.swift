@@ -208,6 +208,13 @@ public struct SessionSettings: Equatable, Sendable {
     public var learning = true
     /// The language of the active pack.
     public var language = "en"
+    /// Whether dictation is enabled (issue 16; the companion app or `inkling dictation enable`).
+    public var dictation = false
+    /// Toggles dictation in the focused field (`DictationController`).
+    public var dictationKey = KeyBinding(accelerator: SessionSettings.defaultDictationKey)
+    /// Control+Alt+M ("microphone"): not a default shortcut of GNOME, KDE Plasma, Xfce
+    /// (which takes Control+Alt+D), Cinnamon or MATE, next to the engine's other Control+Alt keys.
+    public static let defaultDictationKey = "<Control><Alt>m"
     public init() {}
 }
 

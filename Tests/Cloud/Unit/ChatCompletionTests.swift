@@ -1,6 +1,7 @@
 import FoundationEssentials
 import InklingCore
 import Testing
+@testable import InklingCore
 @testable import InklingCloud
 
 @Suite("ChatCompletion")
@@ -21,7 +22,7 @@ struct ChatCompletionTests {
         let object = try JSONDecoder().decode(Body.self, from: Data(body))
         #expect(object.model == "gpt-x")
         #expect(object.temperature == 0)
-        #expect(object.response_format.type == "json_object")
+        #expect(object.responseFormat.type == "json_object")
         #expect(object.messages.map(\.role) == ["system", "user"])
         #expect(object.messages[1].content.contains("\"sentence\":\"I saw teh cat adn dog.\""))
         #expect(object.messages[1].content.contains("\"suggestions\":[\"the\"]"))
@@ -33,7 +34,12 @@ struct ChatCompletionTests {
         var model: String
         var messages: [Message]
         var temperature: Int
-        var response_format: Format
+        var responseFormat: Format
+
+        enum CodingKeys: String, CodingKey {
+            case model, messages, temperature
+            case responseFormat = "response_format"
+        }
     }
 
     @Test func readsFencedAndLenientAnswers() {

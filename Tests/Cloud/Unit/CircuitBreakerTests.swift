@@ -1,5 +1,5 @@
 import Testing
-@testable import InklingCloud
+@testable import InklingCore
 
 /// The breaker is driven by explicit clock values (milliseconds), so no test waits.
 @Suite("CircuitBreaker")

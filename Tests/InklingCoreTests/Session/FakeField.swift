@@ -58,23 +58,44 @@ final class FakeField {
         report()
     }
 
+    /// Like a Wayland client through GNOME Shell (text-input-v3, mutter 43): one answer's edits
+    /// arrive as one batch, applied as "remove the preedit, delete, insert the commit", and only
+    /// the last commit and the last deletion of a batch survive.
+    var batchesLikeTextInputV3 = false
+
     func apply(_ effects: [SessionEffect]) {
         log += effects
-        for effect in effects {
-            switch effect {
-            case .commitText(let committed): insert(committed)
-            case .updatePreedit(let value): preedit = value
-            case .hidePreedit: preedit = nil
-            case .updateLookupTable(let value): table = value
-            case .hideLookupTable: table = nil
-            case .updateAuxiliaryText(let value): auxiliary = value
-            case .hideAuxiliaryText: auxiliary = nil
-            case .deleteSurroundingText(let offset, let count):
-                let start = cursor + offset
-                #expect(start >= 0 && start + count <= scalars.count, "deletion inside the text")
-                scalars.removeSubrange(start..<(start + count))
-                if cursor > start { cursor = max(start, cursor - count) }
+        if batchesLikeTextInputV3 {
+            var deletion: (offset: Int, count: Int)? = nil
+            var committed: String? = nil
+            for effect in effects {
+                switch effect {
+                case .commitText(let text): committed = text
+                case .deleteSurroundingText(let offset, let count): deletion = (offset, count)
+                default: applyOne(effect)
+                }
             }
+            if let deletion { applyOne(.deleteSurroundingText(offset: deletion.offset, count: deletion.count)) }
+            if let committed { insert(committed) }
+            return
+        }
+        for effect in effects { applyOne(effect) }
+    }
+
+    private func applyOne(_ effect: SessionEffect) {
+        switch effect {
+        case .commitText(let committed): insert(committed)
+        case .updatePreedit(let value): preedit = value
+        case .hidePreedit: preedit = nil
+        case .updateLookupTable(let value): table = value
+        case .hideLookupTable: table = nil
+        case .updateAuxiliaryText(let value): auxiliary = value
+        case .hideAuxiliaryText: auxiliary = nil
+        case .deleteSurroundingText(let offset, let count):
+            let start = cursor + offset
+            #expect(start >= 0 && start + count <= scalars.count, "deletion inside the text")
+            scalars.removeSubrange(start..<(start + count))
+            if cursor > start { cursor = max(start, cursor - count) }
         }
     }
 

@@ -75,10 +75,10 @@ class PanelRecorder:
 
 
 class App:
-    def __init__(self, toolkit, env, log_path):
+    def __init__(self, toolkit, env, log_path, extra_args=()):
         self.log = open(log_path, "w")
         self.process = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "text_app.py"), "--toolkit", toolkit],
+            [sys.executable, os.path.join(HERE, "text_app.py"), "--toolkit", toolkit] + list(extra_args),
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -219,7 +219,8 @@ def case_surrounding(app, env, panel, context="\U0001F600 I would like to "):
     expected = got
     cli = cli_path()
     if os.access(cli, os.X_OK):
-        out = subprocess.run([cli, "suggest", "--no-learned", context, "-n", str(len(got))], capture_output=True, text=True)
+        out = subprocess.run([cli, "suggest", "--no-learned", context, "-n", str(len(got))],
+                             capture_output=True, text=True)
         if out.returncode == 0:
             expected = out.stdout.split("\n")[: len(got)]
     return expected, got

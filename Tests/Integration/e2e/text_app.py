@@ -17,6 +17,7 @@ import sys
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--toolkit", choices=["gtk3", "gtk4", "qt5"], required=True)
+parser.add_argument("--password", action="store_true", help="GTK: a third field, a password entry (`focus password`)")
 args = parser.parse_args()
 
 
@@ -110,7 +111,11 @@ class App:
         self.window.set_default_size(600, 300)
         box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
         self.views = {"main": Gtk.TextView(), "other": Gtk.TextView()}
-        for view in self.views.values():
+        self.entries = {}
+        if args.password:
+            entry = Gtk.PasswordEntry() if GTK4 else Gtk.Entry(visibility=False, input_purpose=Gtk.InputPurpose.PASSWORD)
+            self.entries["password"] = entry
+        for view in list(self.views.values()) + list(self.entries.values()):
             view.set_hexpand(True)
             view.set_vexpand(True)
             if GTK4:
@@ -144,6 +149,10 @@ class App:
         return True
 
     def focused(self):
+        for name, entry in self.entries.items():
+            inner = self.window.get_focus() if GTK4 else None  # GTK 4: the entry's inner text widget
+            if (inner is not None and (inner == entry or inner.is_ancestor(entry))) if GTK4 else entry.is_focus():
+                return name
         for name, view in self.views.items():
             if view.is_focus():
                 return name
@@ -158,13 +167,18 @@ class App:
         if not command:
             return True
         if command[0] == "dump":
-            say({"main": text_of(self.views["main"]), "other": text_of(self.views["other"]), "focus": self.focused()})
+            dump = {"main": text_of(self.views["main"]), "other": text_of(self.views["other"]), "focus": self.focused()}
+            for name, entry in self.entries.items():
+                dump[name] = entry.get_text()
+            say(dump)
         elif command[0] == "focus":
-            self.views[command[1]].grab_focus()
+            (self.entries.get(command[1]) or self.views[command[1]]).grab_focus()
             say({"focus": self.focused()})
         elif command[0] == "clear":
             for view in self.views.values():
                 view.get_buffer().set_text("")
+            for entry in self.entries.values():
+                entry.set_text("")
             say({"cleared": True})
         elif command[0] == "set":
             buffer = self.views[command[1]].get_buffer()

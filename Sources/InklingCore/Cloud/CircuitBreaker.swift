@@ -3,38 +3,38 @@
 /// `baseOpenMilliseconds`; when that has passed one request is let through (half-open); if it
 /// fails too the circuit opens again for twice as long, up to `maximumOpenMilliseconds`.
 /// Any success closes the circuit and resets the duration.
-struct CircuitBreaker: Equatable, Sendable {
-    let threshold: Int
-    let baseOpenMilliseconds: UInt64
-    let maximumOpenMilliseconds: UInt64
+public struct CircuitBreaker: Equatable, Sendable {
+    public let threshold: Int
+    public let baseOpenMilliseconds: UInt64
+    public let maximumOpenMilliseconds: UInt64
 
     /// Failures since the last success.
-    private(set) var consecutiveFailures = 0
+    public private(set) var consecutiveFailures = 0
     /// While open: when requests may be tried again.
-    private(set) var openUntil: UInt64?
+    public private(set) var openUntil: UInt64?
     /// How long the circuit was opened for the last time; nil while it has not tripped since the
     /// last success.
-    private(set) var lastOpenMilliseconds: UInt64?
+    public private(set) var lastOpenMilliseconds: UInt64?
 
-    init(threshold: Int = 3, baseOpenMilliseconds: UInt64 = 30_000, maximumOpenMilliseconds: UInt64 = 300_000) {
+    public init(threshold: Int = 3, baseOpenMilliseconds: UInt64 = 30_000, maximumOpenMilliseconds: UInt64 = 300_000) {
         self.threshold = max(1, threshold)
         self.baseOpenMilliseconds = max(1, baseOpenMilliseconds)
         self.maximumOpenMilliseconds = max(self.baseOpenMilliseconds, maximumOpenMilliseconds)
     }
 
     /// Whether a request may go to the network now.
-    func allows(now: UInt64) -> Bool {
+    public func allows(now: UInt64) -> Bool {
         guard let openUntil else { return true }
         return now >= openUntil
     }
 
-    mutating func recordSuccess() {
+    public mutating func recordSuccess() {
         consecutiveFailures = 0
         openUntil = nil
         lastOpenMilliseconds = nil
     }
 
-    mutating func recordFailure(now: UInt64) {
+    public mutating func recordFailure(now: UInt64) {
         consecutiveFailures += 1
         guard consecutiveFailures >= threshold else { return }
         // A failure that finishes while the circuit is already open (a request that started

@@ -3,14 +3,15 @@ import Synchronization
 
 /// Set from another thread to abort a transfer (checked by libcurl's progress callback, which
 /// runs at least about once a second even when no data moves).
-final class CancelFlag: Sendable {
+public final class CancelFlag: Sendable {
+    public init() {}
     private let flag = Atomic<Bool>(false)
-    func set() { flag.store(true, ordering: .relaxed) }
-    var isSet: Bool { flag.load(ordering: .relaxed) }
+    public func set() { flag.store(true, ordering: .relaxed) }
+    public var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// What one POST came to.
-enum HTTPOutcome: Equatable {
+public enum HTTPOutcome: Equatable {
     case response(status: Int, body: [UInt8])
     case cancelled
     case timeout
@@ -24,6 +25,8 @@ private final class Transfer {
     var body: [UInt8] = []
     let limit: Int
     var tooLarge = false
+    /// The response carried `Inkling-Rotate-Token: 1` (account mode).
+    var asksRotation = false
     let cancel: CancelFlag
 
     init(limit: Int, cancel: CancelFlag) {
@@ -34,9 +37,9 @@ private final class Transfer {
 
 /// A blocking HTTPS POST client on one libcurl easy handle (kept between requests so the
 /// connection is reused). Owned by a single thread.
-final class HTTPClient {
+public final class HTTPClient {
     /// Response bodies larger than this are aborted.
-    static let maximumBodyBytes = 256 * 1024
+    public static let maximumBodyBytes = 256 * 1024
 
     private let handle: UnsafeMutableRawPointer
     private let url: String
@@ -44,11 +47,11 @@ final class HTTPClient {
     private let direct: Bool
 
     /// Call once per process, before any thread starts.
-    static func globalInit() {
+    public static func globalInit() {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }
 
-    init?(url: String, direct: Bool) {
+    public init?(url: String, direct: Bool) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.url = url
@@ -59,8 +62,14 @@ final class HTTPClient {
         curl_easy_cleanup(handle)
     }
 
-    func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag) -> HTTPOutcome {
+    /// Whether the last response asked for the device token to be rotated (`Inkling-Rotate-Token: 1`).
+    public private(set) var lastResponseAsksRotation = false
+
+    /// POSTs `body` to the client's URL, or to `url` when given (account mode: the server's
+    /// check and rotate paths on the same connection).
+    public func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag, url: String? = nil) -> HTTPOutcome {
         curl_easy_reset(handle)
+        lastResponseAsksRotation = false
         var headers: UnsafeMutablePointer<curl_slist>? = nil
         headers = curl_slist_append(headers, "Content-Type: application/json")
         headers = curl_slist_append(headers, "Accept: application/json")
@@ -76,7 +85,7 @@ final class HTTPClient {
         defer { context.release() }
 
         let timeout = max(1, timeoutMilliseconds)
-        _ = inkling_curl_set_string(handle, CURLOPT_URL, url)
+        _ = inkling_curl_set_string(handle, CURLOPT_URL, url ?? self.url)
         _ = inkling_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = inkling_curl_set_long(handle, CURLOPT_TIMEOUT_MS, timeout)
         _ = inkling_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeout)
@@ -89,7 +98,7 @@ final class HTTPClient {
         _ = inkling_curl_set_long(handle, CURLOPT_MAXFILESIZE, Self.maximumBodyBytes)
         _ = inkling_curl_set_headers(handle, headers)
         _ = inkling_curl_set_long(handle, CURLOPT_POST, 1)
-        let bodyCode = body.withUnsafeBufferPointer { buffer in
+        let bodyCode = body.isEmpty ? inkling_curl_set_post_body(handle, "", 0) : body.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
                 inkling_curl_set_post_body(handle, chars.baseAddress, buffer.count)
             }
@@ -114,7 +123,20 @@ final class HTTPClient {
             return Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().cancel.isSet ? 1 : 0
         }, context.toOpaque())
 
+        _ = inkling_curl_set_header_callback(handle, { data, size, count, user in
+            guard let user else { return 0 }
+            let length = size * count
+            if let data, length > 0, length < 256 {
+                let line = Array(UnsafeRawBufferPointer(start: data, count: length))
+                if HTTPClient.isRotateRequest(headerLine: line) {
+                    Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().asksRotation = true
+                }
+            }
+            return length
+        }, context.toOpaque())
+
         let code = curl_easy_perform(handle)
+        lastResponseAsksRotation = transfer.asksRotation
         if cancel.isSet { return .cancelled }
         if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .tooLarge }
         switch code {
@@ -127,5 +149,13 @@ final class HTTPClient {
         default:
             return .network(code: Int(code.rawValue))
         }
+    }
+
+    /// Whether a response header line is `Inkling-Rotate-Token: 1` (any case, spaces around the value).
+    static func isRotateRequest(headerLine line: [UInt8]) -> Bool {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        guard String(decoding: line[..<colon], as: UTF8.self).lowercased() == "inkling-rotate-token" else { return false }
+        let value = line[(colon + 1)...].filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0A }
+        return value == [UInt8(ascii: "1")]
     }
 }

@@ -1,10 +1,9 @@
 import FoundationEssentials
-import InklingCore
 
 /// The OpenAI-compatible chat-completions exchange: the request body for one check, and the
 /// reading of the model's answer back into a `CloudReply`. Pure: no I/O.
-enum ChatCompletion {
-    static let systemPrompt = """
+public enum ChatCompletion {
+    public static let systemPrompt = """
         You are the proofreader of a keyboard. The user message is a JSON object: "sentence" (one \
         sentence the user is typing), "language" (its BCP 47 code), "words" (every word of the \
         sentence with its offsets) and "flags" (words a local spell checker marked as likely typos, \
@@ -42,14 +41,20 @@ enum ChatCompletion {
         var model: String
         var messages: [Message]
         var temperature = 0
-        var response_format = ResponseFormat()
+        var responseFormat = ResponseFormat()
         var stream = false
+
+        enum CodingKeys: String, CodingKey {
+            case model, messages, temperature
+            case responseFormat = "response_format"
+            case stream
+        }
     }
 
-    struct Word: Encodable, Equatable {
-        var start: Int
-        var end: Int
-        var text: String
+    public struct Word: Encodable, Equatable {
+        public var start: Int
+        public var end: Int
+        public var text: String
     }
 
     struct PromptFlag: Encodable {
@@ -67,7 +72,7 @@ enum ChatCompletion {
     }
 
     /// The JSON body for one check.
-    static func requestBody(model: String, request: CloudCheckRequest) -> [UInt8] {
+    public static func requestBody(model: String, request: CloudCheckRequest) -> [UInt8] {
         let user = UserMessage(
             sentence: request.sentence,
             language: request.language,
@@ -83,7 +88,7 @@ enum ChatCompletion {
 
     /// Words of a sentence with code-point offsets: runs of letters, marks and digits, with
     /// apostrophes and hyphens inside a run.
-    static func words(in sentence: String) -> [Word] {
+    public static func words(in sentence: String) -> [Word] {
         let scalars = Array(sentence.unicodeScalars)
         var words: [Word] = []
         var index = 0
@@ -134,7 +139,7 @@ enum ChatCompletion {
 
     /// The assistant's content from a chat-completions response body; nil when the body is not
     /// such a response at all. An empty string when the model answered nothing (or refused).
-    static func content(fromResponseBody body: [UInt8]) -> String? {
+    public static func content(fromResponseBody body: [UInt8]) -> String? {
         guard let response = try? JSONDecoder().decode(ResponseBody.self, from: Data(body)),
             let first = response.choices.first
         else { return nil }
@@ -189,14 +194,14 @@ enum ChatCompletion {
 
     /// The JSON object in a model's answer: the text itself, or the part between the first `{`
     /// and the last `}` (code fences, a sentence before or after).
-    static func jsonObjectText(in content: String) -> Substring? {
+    public static func jsonObjectText(in content: String) -> Substring? {
         guard let open = content.firstIndex(of: "{"), let close = content.lastIndex(of: "}"), open < close else { return nil }
         return content[open...close]
     }
 
     /// The reply (not yet validated) from the model's content, and whether the content was a
     /// well-formed answer (only those are cached).
-    static func reply(fromContent content: String, request: CloudCheckRequest) -> (reply: CloudReply, wellFormed: Bool) {
+    public static func reply(fromContent content: String, request: CloudCheckRequest) -> (reply: CloudReply, wellFormed: Bool) {
         guard let text = jsonObjectText(in: content),
             let output = try? JSONDecoder().decode(ModelOutput.self, from: Data(text.utf8))
         else {

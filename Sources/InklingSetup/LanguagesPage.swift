@@ -1,0 +1,167 @@
+import CGtk
+import FoundationEssentials
+import InklingCore
+import InklingSetupModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Languages: the packs the manifest lists, with download (progress bar, cancel), verify,
+/// remove and "use". Every operation is the `inkling packs` command, run in the background.
+final class LanguagesPage {
+    let app: SetupApp
+    let widget: Widget
+    private let list: Widget
+    private let message: Widget
+    private let progressRow: Widget
+    private let progressBar: Widget
+    private var download: InklingCommand?
+    private var rows: [PackRow] = []
+
+    init(_ app: SetupApp) {
+        self.app = app
+        widget = page(title: "Languages", icon: "preferences-desktop-locale-symbolic", name: "languages")
+
+        let packs = group(title: "Language packs", description: "Inkling suggests words in the language in use. Downloaded packs are checked (size and SHA-256) before they are installed.")
+        list = gtk_list_box_new()!
+        gtk_widget_add_css_class(list, "boxed-list")
+        gtk_list_box_set_selection_mode(cast(list), GTK_SELECTION_NONE)
+        name(list, "Language packs")
+        add(packs, list)
+        add(page: widget, packs)
+
+        let status = group(title: "Status")
+        progressRow = actionRow(title: "Downloading")
+        progressBar = gtk_progress_bar_new()!
+        gtk_widget_set_valign(progressBar, GTK_ALIGN_CENTER)
+        gtk_widget_set_hexpand(progressBar, 1)
+        gtk_progress_bar_set_show_text(cast(progressBar), 1)
+        name(progressBar, "Download progress")
+        adw_action_row_add_suffix(cast(progressRow), progressBar)
+        setVisible(progressRow, false)
+        add(status, progressRow)
+        message = label("", dim: false)
+        gtk_label_set_selectable(cast(message), 1)
+        name(message, "Languages status")
+        add(status, message)
+        add(page: widget, status)
+
+        let refresh = button("Check for new languages", accessibleName: "Check for new languages", style: "flat") { [weak self] in self?.update() }
+        adw_preferences_group_set_header_suffix(cast(packs), refresh)
+
+        // Cancel lives in the progress row (created after `self` is complete).
+        let cancel = button("Cancel", accessibleName: "Cancel download") { [weak self] in self?.download?.cancel() }
+        adw_action_row_add_suffix(cast(progressRow), cancel)
+
+        app.settings.watch("languages") { [weak self] in self?.render() }
+        reload()
+    }
+
+    func say(_ text: String) { setLabel(message, text) }
+
+    /// Runs `inkling packs list` and shows its rows.
+    func reload() {
+        InklingCommand.run(["packs", "list"]) { [weak self] status, stdout, stderr in
+            guard let self else { return }
+            self.rows = status == 0 ? PackRow.parse(listOutput: stdout) : []
+            if status != 0 { self.say(PackMessage.sentence(forError: stderr, action: "Listing the languages")) }
+            if status == 0, self.rows.isEmpty { self.say("No list of languages is installed. Set INKLING_MANIFEST_URL or run “inkling packs update --manifest-url URL”, then check again.") }
+            self.render()
+        }
+    }
+
+    /// `inkling packs update` (the command takes the address from INKLING_MANIFEST_URL).
+    func update() {
+        guard let url = getenv("INKLING_MANIFEST_URL").map({ String(cString: $0) }), !url.isEmpty else {
+            reload()
+            return
+        }
+        say("Checking for new languages…")
+        InklingCommand.run(["packs", "update"]) { [weak self] status, _, stderr in
+            guard let self else { return }
+            self.say(status == 0 ? "The list of languages is up to date." : PackMessage.sentence(forError: stderr, action: "Checking for new languages"))
+            self.reload()
+        }
+    }
+
+    private func render() {
+        removeAllRows(list)
+        let active = app.settings.strings("languages").first ?? "en"
+        for pack in rows {
+            let row = actionRow(title: "\(pack.displayName) (\(pack.language))", subtitle: pack.subtitle + (pack.language == active ? " · in use" : ""))
+            name(row, pack.displayName)
+            if pack.canDownload {
+                adw_action_row_add_suffix(cast(row), button("Download", accessibleName: "Download \(pack.displayName)", style: "suggested-action") { [weak self] in self?.install(pack) })
+            }
+            if pack.canRemove {
+                adw_action_row_add_suffix(cast(row), button("Verify", accessibleName: "Verify \(pack.displayName)") { [weak self] in self?.verify(pack) })
+                adw_action_row_add_suffix(cast(row), button("Remove", accessibleName: "Remove \(pack.displayName)", style: "destructive-action") { [weak self] in self?.remove(pack) })
+            }
+            if pack.canChoose, pack.language != active {
+                adw_action_row_add_suffix(cast(row), button("Use", accessibleName: "Use \(pack.displayName)") { [weak self] in self?.use(pack) })
+            }
+            gtk_list_box_append(cast(list), row)
+        }
+    }
+
+    func install(_ pack: PackRow) {
+        guard download == nil else { return }
+        say("")
+        adw_preferences_row_set_title(cast(progressRow), "Downloading \(pack.displayName)")
+        gtk_progress_bar_set_fraction(cast(progressBar), 0)
+        setVisible(progressRow, true)
+        let expected = pack.sizeKiB * 1024
+        download = InklingCommand.run(["packs", "install", pack.language]) { [weak self] status, _, stderr in
+            guard let self else { return }
+            self.download = nil
+            setVisible(self.progressRow, false)
+            if status == 0 {
+                gtk_progress_bar_set_fraction(cast(self.progressBar), 1)
+                self.say("\(pack.displayName) was downloaded; checking it…")
+                self.verify(pack, after: "\(pack.displayName) is installed")
+            } else if status == 128 + SIGTERM {
+                self.say("The download of \(pack.displayName) was cancelled; nothing was installed.")
+            } else {
+                self.say(PackMessage.sentence(forError: stderr, action: "Downloading \(pack.displayName)"))
+            }
+            self.reload()
+        }
+        guard let pid = download?.processID else { return }
+        let folder = UserPaths.packFolder()
+        every(milliseconds: 100) { [weak self] in
+            guard let self, self.download != nil else { return false }
+            var written = 0
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where PackProgress.isPartial(name, language: pack.language, processID: pid) {
+                var info = stat()
+                if stat(folder + "/" + name, &info) == 0 { written = Int(info.st_size) }
+            }
+            gtk_progress_bar_set_fraction(cast(self.progressBar), PackProgress.fraction(written: written, expected: expected))
+            return true
+        }
+    }
+
+    func verify(_ pack: PackRow, after prefix: String? = nil) {
+        InklingCommand.run(["packs", "verify", pack.language]) { [weak self] status, stdout, stderr in
+            guard let self else { return }
+            if status == 0 {
+                self.say("\(prefix ?? pack.displayName) and verified: the file matches its checksum.")
+            } else {
+                self.say(PackMessage.sentence(forError: stdout + stderr, action: "Verifying \(pack.displayName)"))
+            }
+        }
+    }
+
+    func remove(_ pack: PackRow) {
+        InklingCommand.run(["packs", "remove", pack.language]) { [weak self] status, _, stderr in
+            guard let self else { return }
+            self.say(status == 0 ? "\(pack.displayName) was removed." : PackMessage.sentence(forError: stderr, action: "Removing \(pack.displayName)"))
+            self.reload()
+        }
+    }
+
+    func use(_ pack: PackRow) {
+        app.settings.set("languages", strings: PropertyMenu.languages(app.settings.strings("languages"), choosing: pack.language))
+        say("Inkling now suggests \(pack.displayName) words.")
+    }
+}

@@ -1,0 +1,32 @@
+import FoundationEssentials
+import InklingCore
+import InklingSetupModel
+import InklingStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads the engine's heartbeat file (`Heartbeat`) and checks its process.
+enum HeartbeatProbe {
+    static func status() -> Heartbeat.Status {
+        guard let path = Heartbeat.path(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }) else { return .notRunning }
+        var info = stat()
+        guard stat(path, &info) == 0, let data = FileManager.default.contents(atPath: path) else { return .notRunning }
+        let pid = Heartbeat.processID(in: String(decoding: data, as: UTF8.self))
+        let runs = pid.map { kill($0, 0) == 0 || errno == EPERM } ?? false
+        return Heartbeat.status(modified: Int64(info.st_mtim.tv_sec), now: Int64(time(nil)), processRuns: runs)
+    }
+}
+
+/// The folders and files the About page names.
+enum DataLocations {
+    static func rows() -> [(String, String)] {
+        [
+            ("Learned words", UserStore.defaultPath()),
+            ("Downloaded language packs", UserPaths.packFolder()),
+            ("Settings", "GSettings: org.freedesktop.ibus.engine.inkling (inkling config list)"),
+            ("Cloud check key and sign-in token", "your keyring (Secret Service)"),
+        ]
+    }
+}

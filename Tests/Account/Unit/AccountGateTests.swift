@@ -1,0 +1,200 @@
+import InklingServerProtocol
+import Testing
+
+@testable import InklingAccount
+
+/// A device credential obtained at `obtained` that expires `lifetime` seconds later.
+private func credential(token: String = "ink_first", obtained: Int64 = 1_000_000, lifetime: Int64 = 86_400) -> DeviceCredential {
+    DeviceCredential(
+        server: "https://inkling.example", username: "ada", deviceID: 7, deviceName: "laptop", token: token,
+        expiresAt: obtained + lifetime, obtainedAt: obtained)
+}
+
+private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -> DeviceRotateAnswer {
+    DeviceRotateAnswer(token: token, deviceID: 7, expiresAt: now + lifetime, oldTokenValidUntil: now + 600)
+}
+
+@Suite struct TokenRotationPolicyTests {
+    let policy = TokenRotationPolicy()
+
+    @Test func aYoungTokenIsNotRotated() {
+        let record = credential()
+        #expect(!policy.isDue(record, now: record.obtainedAt, serverAsked: false, lastFailure: nil))
+        #expect(!policy.isDue(record, now: record.obtainedAt + 86_400 / 2, serverAsked: false, lastFailure: nil))
+    }
+
+    @Test func rotatedOnceThreeQuartersOfTheLifetimeHavePassed() {
+        let record = credential()
+        #expect(!policy.isDue(record, now: record.obtainedAt + 64_799, serverAsked: false, lastFailure: nil))
+        #expect(policy.isDue(record, now: record.obtainedAt + 64_800, serverAsked: false, lastFailure: nil))
+        #expect(policy.isDue(record, now: record.expiresAt + 10, serverAsked: false, lastFailure: nil))
+    }
+
+    @Test func rotatedAtOnceWhenTheServerAsks() {
+        let record = credential()
+        #expect(policy.isDue(record, now: record.obtainedAt + 1, serverAsked: true, lastFailure: nil))
+    }
+
+    @Test func aFailedRotationWaitsBeforeTheNextTry() {
+        let record = credential()
+        let failed = record.obtainedAt + 70_000
+        #expect(!policy.isDue(record, now: failed + 59, serverAsked: true, lastFailure: failed))
+        #expect(policy.isDue(record, now: failed + 60, serverAsked: true, lastFailure: failed))
+    }
+
+    @Test func aClockSetBackStillRotatesBeforeExpiry() {
+        // obtainedAt lies in the future (the clock went back a day): the expiry still counts.
+        let record = credential(obtained: 2_000_000, lifetime: 3600)
+        #expect(!policy.isDue(record, now: 1_000_000, serverAsked: false, lastFailure: nil))
+        #expect(policy.isDue(record, now: record.expiresAt - 60, serverAsked: false, lastFailure: nil))
+    }
+}
+
+@Suite struct AccountGateTests {
+    @Test func checksGoOutWhileTheTokenIsFresh() {
+        let gate = AccountGate(credential: credential())
+        #expect(gate.nextStep(now: 1_000_010) == .check)
+    }
+
+    @Test func theRotateHeaderMakesTheNextCheckRotateFirst() {
+        var gate = AccountGate(credential: credential())
+        #expect(gate.checkAnswered(status: 200, asksRotation: true) == nil)
+        #expect(gate.nextStep(now: 1_000_010) == .rotate)
+        let stored = gate.rotated(rotateAnswer(token: "ink_second", now: 1_000_020), now: 1_000_020)
+        #expect(stored.token == "ink_second")
+        #expect(stored.obtainedAt == 1_000_020)
+        #expect(gate.credential == stored)
+        #expect(gate.nextStep(now: 1_000_030) == .check)
+    }
+
+    @Test func theHeaderOnAnErrorAnswerIsIgnored() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 502, asksRotation: true)
+        #expect(gate.nextStep(now: 1_000_010) == .check)
+    }
+
+    @Test func rotationKeepsWorkingPastManyLifetimes() {
+        // An injected clock running for ten lifetimes: every rotation renews the token before it expires.
+        var gate = AccountGate(credential: credential(lifetime: 3600))
+        var now: Int64 = 1_000_000
+        var rotations = 0
+        while now < 1_000_000 + 36_000 {
+            if gate.nextStep(now: now) == .rotate {
+                _ = gate.rotated(rotateAnswer(token: "ink_\(rotations)", now: now, lifetime: 3600), now: now)
+                rotations += 1
+            }
+            #expect(gate.credential.expiresAt > now)
+            now += 60
+        }
+        #expect(rotations >= 10 && rotations <= 14)
+    }
+
+    @Test func a401StopsTheChecksAndIsReportedOnce() {
+        var gate = AccountGate(credential: credential())
+        #expect(gate.checkAnswered(status: 401, asksRotation: false) == .signInRequired)
+        #expect(gate.signInRequired)
+        #expect(gate.nextStep(now: 1_000_010) == .refuse)
+        // Further refusals (a late answer, a rotation) are not reported again.
+        #expect(gate.checkAnswered(status: 401, asksRotation: false) == nil)
+        #expect(gate.rotationFailed(status: 401, now: 1_000_020) == nil)
+    }
+
+    @Test func aRotationRefusedWith401AlsoStopsTheChecks() {
+        var gate = AccountGate(credential: credential())
+        #expect(gate.rotationFailed(status: 401, now: 1_000_010) == .signInRequired)
+        #expect(gate.nextStep(now: 1_000_011) == .refuse)
+    }
+
+    @Test func otherRotationFailuresKeepTheTokenAndRetryLater() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 200, asksRotation: true)
+        #expect(gate.rotationFailed(status: 503, now: 1_000_010) == nil)
+        #expect(gate.nextStep(now: 1_000_011) == .check)
+        #expect(gate.nextStep(now: 1_000_070) == .rotate)
+        #expect(gate.credential.token == "ink_first")
+    }
+
+    @Test func theKeyringIsReadAgainOnlyWhilePausedAndNotTooOften() {
+        var gate = AccountGate(credential: credential())
+        #expect(!gate.shouldLookAtKeyring(now: 0))
+        _ = gate.checkAnswered(status: 401, asksRotation: false)
+        #expect(gate.shouldLookAtKeyring(now: 5_000))
+        gate.lookedAtKeyring(now: 5_000)
+        #expect(!gate.shouldLookAtKeyring(now: 14_999))
+        #expect(gate.shouldLookAtKeyring(now: 15_000))
+    }
+
+    @Test func theRefusedTokenInTheKeyringDoesNotResume() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 401, asksRotation: false)
+        let same = gate.adopt(credential())
+        #expect(!same.taken && same.event == nil)
+        #expect(gate.nextStep(now: 1_000_010) == .refuse)
+        let none = gate.adopt(nil)
+        #expect(!none.taken)
+    }
+
+    @Test func aNewSignInResumesAndIsReported() {
+        var gate = AccountGate(credential: credential())
+        _ = gate.checkAnswered(status: 401, asksRotation: false)
+        let fresh = gate.adopt(credential(token: "ink_again", obtained: 1_000_100))
+        #expect(fresh.taken && fresh.event == .signedIn)
+        #expect(gate.nextStep(now: 1_000_110) == .check)
+        #expect(gate.credential.token == "ink_again")
+        // And a later refusal is reported again.
+        #expect(gate.checkAnswered(status: 401, asksRotation: false) == .signInRequired)
+    }
+
+    @Test func aTokenAnotherHelperRotatedIsTakenWithoutAnEvent() {
+        var gate = AccountGate(credential: credential())
+        let other = gate.adopt(credential(token: "ink_rotated_elsewhere", obtained: 1_000_100))
+        #expect(other.taken && other.event == nil)
+        #expect(gate.adopt(credential(token: "ink_rotated_elsewhere")).taken == false)
+    }
+
+    @Test func aRecordForAnotherServerIsNotTaken() {
+        var gate = AccountGate(credential: credential())
+        var elsewhere = credential(token: "ink_other")
+        elsewhere.server = "https://other.example"
+        #expect(!gate.adopt(elsewhere).taken)
+    }
+}
+
+@Suite struct DeviceCredentialTests {
+    @Test func theKeyringRecordRoundTrips() {
+        let record = credential()
+        #expect(DeviceCredential.decode(record.encoded) == record)
+        #expect(record.encoded.contains("\"server\":\"https://inkling.example\""))
+    }
+
+    @Test func recordsThatCannotBeUsedAreRefused() {
+        #expect(DeviceCredential.decode("sk-an-api-key") == nil)
+        #expect(DeviceCredential.decode("{}") == nil)
+        var spaced = credential()
+        spaced.token = "ink_with space"
+        #expect(DeviceCredential.decode(spaced.encoded) == nil)
+        var newline = credential()
+        newline.token = "ink_x\r\nX-Evil: 1"
+        #expect(DeviceCredential.decode(newline.encoded) == nil)
+        var future = credential()
+        future.v = 2
+        #expect(DeviceCredential.decode(future.encoded) == nil)
+    }
+
+    @Test func serverURLsAreNormalizedAndCheckedLikeTheEndpoint() {
+        #expect(AccountServer.normalized("https://inkling.example/") == .success("https://inkling.example"))
+        #expect(AccountServer.normalized("http://127.0.0.1:8080//") == .success("http://127.0.0.1:8080"))
+        #expect(AccountServer.normalized("http://[::1]:9/") == .success("http://[::1]:9"))
+        for bad in ["http://inkling.example", "ftp://x", "https://user:pw@x", "https://x?y", "https://", "https://a b"] {
+            if case .success = AccountServer.normalized(bad) { Issue.record("accepted \(bad)") }
+        }
+        #expect(AccountServer.isLoopbackURL("http://localhost:80"))
+        #expect(!AccountServer.isLoopbackURL("https://127.example"))
+    }
+
+    @Test func headerValuesAreReadCaseInsensitively() {
+        #expect(AccountHTTP.headerValue(named: "inkling-rotate-token", in: Array("Inkling-Rotate-Token: 1\r\n".utf8)) == "1")
+        #expect(AccountHTTP.headerValue(named: "retry-after", in: Array("retry-after:\t30 \r\n".utf8)) == "30")
+        #expect(AccountHTTP.headerValue(named: "retry-after", in: Array("HTTP/1.1 429 Too Many\r\n".utf8)) == nil)
+    }
+}

@@ -1,0 +1,319 @@
+"""Types into applications on GNOME Shell (Wayland, headless), through the Shell's IBus and Inkling.
+
+    dbus-run-session -- /usr/bin/python3 gnome_driver.py --app gtk4|gtk3|firefox
+        [--control] [--case NAME ...] [--delay MS] [--screenshots DIR] [--trace PATH]
+
+Starts gnome_session.GnomeSession (a headless GNOME Shell 43 with Inkling as its only input
+source), then the application on its Wayland socket with the toolkit's default input method
+(GTK: text-input-v3 to the Shell, which drives IBus and draws the candidate popup; Firefox with
+MOZ_ENABLE_WAYLAND=1 the same through GTK 3). Keys go in through mutter's RemoteDesktop API.
+With --control the input sources are empty: no IBus, the same keys typed by the keymap alone.
+
+The GTK apps are Tests/Integration/e2e/text_app.py (two text views and a password entry, read
+back over stdin); Firefox shows page.html from a server on 127.0.0.1, as in the X11 tests.
+The Shell's popup cannot be observed from outside, so the completion case picks `recommend` by
+its place in the engine's own list (`inkling suggest` on the session's user store) and the
+screenshots show the popup and the chip. The last line of stdout is a JSON report, like
+desktop_driver.py's.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTEGRATION = os.path.join(os.path.dirname(HERE), "Integration")
+sys.path.insert(0, INTEGRATION)
+sys.path.insert(0, os.path.join(INTEGRATION, "e2e"))
+sys.path.insert(0, HERE)
+
+from ibus_harness import Timeout, cli_path, engine_path, pump_until  # noqa: E402
+import apps  # noqa: E402
+import e2e_driver  # noqa: E402
+import gnome_session  # noqa: E402
+from desktop_driver import PROSE, describe_difference  # noqa: E402
+
+PAGE_SIZE = 5  # the engine's candidate table (F1…F5, then Page_Down)
+
+
+class GtkApp:
+    """text_app.py with a password entry, on the Shell's Wayland socket."""
+
+    def __init__(self, toolkit, env, logs):
+        self.app = e2e_driver.App(toolkit, env, os.path.join(logs, "app.log"), extra_args=["--password"])
+
+    def clear(self):
+        self.app.request("clear")
+        self.focus("main")
+
+    def set(self, text):
+        self.app.request("set main " + json.dumps(text))
+
+    def focus(self, field):
+        self.app.request("focus " + field)
+        pump_until(lambda: self.app.request("dump")["focus"] == field, what="focus on " + field)
+
+    def value(self, field="main"):
+        return self.app.request("dump").get(field)
+
+    def wait_for(self, field, expected, what, timeout=20):
+        try:
+            pump_until(lambda: self.value(field) == expected, timeout=timeout, what=what)
+        except Timeout:
+            pass
+        return self.value(field)
+
+    def settle(self, field="main", quiet=1.5):
+        return apps.settle(lambda: self.value(field), quiet, 30)
+
+    def stop(self):
+        self.app.stop()
+
+
+class FirefoxApp:
+    """Firefox ESR on Wayland showing page.html."""
+
+    def __init__(self, env, logs):
+        self.server = apps.PageServer()
+        self.profile = tempfile.mkdtemp(prefix="inkling-gnome-firefox-")
+        self.log = open(os.path.join(logs, "app.log"), "w")
+        with open(os.path.join(self.profile, "user.js"), "w") as f:
+            for pref, value in apps.FIREFOX_PREFS:
+                f.write("user_pref(%s, %s);\n" % (json.dumps(pref), value))
+        env = dict(env, MOZ_ENABLE_WAYLAND="1", MOZ_CRASHREPORTER_DISABLE="1")
+        self.process = subprocess.Popen(
+            ["firefox-esr", "--no-remote", "--new-instance", "--profile", self.profile, self.server.url],
+            env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        pump_until(lambda: self.server.sequence > 0 or self.process.poll() is not None, timeout=180, what="the page to load")
+        if self.process.poll() is not None:
+            raise RuntimeError("firefox exited")
+        pump_until(lambda: self.server.focused == "main", timeout=60, what="the page's main field to have focus")
+
+    def clear(self):
+        self.server.command(clear=True, focus="main")
+        pump_until(lambda: self.server.values.get("main") == "" and self.server.focused == "main", what="a cleared page")
+
+    def set(self, text):
+        self.server.command(set=text, focus="main")
+        pump_until(lambda: self.server.values.get("main") == text, what="the page's text set")
+
+    def focus(self, field):
+        self.server.command(focus=field)
+        pump_until(lambda: self.server.focused == field, what="focus on %s" % field)
+
+    def value(self, field="main"):
+        return self.server.values.get(field)
+
+    def wait_for(self, field, expected, what, timeout=20):
+        try:
+            pump_until(lambda: self.server.values.get(field) == expected, timeout=timeout, what=what)
+        except Timeout:
+            pass
+        return self.server.values.get(field)
+
+    def settle(self, field="main", quiet=1.5):
+        return apps.settle(lambda: self.server.values.get(field), quiet, 30)
+
+    def stop(self):
+        apps.stop_process(self.process)
+        self.server.stop()
+        self.log.close()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+class Context:
+    pass
+
+
+def type_text(ctx, text):
+    ctx.session.type(text, delay=ctx.delay)
+
+
+def case_prose(ctx):
+    expected = "\n".join(PROSE)
+    type_text(ctx, expected)
+    got = ctx.app.wait_for("main", expected, "the typed prose", timeout=60)
+    if got != expected:
+        got = ctx.app.settle()
+    result = {"ok": got == expected, "expected_chars": len(expected)}
+    if got != expected:
+        result.update(got=got, detail=describe_difference(expected, got))
+    return result
+
+
+def engine_candidates(ctx, before):
+    """The engine's list for `before`, from the CLI on the session's user store."""
+    store = os.path.join(ctx.session.env["XDG_DATA_HOME"], "inkling", "user.sqlite3")
+    command = [cli_path(), "suggest", "-n", "20"] + (["--db", store] if os.path.exists(store) else ["--no-learned"]) + ["--", before]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, env=ctx.session.env)
+    return [line.split("\t")[0].strip() for line in result.stdout.splitlines() if line.strip()]
+
+
+def case_select(ctx):
+    """`recomm`, then the F-key of `recommend` in the Shell's candidate popup."""
+    type_text(ctx, "I would like to recomm")
+    time.sleep(1.5)  # the popup is drawn by the Shell; nothing to poll from here
+    ctx.shot("candidate-popup")
+    candidates = engine_candidates(ctx, "I would like to recomm")
+    if "recommend" not in candidates:
+        return {"ok": False, "detail": "recommend not among the engine's candidates: %s" % candidates[:10]}
+    index = candidates.index("recommend")
+    keys = ["Next"] * (index // PAGE_SIZE) + ["F%d" % (index % PAGE_SIZE + 1)]
+    ctx.session.key(*keys)
+    type_text(ctx, " it.")
+    expected = "I would like to recommend it."
+    got = ctx.app.wait_for("main", expected, "the completed sentence")
+    return {"ok": got == expected, "expected": expected, "got": got}
+
+
+def fix(ctx, typed, before="", shot=None):
+    if before:
+        ctx.app.set(before)
+    type_text(ctx, typed)
+    time.sleep(1.5)  # the chip is drawn by the Shell
+    if shot:
+        ctx.shot(shot)
+    ctx.session.key("ctrl+alt+Return")
+    fixed = before + typed.replace("teh", "the", 1)
+    got = ctx.app.wait_for("main", fixed, "the fix", timeout=10)
+    if got != fixed:
+        got = ctx.app.settle(quiet=1.0)
+    if got == fixed:
+        return {"ok": True, "outcome": "applied", "got": got}
+    if got == before + typed:
+        # The refusal is shown in the Shell's popup only: a refusal cannot be told from a lost
+        # key here, so it does not pass.
+        return {"ok": False, "outcome": "not applied", "got": got}
+    return {"ok": False, "outcome": "wrong", "got": got}
+
+
+def case_fix(ctx):
+    return fix(ctx, "I saw teh cat", shot="correction-chip")
+
+
+def case_fix_after_space(ctx):
+    return fix(ctx, "I saw teh cat. ")
+
+
+def case_fix_after_emoji(ctx):
+    """The text before holds an emoji with a skin tone and a ZWJ family: the fix is exact."""
+    return fix(ctx, "I saw teh cat", before="\U0001F468\u200D\U0001F469\u200D\U0001F467 \U0001F44D\U0001F3FD ")
+
+
+def case_focus(ctx):
+    type_text(ctx, "We saw hel")
+    time.sleep(1)
+    ctx.app.focus("other")
+    type_text(ctx, "x ")
+    got_other = ctx.app.wait_for("other", "x ", "text in the other field")
+    expected = "We saw hel"
+    got = ctx.app.settle(quiet=1.0)
+    return {"ok": got == expected and got_other == "x ", "expected": expected, "got": got, "other": got_other}
+
+
+def case_password(ctx):
+    ctx.app.focus("password")
+    typed = "hunter2 teh secret"
+    type_text(ctx, typed)
+    got = ctx.app.wait_for("password", typed, "the password")
+    store = os.path.join(ctx.session.env["XDG_DATA_HOME"], "inkling", "user.sqlite3")
+    learned = []
+    if os.path.exists(store):
+        time.sleep(3)  # the engine hands learned words to its writer every second
+        import sqlite3
+
+        with sqlite3.connect("file:%s?mode=ro" % store, uri=True, timeout=10) as db:
+            keys = {row[0] for row in db.execute("SELECT key FROM entries")}
+        learned = sorted(keys & {"hunter2", "secret", "hunter", "secre", "secr"})
+    return {"ok": got == typed and not learned, "got_length": len(got or ""), "learned_from_password": len(learned)}
+
+
+CASES = {
+    "prose": case_prose, "select": case_select, "fix": case_fix, "fix-after-space": case_fix_after_space,
+    "fix-after-emoji": case_fix_after_emoji, "focus": case_focus, "password": case_password,
+}
+NEEDS_ENGINE = {"select", "fix", "fix-after-space", "fix-after-emoji"}
+APPS = {"gtk4": list(CASES), "gtk3": list(CASES), "firefox": list(CASES)}
+
+
+def warm_up(ctx):
+    """Types `.` and deletes it once the field shows it: the input path is live."""
+    for attempt in range(3):
+        ctx.session.type(".")
+        if ctx.app.wait_for("main", ".", "the warm-up key", timeout=10) == ".":
+            break
+        ctx.app.clear()
+    ctx.session.key("BackSpace")
+    ctx.app.wait_for("main", "", "the warm-up key deleted", timeout=10)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--app", choices=sorted(APPS), required=True)
+    parser.add_argument("--case", action="append", choices=sorted(CASES))
+    parser.add_argument("--control", action="store_true", help="no input method: the keymap alone")
+    parser.add_argument("--delay", type=int, default=int(os.environ.get("INKLING_DESKTOP_DELAY", "30")))
+    parser.add_argument("--screenshots", metavar="DIR", help="keeps PNGs of the candidate popup and the chip")
+    parser.add_argument("--trace", metavar="PATH", help="the engine's event trace (names and numbers) is copied to PATH")
+    args = parser.parse_args()
+    cases = [c for c in (args.case or APPS[args.app]) if not (args.control and c in NEEDS_ENGINE)]
+    logs = tempfile.mkdtemp(prefix="inkling-gnome-logs-")
+    report = {}
+    session = app = None
+    try:
+        session = gnome_session.GnomeSession(engine_path(), logs, trace=bool(args.trace), input_method=not args.control)
+        env = dict(session.env)
+        if args.app == "firefox":
+            app = FirefoxApp(env, logs)
+        else:
+            app = GtkApp(args.app, env, logs)
+        ctx = Context()
+        ctx.session, ctx.app, ctx.delay = session, app, args.delay
+
+        def shot(name):
+            if args.screenshots:
+                os.makedirs(args.screenshots, exist_ok=True)
+                session.screenshot(os.path.join(args.screenshots, "%s-%s.png" % (args.app, name)))
+
+        ctx.shot = shot
+        for name in cases:
+            app.clear()
+            warm_up(ctx)
+            try:
+                outcome = CASES[name](ctx)
+            except Exception as error:
+                outcome = {"ok": False, "detail": "%s: %s" % (type(error).__name__, error)}
+            report[name] = outcome
+            session.key("Escape")  # closes a popup left open; the fields are cleared next
+            app.focus("other")
+            app.focus("main")
+    except Exception as error:
+        report["__error__"] = "%s: %s" % (type(error).__name__, error)
+        for log in ("gnome-shell.log", "app.log"):
+            try:
+                with open(os.path.join(logs, log)) as f:
+                    report[log] = f.read()[-2000:]
+            except OSError:
+                pass
+    finally:
+        if app is not None:
+            try:
+                app.stop()
+            except Exception:
+                pass
+        if session is not None:
+            if args.trace and os.path.exists(session.engine_log):
+                shutil.copy(session.engine_log, args.trace)
+            session.stop()
+        shutil.rmtree(logs, ignore_errors=True)
+    print(json.dumps(report, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

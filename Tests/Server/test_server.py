@@ -1,0 +1,385 @@
+"""Integration and security tests of `inkling-server` on loopback, each over SQLite and
+PostgreSQL (the same suite): the device-token lifecycle, limits, sign-in throttling, the
+gateway, and the security assertions of issue 14."""
+
+import json
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+from conftest import BACKENDS, PASSWORDS, UPSTREAM_KEY, dump_database
+
+both = pytest.mark.parametrize("backend", BACKENDS)
+
+
+def altered(token):
+    last = "A" if token[-1] != "A" else "B"
+    return token[:-1] + last
+
+
+@both
+def test_health_answers_without_user_data(make_server, backend):
+    server = make_server()
+    response = server.request("GET", "/v1/health")
+    assert response.status == 200
+    assert response.json() == {"status": "ok"}
+
+
+@both
+def test_sign_in_check_and_the_upstream_sees_only_the_servers_key(make_server, upstream, backend):
+    server = make_server()
+    response = server.sign_in()
+    assert response.status == 201
+    answer = response.json()
+    assert answer["token"].startswith("ink_") and len(answer["token"]) == 47
+    assert answer["expires_at"] > time.time()
+    upstream.control(reset=True, mode="agree")
+    check = server.check(answer["token"])
+    assert check.status == 200, check.body
+    body = check.json()
+    assert body["verdicts"] == [{"start": 6, "end": 9, "verdict": "agree", "explanation": "fake agree"}]
+    assert body["fixes"] == []
+    stats = upstream.stats()
+    assert stats["authorizations"] == ["Bearer " + UPSTREAM_KEY]
+    assert answer["token"] not in json.dumps(stats)
+
+
+@both
+def test_server_validates_the_upstream_answer_like_the_helper(make_server, upstream, backend):
+    server = make_server()
+    token = server.token()
+    upstream.control(reset=True, mode="bad_spans")
+    body = server.check(token).json()
+    assert body == {"verdicts": [], "fixes": []}
+
+
+@both
+def test_missing_wrong_unknown_and_malformed_tokens_get_401(make_server, backend):
+    server = make_server()
+    token = server.token()
+    for candidate in [None, altered(token), "ink_" + "A" * 43, "", "Bearer", token + "x", token.upper()]:
+        response = server.check(candidate)
+        assert response.status == 401, candidate
+        assert response.json()["error"] == "unauthorized"
+    response = server.request("POST", "/v1/check", {"sentence": "x", "language": "en", "flags": []}, headers={"Authorization": "Basic " + token})
+    assert response.status == 401
+
+
+@both
+def test_wrong_password_and_unknown_user_get_401(make_server, backend):
+    server = make_server()
+    assert server.sign_in("ann", "not-the-password").status == 401
+    assert server.sign_in("nobody", "whatever").status == 401
+
+
+@both
+def test_logout_revokes_at_once(make_server, backend):
+    server = make_server()
+    token = server.token()
+    assert server.check(token).status == 200
+    assert server.request("DELETE", "/v1/devices/current", token=token).status == 204
+    assert server.check(token).status == 401
+    assert server.request("POST", "/v1/devices/rotate", token=token).status == 401
+
+
+@both
+def test_expired_token_gets_401(make_server, backend):
+    server = make_server({"tokens": {"lifetime": "2"}})
+    token = server.token()
+    assert server.check(token).status == 200
+    time.sleep(2.2)
+    assert server.check(token).status == 401
+
+
+@both
+def test_rotation_grace_then_401(make_server, backend):
+    server = make_server({"tokens": {"grace": "1"}})
+    old = server.token()
+    response = server.request("POST", "/v1/devices/rotate", token=old)
+    assert response.status == 200
+    answer = response.json()
+    assert set(answer) == {"token", "device_id", "expires_at", "old_token_valid_until"}
+    new = answer["token"]
+    assert new != old
+    assert server.check(old).status == 200
+    assert server.check(new).status == 200
+    # The old token cannot fork the device with a second rotation.
+    assert server.request("POST", "/v1/devices/rotate", token=old).status == 401
+    time.sleep(1.2)
+    assert server.check(old).status == 401
+    assert server.check(new).status == 200
+
+
+@both
+def test_rotation_is_advised_by_a_header(make_server, backend):
+    server = make_server({"tokens": {"rotate_after": "1"}})
+    token = server.token()
+    time.sleep(1.1)
+    response = server.check(token)
+    assert response.status == 200
+    assert response.headers.get("Inkling-Rotate-Token") == "1"
+
+
+@both
+def test_sign_out_everywhere_and_users_are_isolated(make_server, backend):
+    server = make_server()
+    laptop = server.token("ann", "laptop")
+    desktop = server.token("ann", "desktop")
+    bobs = server.token("bob", "phone")
+    # Bob signing out everywhere touches only Bob.
+    assert server.request("DELETE", "/v1/devices", token=bobs).status == 204
+    assert server.check(bobs).status == 401
+    assert server.check(laptop).status == 200
+    assert server.check(desktop).status == 200
+    bobs = server.token("bob", "phone")
+    assert server.request("DELETE", "/v1/devices", token=laptop).status == 204
+    assert server.check(laptop).status == 401
+    assert server.check(desktop).status == 401
+    assert server.check(bobs).status == 200
+    # No endpoint takes a device id: nothing to aim at another user's devices.
+    assert server.request("DELETE", "/v1/devices/1", token=bobs).status == 404
+    listing = server.admin("devices", "ann").stdout.decode()
+    assert "revoked" in listing and "phone" not in listing
+
+
+@both
+def test_checks_per_minute_429_with_retry_after(make_server, backend):
+    server = make_server({"limits": {"checks_per_minute": "3"}})
+    token = server.token()
+    for _ in range(3):
+        assert server.check(token).status == 200
+    response = server.check(token)
+    assert response.status == 429
+    retry = int(response.headers["Retry-After"])
+    assert 1 <= retry <= 60
+    assert response.json()["error"] == "rate_limited"
+    # Another user has their own budget.
+    assert server.check(server.token("bob")).status == 200
+
+
+@both
+def test_characters_per_day_429(make_server, backend):
+    server = make_server({"limits": {"characters_per_day": "30"}})
+    token = server.token()
+    assert server.check(token, "I saw teh cat.").status == 200
+    response = server.check(token, "I saw teh cat and the dog too.")
+    assert response.status == 429 and int(response.headers["Retry-After"]) > 60
+
+
+@both
+def test_device_cap(make_server, backend):
+    server = make_server({"limits": {"devices": "2"}})
+    server.token(device="one")
+    server.token(device="two")
+    response = server.sign_in(device="three")
+    assert response.status == 429
+    assert response.json()["error"] == "too_many_devices"
+
+
+@both
+def test_brute_force_sign_in_is_throttled(make_server, backend):
+    server = make_server({"limits": {"login_failures_per_user": "3", "login_failures_per_address": "6"}})
+    for attempt in range(3):
+        assert server.sign_in("ann", "guess-%d" % attempt).status == 401
+    response = server.sign_in("ann")
+    assert response.status == 429
+    assert int(response.headers["Retry-After"]) >= 1
+    # Per address too: unknown names from the same address.
+    for attempt in range(3):
+        server.sign_in("ghost%d" % attempt, "x")
+    assert server.sign_in("bob").status == 429
+
+
+@both
+def test_bodies_over_16_kib_get_413(make_server, backend):
+    server = make_server()
+    token = server.token()
+    sentence = "a" * (17 * 1024)
+    response = server.request("POST", "/v1/check", {"sentence": sentence, "language": "en", "flags": []}, token=token)
+    assert response.status == 413
+    # A declared length far over the limit is refused without reading the body.
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"POST /v1/check HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode() +
+                  b"\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n" + b"{" * 1000)
+        reply = s.recv(4096)
+    assert reply.startswith(b"HTTP/1.1 413"), reply[:80]
+    # Chunked, without a length, far over the limit: cut or refused, and the server lives on.
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"POST /v1/check HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try:
+            for _ in range(200):
+                s.sendall(b"1000\r\n" + b"x" * 4096 + b"\r\n")
+            s.sendall(b"0\r\n\r\n")
+            reply = s.recv(4096)
+        except OSError:
+            reply = b""
+    assert reply == b"" or reply.startswith(b"HTTP/1.1 413")
+    assert server.request("GET", "/v1/health").status == 200
+
+
+@both
+def test_oversized_headers_are_refused(make_server, backend):
+    server = make_server()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"y" * (64 * 1024) + b"\r\n\r\n")
+        try:
+            reply = s.recv(4096)
+        except OSError:
+            reply = b""
+    assert not reply.startswith(b"HTTP/1.1 200")
+    assert server.request("GET", "/v1/health").status == 200
+
+
+@both
+def test_sql_metacharacters_in_every_field(make_server, backend):
+    server = make_server()
+    nasty = ["' OR '1'='1", "ann'; DROP TABLE users; --", "\"; DELETE FROM tokens; --", "$1 \\x00 %s ?1", "ann\u0000"]
+    for value in nasty:
+        assert server.sign_in(value, value).status in (400, 401)
+        assert server.sign_in("ann", value).status == 401
+    token = server.token(device="it's \"my\" laptop; DROP TABLE devices; --")
+    for value in nasty:
+        response = server.check(token, sentence="Robert'); DROP TABLE users;-- " + value.replace("\u0000", ""), flags=[])
+        assert response.status == 200, response.body
+        response = server.request("POST", "/v1/check", {"sentence": "ok", "language": value, "flags": []}, token=token)
+        assert response.status in (200, 400)
+    # Every table is still there and the user still signs in.
+    assert server.token("bob")
+    assert "ann" in server.admin("user", "list").stdout.decode()
+    assert "my" in server.admin("devices", "ann").stdout.decode()
+    assert server.admin("user", "add", "x'; DROP TABLE users; --", input="pw\n", check=False).returncode != 0
+
+
+@both
+def test_database_holds_no_token_no_password_and_no_typed_text(make_server, upstream, backend):
+    server = make_server()
+    upstream.control(reset=True, mode="agree")
+    token = server.token()
+    sentence = "Zanzibar quokkas juggle marmalade obliquely."
+    assert server.check(token, sentence, flags=[{"start": 9, "end": 16, "word": "quokkas", "replacements": ["quokka"]}]).status == 200
+    rotated = server.request("POST", "/v1/devices/rotate", token=token).json()["token"]
+    assert server.check(rotated, sentence, flags=[]).status == 200
+    dump = dump_database(server)
+    assert len(dump) > 0
+    for secret in [token, rotated, token[4:], rotated[4:], PASSWORDS["ann"], sentence, "quokkas", "marmalade"]:
+        assert secret.encode() not in dump, secret
+    assert b"$argon2id$" in dump
+
+
+@both
+def test_slow_clients_are_cut_without_holding_a_worker(make_server, backend):
+    # One worker thread and a 2-second request deadline: dribbling clients must not stop a
+    # normal request from being answered, and are cut long before their dribble would end.
+    server = make_server({"server": {"threads": "1", "request_timeout": "2", "idle_timeout": "30"}})
+    token = server.token()
+    cut_after = []
+
+    def dribble():
+        started = time.time()
+        s = socket.create_connection(("127.0.0.1", server.port), timeout=70)
+        request = b"POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n" + b"x" * 60
+        try:
+            for byte in request:
+                s.sendall(bytes([byte]))
+                time.sleep(0.5)  # the whole request would take about 60 s
+                if time.time() - started > 65:
+                    break
+            s.recv(1)
+        except OSError:
+            pass
+        cut_after.append(time.time() - started)
+        s.close()
+
+    threads = [threading.Thread(target=dribble) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.5)
+    started = time.time()
+    assert server.check(token).status == 200
+    assert server.request("GET", "/v1/health").status == 200
+    assert time.time() - started < 5
+    for thread in threads:
+        thread.join(timeout=70)
+    assert len(cut_after) == 3
+    assert max(cut_after) < 15, cut_after
+
+
+@both
+def test_logs_hold_no_token_password_name_or_sentence(make_server, upstream, backend):
+    server = make_server()
+    upstream.control(reset=True, mode="agree")
+    token = server.token()
+    sentence = "Pangolins waltz beneath xylophones."
+    server.check(token, sentence, flags=[])
+    server.check(altered(token), sentence, flags=[])
+    server.sign_in("ann", "wrong-password-Zebra")
+    server.request("POST", "/v1/devices/rotate", token=token)
+    upstream.control(mode="error500")
+    server.check(token, sentence, flags=[])
+    upstream.control(reset=True, mode="agree")
+    server.stop()
+    log = server.log_text()
+    assert "route=/v1/check status=200" in log
+    for secret in [token, token[4:], altered(token), PASSWORDS["ann"], "wrong-password-Zebra", sentence, "Pangolins", UPSTREAM_KEY, "ann", "127.0.0.1"]:
+        assert secret not in log, secret
+
+
+@both
+def test_upstream_failures_answer_502_then_the_breaker_503(make_server, upstream, backend):
+    server = make_server()
+    token = server.token()
+    upstream.control(reset=True, mode="error500")
+    statuses = [server.check(token).status for _ in range(4)]
+    upstream.control(reset=True, mode="agree")
+    assert statuses[:3] == [502, 502, 502]
+    assert statuses[3] == 503
+    time.sleep(0.3)
+    assert server.check(token).status == 200
+
+
+@both
+def test_unknown_paths_and_methods(make_server, backend):
+    server = make_server()
+    assert server.request("GET", "/v1/nothing").status == 404
+    assert server.request("GET", "/v1/check").status == 405
+    assert server.request("POST", "/v1/devices", raw=b"{not json").status == 400
+
+
+@both
+def test_admin_commands(make_server, backend):
+    server = make_server()
+    token = server.token(device="laptop")
+    listing = server.admin("user", "list").stdout.decode()
+    assert "ann\tactive\t1 device(s)" in listing
+    devices = server.admin("devices", "ann").stdout.decode()
+    device_id = devices.split("\t")[0]
+    assert "laptop" in devices and "live until" in devices
+    assert server.admin("revoke", "bob", device_id, check=False).returncode != 0
+    assert server.check(token).status == 200
+    server.admin("revoke", "ann", device_id)
+    assert server.check(token).status == 401
+    token = server.token()
+    server.admin("user", "disable", "ann")
+    assert server.check(token).status == 401
+    assert server.sign_in().status == 401
+    assert "ann\tdisabled" in server.admin("user", "list").stdout.decode()
+    assert server.admin("user", "add", "ann", input="x\n", check=False).returncode != 0
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+def test_two_instances_on_one_postgresql_act_as_one(make_server, backend):
+    first = make_server({"limits": {"checks_per_minute": "4"}})
+    second = make_server({"limits": {"checks_per_minute": "4"}}, database=first.database, users=())
+    token = first.token()
+    assert second.check(token).status == 200
+    assert first.check(token).status == 200
+    assert second.check(token).status == 200
+    assert first.check(token).status == 200
+    assert second.check(token).status == 429
+    assert first.check(token).status == 429
+    other = first.token(device="desktop")
+    assert second.request("DELETE", "/v1/devices/current", token=other).status == 204
+    assert first.check(other).status == 401

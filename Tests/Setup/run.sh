@@ -1,0 +1,25 @@
+#!/bin/bash
+# The settings app (inkling-setup) under Xvfb, driven through AT-SPI with a real ibus-daemon and
+# engine: GSettings followed both ways, a pack downloaded from a loopback server, a learned word
+# forgotten, the heartbeat shown; a screenshot of every page.
+#
+#   Tests/Setup/run.sh [pytest arguments]
+#
+# Needs the release build (.build/release: inkling-setup, inkling, ibus-engine-inkling).
+# INKLING_SCREENSHOT_DIR keeps the screenshots (default: a temporary folder, removed).
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BIN=${INKLING_BIN_DIR:-$ROOT/.build/release}
+for f in inkling-setup inkling ibus-engine-inkling; do
+    [ -x "$BIN/$f" ] || { echo "setup-app: no $BIN/$f (build first: swift build -c release)" >&2; echo "0 passed, 1 failed"; exit 1; }
+done
+for tool in Xvfb dbus-run-session glib-compile-schemas gsettings xdotool; do
+    command -v "$tool" >/dev/null || { echo "setup-app: $tool missing (scripts/install-deps.sh)" >&2; echo "0 passed, 1 failed"; exit 1; }
+done
+export INKLING_BIN_DIR=$BIN INKLING_ENGINE=${INKLING_ENGINE:-$BIN/ibus-engine-inkling}
+export PYTHONDONTWRITEBYTECODE=1
+unset IBUS_ADDRESS DISPLAY WAYLAND_DISPLAY GTK_IM_MODULE QT_IM_MODULE XMODIFIERS DBUS_SESSION_BUS_ADDRESS
+cd "$HERE"
+# A private session bus: the accessibility bus (at-spi2-core) is started on it by activation.
+dbus-run-session -- /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE "$@" test_setup_app.py

@@ -1,0 +1,334 @@
+"""inkling-setup under Xvfb, driven through AT-SPI (python3-pyatspi), with a private ibus-daemon,
+the real engine and a loopback pack server. Run by Tests/Setup/run.sh inside dbus-run-session.
+
+Every wait is a poll with a generous deadline (no fixed sleeps decide a result).
+"""
+
+import hashlib
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Packs"))
+import german_pack  # noqa: E402
+from ibus_harness import Client, Daemon, IBus  # noqa: E402
+
+import pyatspi  # noqa: E402
+
+SCHEMA = "org.freedesktop.ibus.engine.inkling"
+BIN = os.environ.get("INKLING_BIN_DIR", os.path.join(ROOT, ".build", "release"))
+INKLING = os.path.join(BIN, "inkling")
+SETUP = os.path.join(BIN, "inkling-setup")
+DEADLINE = 20.0
+
+
+def wait_for(condition, what, timeout=DEADLINE, interval=0.1, pump=False):
+    end = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError("timed out waiting for " + what)
+        if pump:
+            _pump(interval)
+        else:
+            time.sleep(interval)
+
+
+def _pump(seconds):
+    from ibus_harness import GLib
+
+    context = GLib.MainContext.default()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        context.iteration(False)
+        time.sleep(0.01)
+
+
+# -- the loopback pack server (slow enough for the progress bar to be seen moving) --------------
+
+
+class PackHandler(http.server.BaseHTTPRequestHandler):
+    files = {}
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        body = self.files.get(self.path)
+        if body is None:
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.path.endswith(".inkpack"):
+            # About 3 s in all, whatever the pack's size.
+            step = max(1024, len(body) // 40)
+            for start in range(0, len(body), step):
+                self.wfile.write(body[start:start + step])
+                self.wfile.flush()
+                time.sleep(0.075)
+        else:
+            self.wfile.write(body)
+
+
+# -- the world: daemon, display, app ------------------------------------------------------------
+
+
+class World:
+    pass
+
+
+def compile_schema(folder):
+    os.makedirs(folder, exist_ok=True)
+    shutil.copy(os.path.join(ROOT, "data", "gschema", SCHEMA + ".gschema.xml"), folder)
+    subprocess.run(["glib-compile-schemas", folder], check=True)
+
+
+def start_xvfb():
+    read, write = os.pipe()
+    process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x900x24", "-nolisten", "tcp"],
+                               pass_fds=[write], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    number = b""
+    while not number.endswith(b"\n"):
+        chunk = os.read(read, 16)
+        if not chunk:
+            raise RuntimeError("Xvfb did not start")
+        number += chunk
+    os.close(read)
+    return process, ":" + number.decode().strip()
+
+
+def find_app(name):
+    def lookup():
+        desktop = pyatspi.Registry.getDesktop(0)
+        for index in range(desktop.childCount):
+            app = desktop.getChildAtIndex(index)
+            if app is not None and app.name == name:
+                return app
+        return None
+
+    return wait_for(lookup, "the app on the accessibility bus")
+
+
+@pytest.fixture(scope="module")
+def world():
+    w = World()
+    w.root = tempfile.mkdtemp(prefix="inkling-setup-test-")
+    schemas = os.path.join(w.root, "schemas")
+    compile_schema(schemas)
+
+    data = german_pack.build_german_pack(INKLING, w.root)
+    entry = {"language": "de", "displayName": "Deutsch", "version": "1", "minEngineVersion": "0.1.0",
+             "file": "packs/de.inkpack", "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+             "url": "packs/de.inkpack"}
+    PackHandler.files = {"/manifest.json": json.dumps({"formatVersion": 1, "packs": [entry]}).encode(),
+                         "/packs/de.inkpack": data}
+    w.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PackHandler)
+    threading.Thread(target=w.server.serve_forever, daemon=True).start()
+    manifest_url = "http://127.0.0.1:%d/manifest.json" % w.server.server_address[1]
+
+    w.daemon = Daemon(env={"GSETTINGS_SCHEMA_DIR": schemas, "GSETTINGS_BACKEND": "keyfile",
+                           "INKLING_MANIFEST_URL": manifest_url}, global_engine=None, verbose=True)
+    w.daemon.start()
+    w.env = dict(w.daemon.env)
+    w.xvfb, display = start_xvfb()
+    w.env.update({"DISPLAY": display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "INKLING_COMMAND": INKLING,
+                  "NO_AT_BRIDGE": "0", "GTK_A11Y": "atspi", "LANGUAGE": "en", "LC_ALL": "C.UTF-8"})
+
+    # A learned word to forget, and the manifest the Languages page lists.
+    words = os.path.join(w.root, "words.txt")
+    with open(words, "w") as f:
+        f.write("the zorblax jumped over the zorblax fence\n")
+    subprocess.run([INKLING, "learn", words], env=w.env, check=True, capture_output=True, timeout=60)
+    subprocess.run([INKLING, "packs", "update", "--manifest-url", manifest_url], env=w.env, check=True,
+                   capture_output=True, timeout=60)
+
+    w.shots = os.environ.get("INKLING_SCREENSHOT_DIR") or os.path.join(w.root, "shots")
+    os.makedirs(w.shots, exist_ok=True)
+    w.app_process = subprocess.Popen([SETUP, "--page", "typing"], env=w.env, stdout=subprocess.DEVNULL,
+                                     stderr=open(os.path.join(w.root, "app.log"), "w"))
+    w.app = find_app("inkling-setup")
+    # The window is drawn once its first page has a spin button on the bus.
+    wait_for(lambda: find(w.app, "Suggestions per page", "spin button"), "the Typing page")
+    # Pointer over the window: without a window manager, X sends keys to the window under it.
+    subprocess.run(["xdotool", "mousemove", "300", "300"], env=w.env, check=True)
+    yield w
+    w.app_process.terminate()
+    w.app_process.wait(timeout=10)
+    w.daemon.stop()
+    w.xvfb.terminate()
+    w.xvfb.wait()
+    w.server.shutdown()
+    shutil.rmtree(w.root, ignore_errors=True)
+
+
+# -- AT-SPI helpers -----------------------------------------------------------------------------
+
+
+def find(root, name, role=None, prefix=False):
+    def match(node):
+        try:
+            if node is None or (role and node.getRoleName() != role):
+                return False
+            text = node.name or ""
+            return text.startswith(name) if prefix else text == name
+        except Exception:
+            return False
+
+    try:
+        return pyatspi.findDescendant(root, match)
+    except Exception:
+        return None
+
+
+def showing(node):
+    try:
+        return node.getState().contains(pyatspi.STATE_SHOWING)
+    except Exception:
+        return False
+
+
+def click(node):
+    action = node.queryAction()
+    for index in range(action.nActions):
+        if action.getName(index) in ("click", "activate", "toggle"):
+            assert action.doAction(index)
+            return
+    raise AssertionError("no click action on %s" % node.name)
+
+
+def open_page(w, title):
+    tabs = pyatspi.findAllDescendants(w.app, lambda n: n.getRoleName() == "page tab" and n.name == title)
+    tab = next((t for t in tabs if showing(t)), None) or tabs[0]
+    click(tab)
+    return tab
+
+
+def gsettings(w, *args):
+    return subprocess.run(["gsettings"] + list(args), env=w.env, capture_output=True, text=True, timeout=20).stdout.strip()
+
+
+def screenshot(w, name):
+    path = os.path.join(w.shots, name + ".png")
+    script = ("import sys, gi; gi.require_version('Gdk', '3.0'); from gi.repository import Gdk;"
+              "r = Gdk.get_default_root_window();"
+              "p = Gdk.pixbuf_get_from_window(r, 0, 0, 720, 760); p.savev(sys.argv[1], 'png', [], [])")
+    subprocess.run(["/usr/bin/python3", "-c", script, path], env=w.env, check=True, timeout=30)
+    assert os.path.getsize(path) > 5000, "screenshot %s is blank" % path
+    return path
+
+
+# -- tests --------------------------------------------------------------------------------------
+
+
+def test_page_size_reaches_gsettings_and_a_running_engine(world):
+    w = world
+    client = Client(w.daemon)
+    client.focus_in()
+    client.set_engine("inkling")
+    client.type("t")
+    client.wait_for_table(what="a table after 't'")
+    assert client.last_table.get_page_size() == 5
+    client.key(IBus.KEY_Escape)
+    client.reset()
+
+    spin = find(w.app, "Suggestions per page", "spin button")
+    assert spin.queryValue().currentValue == 5
+    # GTK 4.8 exposes the value read-only: type it as a user would.
+    spin.queryComponent().grabFocus()
+    subprocess.run(["xdotool", "key", "ctrl+a", "type", "3"], env=w.env, check=True)
+    subprocess.run(["xdotool", "key", "Tab"], env=w.env, check=True)
+    wait_for(lambda: gsettings(w, "get", SCHEMA, "page-size") == "3", "page-size 3 in GSettings")
+
+    def table_of_three():
+        client.tables.clear()
+        client.type("t")
+        try:
+            client.wait_for_table(what="a table")
+            size = client.last_table.get_page_size()
+        finally:
+            client.key(IBus.KEY_Escape)
+            client.reset()
+        return size == 3
+
+    wait_for(table_of_three, "the running engine's table to show 3 rows", pump=True)
+    client.destroy()
+
+    # The other way: `inkling config` changes what the window shows.
+    subprocess.run([INKLING, "config", "set", "page-size", "7"], env=w.env, check=True, capture_output=True)
+    wait_for(lambda: spin.queryValue().currentValue == 7, "the spin button to show 7")
+    screenshot(w, "typing")
+
+
+def test_heartbeat_says_running(world):
+    w = world
+    open_page(w, "About")
+    wait_for(lambda: find(w.app, "Inkling is running in this session.", prefix=True), "the running status")
+    screenshot(w, "about")
+
+
+def test_forget_a_learned_word(world):
+    w = world
+    open_page(w, "Learned words")
+    button = wait_for(lambda: find(w.app, "Forget zorblax", "push button"), "the zorblax row")
+    screenshot(w, "learned")
+    click(button)
+
+    def forgotten():
+        listed = subprocess.run([INKLING, "learned", "list"], env=w.env, capture_output=True, text=True).stdout
+        return "zorblax" not in listed
+
+    wait_for(forgotten, "zorblax to leave the store")
+    wait_for(lambda: find(w.app, "Forget zorblax", "push button") is None, "the row to go")
+    assert find(w.app, "Forget jumped", "push button") is not None, "other words stay"
+
+
+def test_download_a_pack_with_progress_then_verified(world):
+    w = world
+    open_page(w, "Languages")
+    button = wait_for(lambda: find(w.app, "Download Deutsch", "push button"), "the Deutsch row")
+    screenshot(w, "languages")
+    click(button)
+    bar = wait_for(lambda: find(w.app, "Download progress", "progress bar"), "the progress bar")
+    seen = set()
+    status = None
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        try:
+            seen.add(round(bar.queryValue().currentValue, 3))
+        except Exception:
+            pass
+        status = find(w.app, "Deutsch is installed and verified", prefix=True)
+        if status:
+            break
+        time.sleep(0.05)
+    moving = sorted(v for v in seen if 0 < v < 1)
+    assert status is not None, "no 'installed and verified' message; progress seen: %s" % sorted(seen)
+    assert len(moving) >= 2, "the bar did not move: %s" % sorted(seen)
+    assert os.path.exists(os.path.join(w.env["XDG_DATA_HOME"], "inkling", "packs", "de.inkpack"))
+    wait_for(lambda: find(w.app, "Remove Deutsch", "push button"), "the row to offer Remove")
+    screenshot(w, "languages-installed")
+
+
+def test_cloud_page_is_off_by_default_and_says_what_is_sent(world):
+    w = world
+    open_page(w, "Cloud check")
+    statement = wait_for(lambda: find(w.app, "What the cloud check sends"), "the statement")
+    assert gsettings(w, "get", SCHEMA, "cloud-check") == "false"
+    screenshot(w, "cloud")
+    assert statement is not None
