@@ -742,17 +742,15 @@ public final class InputSession {
     public func commitDictated(_ utterance: String) -> [SessionEffect] {
         guard !contentType.isSecret else { return [] }
         var effects: [SessionEffect] = []
-        if !typed.isEmpty {
-            let word = typed
-            typed = ""
-            effects.append(commit(word))
+        if !composition.typed.isEmpty {
+            effects.append(commit(composition.takeWord()))
         } else {
             effects += commitPending(keepSpace: true)
         }
-        let text = DictationController.textToCommit(utterance, before: contextKnown ? contextBefore : nil)
+        let text = DictationController.textToCommit(utterance, before: context.isKnown ? context.before : nil)
         guard !text.isEmpty else { return effects + [preeditEffect()] }
         effects.append(commit(text))
-        pendingSpace = true
+        composition.pendingSpace = true
         lastSuggestionKey = nil
         return effects + [preeditEffect()] + hideTable()
     }
