@@ -132,7 +132,10 @@ final class AccountMode {
             DeviceCredential.isHeaderSafe(answer.token)
         else {
             if status == 401, gate.adopt(keyringRecord()).taken { return }
-            tell(gate.rotationFailed(status: status == 200 ? nil : status, now: now), id: id)
+            tell(
+                gate.rotationFailed(
+                    status: status == 200 ? nil : status, now: now, retryAfter: client.lastResponseRetryAfter),
+                id: id)
             if status != 401 {
                 Log.note("account mode: token rotation failed; the current token stays in use", ("status", status))
             }

@@ -231,6 +231,25 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
         #expect(gate.nextStep(now: 1_000_000 - 86_400) == .check)
     }
 
+    @Test func a429AnsweredToTheRotationWaitsForItsRetryAfter() {
+        var gate = AccountGate(credential: credential())
+        let due: Int64 = 1_000_000 + 64_800
+        #expect(gate.nextStep(now: due) == .rotate)
+        #expect(gate.rotationFailed(status: 429, now: due, retryAfter: 300) == nil)
+        // Checks go on with the current token; no rotation before the server's Retry-After.
+        #expect(gate.nextStep(now: due + 61) == .check)
+        #expect(gate.nextStep(now: due + 299) == .check)
+        #expect(gate.nextStep(now: due + 300) == .rotate)
+        // A short Retry-After is honoured too, not stretched to the flat retry delay.
+        #expect(gate.rotationFailed(status: 429, now: due + 300, retryAfter: 5) == nil)
+        #expect(gate.nextStep(now: due + 304) == .check)
+        #expect(gate.nextStep(now: due + 305) == .rotate)
+        // A huge one is capped like a check's.
+        #expect(gate.rotationFailed(status: 429, now: due, retryAfter: 999_999_999) == nil)
+        #expect(gate.nextStep(now: due + 3_599) == .check)
+        #expect(gate.nextStep(now: due + 3_600) == .rotate)
+    }
+
     @Test func aSignInRequiredWinsOverAPause() {
         var gate = AccountGate(credential: credential())
         _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 30, now: 1_000_000)
