@@ -389,6 +389,24 @@ def test_over_a_limit_the_helper_waits_for_retry_after_without_opening_the_circu
     assert all(r.get("message") in (None, "rate limited") for r in replies), replies
 
 
+def test_a_helper_waiting_for_a_sign_in_takes_it_at_its_next_check(
+        keyring, server, helpers, tmp_path, monkeypatch):
+    # `inkling account login` rewrites $XDG_RUNTIME_DIR/inkling/signed-in; a helper without a key
+    # stats it on each check and reads the keyring at once when it changed, not after its
+    # keyring-look interval (30 s by default, kept here).
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    helper = helpers(server.url)
+    assert result_of(helper.check("I saw teh emu."))["type"] == "error"
+    assert login(server).returncode == 0
+    assert (runtime / "inkling" / "signed-in").is_file()
+    token = keyring.record(server.url)["token"]
+    assert result_of(helper.check("I saw teh hen."))["type"] == "result"
+    checks = [r for r in server.stats()["requests"] if r["path"] == "/v1/check"]
+    assert checks and checks[-1]["auth"] == "Bearer " + token
+
+
 def test_signing_in_while_the_helper_runs_switches_it_to_account_mode(keyring, server, helpers):
     # Started before any sign-in (and without an API key): chat-completions, as before.
     helper = helpers(server.url, "--account-look-ms", "100")
