@@ -63,6 +63,8 @@ public struct AccountGate: Sendable {
     /// After a 429 to the rotation: no rotation before this (Unix seconds), whatever the policy says.
     private var rotationRetryAt: Int64?
     private var lastKeyringLook: UInt64?
+    /// The sign-in marker as it was at the last keyring read (see `SignInMarker`).
+    private var seenMarker: SignInMarker.Stamp?
     /// The refused token: a keyring still holding it is no reason to resume.
     private var refusedToken: String?
     /// After a 429: no check goes out before this (Unix seconds).
@@ -129,15 +131,21 @@ public struct AccountGate: Sendable {
     }
 
     /// Whether the glue should read the keyring again now (monotonic milliseconds): only while
-    /// paused, and not more often than `keyringLookInterval`.
-    public func shouldLookAtKeyring(now: UInt64) -> Bool {
+    /// paused, and not more often than `keyringLookInterval` unless the sign-in marker (its
+    /// stamp now: `marker`) changed since the last read.
+    public func shouldLookAtKeyring(now: UInt64, marker: SignInMarker.Stamp? = nil) -> Bool {
         guard signInRequired else { return false }
+        if let marker, marker != seenMarker { return true }
         guard let last = lastKeyringLook, now >= last else { return true }
         return now - last >= keyringLookInterval
     }
 
-    /// Notes a keyring read at `now` (monotonic milliseconds), for `shouldLookAtKeyring`.
-    public mutating func lookedAtKeyring(now: UInt64) { lastKeyringLook = now }
+    /// Notes a keyring read at `now` (monotonic milliseconds) with the marker's stamp then, for
+    /// `shouldLookAtKeyring`.
+    public mutating func lookedAtKeyring(now: UInt64, marker: SignInMarker.Stamp? = nil) {
+        lastKeyringLook = now
+        seenMarker = marker
+    }
 
     /// A record read from the keyring: taken when it holds another token than the one in hand
     /// and the refused one. Returns `signedIn` when that ends a pause, and whether it was taken.

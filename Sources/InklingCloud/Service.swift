@@ -232,8 +232,8 @@ final class Service: Sendable {
         // then, and at once after `inkling account login` rewrote the sign-in marker.
         let keyringUsable = options.useKeyring && AccountKeyring.sessionBusAvailable(environment: environment)
         let wall = SystemWallClock()
-        var account = keyringUsable ? AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output) : nil
         let markerPath = SignInMarker.path(environment: environment)
+        var account = keyringUsable ? AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath) : nil
         func marker() -> SignInMarker.Stamp? { markerPath.flatMap { SignInMarker.stamp(path: $0) } }
         var accountLooks = KeyringLookSchedule(
             interval: options.accountLookMilliseconds, lookedAt: clock.milliseconds(), marker: marker())
@@ -250,7 +250,7 @@ final class Service: Sendable {
                 let stamp = marker()
                 if accountLooks.isDue(now: clock.milliseconds(), marker: stamp) {
                     accountLooks.looked(now: clock.milliseconds(), marker: stamp)
-                    account = AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output)
+                    account = AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath)
                 }
             }
             if let reply = serve(job, client: client, key: key, account: account) {

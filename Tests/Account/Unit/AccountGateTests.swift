@@ -127,6 +127,21 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
         #expect(gate.shouldLookAtKeyring(now: 15_000))
     }
 
+    @Test func aRewrittenSignInMarkerMakesAPausedGateLookAtOnce() {
+        var gate = AccountGate(credential: credential())
+        let before = SignInMarker.Stamp(seconds: 1, nanoseconds: 0, inode: 1, size: 11)
+        let after = SignInMarker.Stamp(seconds: 2, nanoseconds: 0, inode: 2, size: 11)
+        // Not paused: the marker is no reason to look.
+        #expect(!gate.shouldLookAtKeyring(now: 0, marker: after))
+        _ = gate.checkAnswered(status: 401, asksRotation: false)
+        gate.lookedAtKeyring(now: 5_000, marker: before)
+        #expect(!gate.shouldLookAtKeyring(now: 5_001, marker: before))
+        #expect(!gate.shouldLookAtKeyring(now: 5_001, marker: nil))
+        #expect(gate.shouldLookAtKeyring(now: 5_001, marker: after))
+        gate.lookedAtKeyring(now: 5_001, marker: after)
+        #expect(!gate.shouldLookAtKeyring(now: 5_002, marker: after))
+    }
+
     @Test func theRefusedTokenInTheKeyringDoesNotResume() {
         var gate = AccountGate(credential: credential())
         _ = gate.checkAnswered(status: 401, asksRotation: false)
