@@ -102,7 +102,7 @@ pack: build
 	/usr/bin/python3 scripts/prepare_data.py --cache $(DATA_CACHE) --out $(PREPARED)
 	.build/release/inkling pack build --prepared $(PREPARED) -o data/packs/en.inkpack
 
-# Prediction benchmark on the public dev text (K = 3), with and without the re-ranker.
+# Prediction benchmark on the public dev text (K = 3): without and with the re-ranker, and learning on.
 bench: build
 	bash scripts/bench-predict.sh $(BENCH)
 

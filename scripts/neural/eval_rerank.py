@@ -52,11 +52,14 @@ def main():
             lps.append(lp)
             wid = stoi.get(r["w"].lower().replace("\u2019", "'"), 1)
             logits, state = model(torch.tensor([[wid]]), state)
+    # Look every candidate up once (plain floats), so the parameter sweep below stays cheap.
     for r, lp in zip(recs, lps):
-        r["lp"] = lp
+        keys = {c.lower().replace("\u2019", "'") for q in r["q"] for c in q}
+        ids = [stoi.get(k, 1) for k in keys]
+        r["nn"] = dict(zip(keys, lp[ids].tolist()))
 
     def nn_lp(r, c):
-        return float(r["lp"][stoi.get(c.lower().replace("\u2019", "'"), 1)])
+        return r["nn"][c.lower().replace("\u2019", "'")]
 
     def baseline(r, i, cands):
         return cands
@@ -84,9 +87,9 @@ def main():
     half = len(recs) // 2
     tune, test = recs[:half], recs[half:]
     best = None
-    for beta in (0.5, 1.0, 1.5, 2.0, 3.0):
+    for beta in (1.0, 2.0, 3.0, 5.0, 8.0):
         for unk_pen in (0.0, 2.0, 5.0):
-            for w in (0.5, 1.0):
+            for w in (0.25, 0.5, 1.0):
                 kss, nw = evaluate(tune, make(beta, unk_pen, w))
                 if best is None or kss > best[0]:
                     best = (kss, beta, unk_pen, w)
