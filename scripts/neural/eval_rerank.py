@@ -15,6 +15,13 @@ import torch
 from train_wordlm import WordGRU
 
 
+def quantise_rows(weight):
+    """Round-trips a tensor through symmetric int8 with one scale per row (what a pack would hold)."""
+    rows = weight.reshape(weight.shape[0], -1) if weight.dim() > 1 else weight.reshape(1, -1)
+    scale = rows.abs().amax(dim=1, keepdim=True).clamp(min=1e-12) / 127
+    return (torch.round(rows / scale).clamp(-127, 127) * scale).reshape(weight.shape)
+
+
 def match(c, w, ss):
     return c == w or (ss and c[:1].upper() + c[1:] == w)
 
@@ -32,6 +39,7 @@ def main():
     ap.add_argument("--dump", required=True)
     ap.add_argument("--model", required=True)
     ap.add_argument("-k", type=int, default=3)
+    ap.add_argument("--int8", action="store_true", help="score with per-row int8-quantised weights")
     args = ap.parse_args()
     torch.set_num_threads(1)
     ck = torch.load(args.model)
@@ -39,6 +47,10 @@ def main():
     stoi = {w: i for i, w in enumerate(itos)}
     model = WordGRU(len(itos), ck["dim"])
     model.load_state_dict(ck["state"])
+    if args.int8:
+        with torch.no_grad():
+            for p in model.parameters():
+                p.copy_(quantise_rows(p))
     model.eval()
     recs = [json.loads(line) for line in open(args.dump)]
     # Log-probabilities of every vocabulary word at every word position, documents in order.
@@ -53,6 +65,8 @@ def main():
             wid = stoi.get(r["w"].lower().replace("\u2019", "'"), 1)
             logits, state = model(torch.tensor([[wid]]), state)
     # Look every candidate up once (plain floats), so the parameter sweep below stays cheap.
+    target_ids = [stoi.get(r["w"].lower().replace("\u2019", "'"), 1) for r in recs]
+    nll = -sum(float(lp[i]) for lp, i in zip(lps, target_ids)) / len(recs)
     for r, lp in zip(recs, lps):
         keys = {c.lower().replace("\u2019", "'") for q in r["q"] for c in q}
         ids = [stoi.get(k, 1) for k in keys]
@@ -96,7 +110,7 @@ def main():
     _, beta, unk_pen, w = best
     b_tune, b_test = evaluate(tune, baseline), evaluate(test, baseline)
     n_tune, n_test = evaluate(tune, make(beta, unk_pen, w)), evaluate(test, make(beta, unk_pen, w))
-    print(json.dumps({"words": len(recs), "beta": beta, "unk_penalty": unk_pen, "nn_weight": w,
+    print(json.dumps({"words": len(recs), "heldout_perplexity_unk_folded": math.exp(nll), "beta": beta, "unk_penalty": unk_pen, "nn_weight": w,
                       "tune": {"baseline": b_tune, "rerank": n_tune},
                       "test": {"baseline": b_test, "rerank": n_test}}, indent=1))
 

@@ -43,6 +43,7 @@ def main():
     ap.add_argument("--minutes", type=float, default=15)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--steps", type=int, default=35)
+    ap.add_argument("--resume", help="continue from this checkpoint, after the text it has seen")
     args = ap.parse_args()
     torch.manual_seed(17)
     torch.set_num_threads(1)
@@ -63,15 +64,21 @@ def main():
     print(f"tokens {len(data)}  vocab {len(itos)}  unk {float((data == 1).float().mean()):.3f}", flush=True)
 
     model = WordGRU(len(itos), args.dim)
+    first_pos, seen = 0, 0
+    if args.resume:
+        model.load_state_dict(torch.load(args.resume)["state"])
+        seen = json.load(open(args.resume + ".json"))["steps"]
+        first_pos = (seen * args.steps) % (n - 1)
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
     loss_fn = torch.nn.CrossEntropyLoss()
-    start, step, epoch = time.time(), 0, 0
+    start, step, epoch = time.time(), seen, 0
     deadline = start + 60 * args.minutes
     while time.time() < deadline:
         state = None
-        for pos in range(0, n - 1, args.steps):
+        for pos in range(first_pos, n - 1, args.steps):
             if time.time() >= deadline:
                 break
+            first_pos = 0
             x, y = inputs[:, pos : pos + args.steps], targets[:, pos : pos + args.steps]
             if state is not None:
                 state = state.detach()
