@@ -110,7 +110,9 @@ def main():
     _, beta, unk_pen, w = best
     b_tune, b_test = evaluate(tune, baseline), evaluate(test, baseline)
     n_tune, n_test = evaluate(tune, make(beta, unk_pen, w)), evaluate(test, make(beta, unk_pen, w))
-    print(json.dumps({"words": len(recs), "heldout_perplexity_unk_folded": math.exp(nll), "beta": beta, "unk_penalty": unk_pen, "nn_weight": w,
+    print(json.dumps({"words": len(recs),
+                      "heldout_perplexity_unk_folded": math.exp(nll),
+                      "beta": beta, "unk_penalty": unk_pen, "nn_weight": w,
                       "tune": {"baseline": b_tune, "rerank": n_tune},
                       "test": {"baseline": b_test, "rerank": n_test}}, indent=1))
 

@@ -60,7 +60,7 @@ def main():
     data = torch.tensor(stream, dtype=torch.long)
     n = (len(data) - 1) // args.batch
     inputs = data[: n * args.batch].view(args.batch, n)
-    targets = data[1 : n * args.batch + 1].view(args.batch, n)
+    targets = data[1:n * args.batch + 1].view(args.batch, n)
     print(f"tokens {len(data)}  vocab {len(itos)}  unk {float((data == 1).float().mean()):.3f}", flush=True)
 
     model = WordGRU(len(itos), args.dim)
@@ -79,7 +79,7 @@ def main():
             if time.time() >= deadline:
                 break
             first_pos = 0
-            x, y = inputs[:, pos : pos + args.steps], targets[:, pos : pos + args.steps]
+            x, y = inputs[:, pos:pos + args.steps], targets[:, pos:pos + args.steps]
             if state is not None:
                 state = state.detach()
             logits, state = model(x, state)
