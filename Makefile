@@ -106,6 +106,12 @@ pack: build
 bench: build
 	bash scripts/bench-predict.sh $(BENCH)
 
+# Offline headroom of a neural re-ranker on text held out from the corpus (issue 17; needs make pack's
+# prepared inputs; installs pinned PyTorch CPU into .cache/torch-venv). Not the dev text.
+.PHONY: neural-measure
+neural-measure: build
+	bash scripts/neural/measure.sh
+
 clean:
 	rm -rf .build build
 
