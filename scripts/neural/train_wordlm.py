@@ -43,6 +43,8 @@ def main():
     ap.add_argument("--minutes", type=float, default=15)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--steps", type=int, default=35)
+    ap.add_argument("--max-steps", type=int, default=0,
+                    help="stop after this many steps (reproducible; --minutes is only a cap)")
     ap.add_argument("--resume", help="continue from this checkpoint, after the text it has seen")
     args = ap.parse_args()
     torch.manual_seed(17)
@@ -76,7 +78,8 @@ def main():
     while time.time() < deadline:
         state = None
         for pos in range(first_pos, n - 1, args.steps):
-            if time.time() >= deadline:
+            if time.time() >= deadline or (args.max_steps and step >= args.max_steps):
+                deadline = 0
                 break
             first_pos = 0
             x, y = inputs[:, pos:pos + args.steps], targets[:, pos:pos + args.steps]
