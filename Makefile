@@ -103,9 +103,15 @@ pack: build
 	/usr/bin/python3 scripts/prepare_data.py --cache $(DATA_CACHE) --out $(PREPARED)
 	.build/release/inkling pack build --prepared $(PREPARED) -o data/packs/en.inkpack
 
-# Prediction benchmark on the public dev text (K = 3), with and without the re-ranker.
+# Prediction benchmark on the public dev text (K = 3): without and with the re-ranker, and learning on.
 bench: build
 	bash scripts/bench-predict.sh $(BENCH)
+
+# Offline headroom of a neural re-ranker on text held out from the corpus (issue 17; needs make pack's
+# prepared inputs; installs pinned PyTorch CPU into .cache/torch-venv). Not the dev text.
+.PHONY: neural-measure
+neural-measure: build
+	bash scripts/neural/measure.sh
 
 clean:
 	rm -rf .build build

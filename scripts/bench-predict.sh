@@ -5,17 +5,21 @@ set -euo pipefail
 BENCH=${1:-../shared/bench}
 TEXT=${2:-$BENCH/dev-en.txt}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-INKLING="$ROOT/.build/release/inkling"
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
+INKLING=${INKLING:-$ROOT/.build/release/inkling}
 run() {
-    python3 "$BENCH/typesim.py" --predictor "$INKLING predict --stdio $2" --text "$TEXT" -k 3 --json "$OUT/$1.json" >/dev/null
+    python3 "$BENCH/typesim.py" --predictor "$INKLING predict --stdio $2" --text "$TEXT" -k 3 \
+        --json "$OUT/$1.json" "${@:3}" >/dev/null
 }
 run dictionary "--no-rerank"
 run reranked ""
+# The engine learns committed words in real use; this row shows it (in memory, fresh each run).
+run learning "--learn" "--commit-events"
 python3 - "$OUT" <<'PY'
 import json, sys, os
-rows = [("dictionary + word n-grams", "dictionary"), ("with character re-ranker", "reranked")]
+rows = [("dictionary + word n-grams", "dictionary"), ("with character re-ranker", "reranked"),
+        ("re-ranker + learning on", "learning")]
 print(f"{'predictor':28} {'KSS':>7} {'WPR':>7} {'nw top1':>8} {'nw top3':>8} {'p50 ms':>7} {'p99 ms':>7} {'RSS MiB':>8}")
 for label, name in rows:
     j = json.load(open(os.path.join(sys.argv[1], name + ".json")))

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Dumps the predictor's top-N candidates for every prefix of every word of a held-out text.
+
+Output: JSON lines, one per word: {"doc": d, "w": word, "ctx": [previous words], "q": [[cands
+for prefix 0], [cands for prefix 1], ...]}. Used to measure re-rankers offline (issue 17).
+"""
+import argparse
+import json
+import re
+import subprocess
+
+WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--inkling", required=True)
+    ap.add_argument("--pack", required=True)
+    ap.add_argument("--text", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--max-words", type=int, default=8000)
+    ap.add_argument("-n", type=int, default=32)
+    args = ap.parse_args()
+    proc = subprocess.Popen([args.inkling, "predict", "--stdio", "--pack", args.pack],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    rid = 0
+
+    def ask(obj):
+        nonlocal rid
+        rid += 1
+        obj["id"] = rid
+        proc.stdin.write(json.dumps(obj) + "\n")
+        proc.stdin.flush()
+        return json.loads(proc.stdout.readline())
+
+    total = 0
+    with open(args.out, "w") as out:
+        for d, doc in enumerate(open(args.text, encoding="utf-8")):
+            doc = doc.rstrip("\n")
+            if not doc.strip():
+                continue
+            ask({"reset": True})
+            ctx = []
+            for m in WORD.finditer(doc):
+                w, s = m.group(0), m.start()
+                queries = []
+                for i in range(len(w)):
+                    before = (doc[:s] + w[:i])[-1000:]
+                    queries.append(ask({"before": before, "n": args.n}).get("words", []))
+                sent_start = re.sub(r"[\s\"()\[\]\u2018\u2019\u201c\u201d]+$", "", doc[:s])
+                out.write(json.dumps({"doc": d, "w": w, "ctx": ctx[-40:], "q": queries,
+                                      "ss": sent_start == "" or sent_start[-1] in ".!?"}) + "\n")
+                ctx.append(w)
+                total += 1
+                if total >= args.max_words:
+                    proc.stdin.close()
+                    return
+
+
+if __name__ == "__main__":
+    main()

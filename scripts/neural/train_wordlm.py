@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Trains a small word-level GRU language model for re-ranking the predictor's candidates.
+
+Experimental (issue 17): CPU only, one thread, fixed seeds and deterministic algorithms so a
+rerun on the same inputs gives the same weights. Reads prepared running text (one document per
+line), lower-cases and splits words like the typing benchmark, and stops after --minutes.
+"""
+import argparse
+import collections
+import json
+import re
+import time
+
+import torch
+
+WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
+BOS, UNK = "<s>", "<unk>"
+
+
+def words(line):
+    return [w.lower().replace("\u2019", "'") for w in WORD.findall(line)]
+
+
+class WordGRU(torch.nn.Module):
+    def __init__(self, vocab, dim):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, dim)
+        self.gru = torch.nn.GRU(dim, dim, batch_first=True)
+        self.out_bias = torch.nn.Parameter(torch.zeros(vocab))
+
+    def forward(self, ids, state=None):
+        hidden, state = self.gru(self.embed(ids), state)
+        # Output weights tied to the embedding: half the parameters, better on little text.
+        return hidden @ self.embed.weight.t() + self.out_bias, state
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--vocab", type=int, default=10000)
+    ap.add_argument("--dim", type=int, default=128)
+    ap.add_argument("--minutes", type=float, default=15)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--steps", type=int, default=35)
+    ap.add_argument("--max-steps", type=int, default=0,
+                    help="stop after this many steps (reproducible; --minutes is only a cap)")
+    ap.add_argument("--resume", help="continue from this checkpoint, after the text it has seen")
+    args = ap.parse_args()
+    torch.manual_seed(17)
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+
+    docs = [words(line) for line in open(args.corpus, encoding="utf-8")]
+    counts = collections.Counter(w for d in docs for w in d)
+    itos = [BOS, UNK] + [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[: args.vocab - 2]]
+    stoi = {w: i for i, w in enumerate(itos)}
+    stream = []
+    for d in docs:
+        stream.append(0)
+        stream.extend(stoi.get(w, 1) for w in d)
+    data = torch.tensor(stream, dtype=torch.long)
+    n = (len(data) - 1) // args.batch
+    inputs = data[: n * args.batch].view(args.batch, n)
+    targets = data[1:n * args.batch + 1].view(args.batch, n)
+    print(f"tokens {len(data)}  vocab {len(itos)}  unk {float((data == 1).float().mean()):.3f}", flush=True)
+
+    model = WordGRU(len(itos), args.dim)
+    first_pos, seen = 0, 0
+    if args.resume:
+        model.load_state_dict(torch.load(args.resume)["state"])
+        seen = json.load(open(args.resume + ".json"))["steps"]
+        first_pos = (seen * args.steps) % (n - 1)
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    start, step, epoch = time.time(), seen, 0
+    deadline = start + 60 * args.minutes
+    while time.time() < deadline:
+        state = None
+        for pos in range(first_pos, n - 1, args.steps):
+            if time.time() >= deadline or (args.max_steps and step >= args.max_steps):
+                deadline = 0
+                break
+            first_pos = 0
+            x, y = inputs[:, pos:pos + args.steps], targets[:, pos:pos + args.steps]
+            if state is not None:
+                state = state.detach()
+            logits, state = model(x, state)
+            loss = loss_fn(logits.reshape(-1, len(itos)), y.reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            step += 1
+            if step % 200 == 0:
+                print(f"epoch {epoch} step {step} pos {pos}/{n} loss {loss.item():.3f} "
+                      f"{time.time() - start:.0f}s", flush=True)
+        epoch += 1
+    torch.save({"state": model.state_dict(), "itos": itos, "dim": args.dim}, args.out)
+    json.dump({"steps": step, "epochs_started": epoch, "seconds": time.time() - start},
+              open(args.out + ".json", "w"))
+
+
+if __name__ == "__main__":
+    main()
