@@ -86,7 +86,7 @@ public final class InputSession {
     /// When to ask the cloud and which answer is still wanted.
     public private(set) var cloud = CloudScheduler()
     /// Cancel lines for requests dropped outside a timer (focus moved, field became private).
-    private var pendingCloudLines: [String] = []
+    private var pendingCloudMessages: [CloudRequestMessage] = []
     /// Recent cloud answers by sentence and flags, so an unchanged sentence is not sent twice.
     private var cloudCache: [String: CloudReply] = [:]
 
@@ -966,14 +966,14 @@ public final class InputSession {
 
     /// Forgets the request in flight and queues its cancellation for the helper.
     private func dropCloudRequest() {
-        if let id = cloud.cancelAll() { pendingCloudLines.append(CloudLine.cancel(id: id)) }
+        if let id = cloud.cancelAll() { pendingCloudMessages.append(.cancel(id: id)) }
     }
 
-    /// Lines the glue should send the helper now (cancellations of abandoned requests).
-    public func takePendingCloudLines() -> [String] {
+    /// Messages the glue should send the helper now (cancellations of abandoned requests).
+    public func takePendingCloudMessages() -> [CloudRequestMessage] {
         if !cloudEnabled, cloud.inFlight != nil { dropCloudRequest() }
-        defer { pendingCloudLines.removeAll() }
-        return pendingCloudLines
+        defer { pendingCloudMessages.removeAll() }
+        return pendingCloudMessages
     }
 
     /// The cloud timer ran out: the request to send for the current sentence, if any.
@@ -1002,22 +1002,22 @@ public final class InputSession {
         flags.sort { $0.start < $1.start }
         let (request, superseded) = cloud.start(
             sentence: sentence, language: settings.language, flags: flags, before: contextBefore, sentenceStart: start, now: now)
-        var lines: [String] = []
-        if let superseded { lines.append(CloudLine.cancel(id: superseded)) }
+        var messages: [CloudRequestMessage] = []
+        if let superseded { messages.append(.cancel(id: superseded)) }
         if let cached = cloudCache[Self.cacheKey(request)] {
             // Answered before: no need to ask again.
             var reply = cached
             reply.id = request.id
             let effects = applyCloudReply(reply)
-            return CloudAction(lines: lines, effects: effects)
+            return CloudAction(messages: messages, effects: effects)
         }
-        lines.append(CloudLine.encode(request))
-        return CloudAction(lines: lines, effects: auxiliaryEffects())
+        messages.append(.check(request))
+        return CloudAction(messages: messages, effects: auxiliaryEffects())
     }
 
-    /// A line from the helper. Stale, malformed and out-of-date answers change nothing.
-    public func cloudReplyReceived(_ line: String) -> [SessionEffect] {
-        guard let reply = CloudReply.parse(line), reply.type != "hello" else { return [] }
+    /// A message from the helper (parsed by `CloudRouter`). Stale and out-of-date answers change nothing.
+    public func cloudReplyReceived(_ reply: CloudReply) -> [SessionEffect] {
+        guard reply.type != "hello" else { return [] }
         guard cloudEnabled else {
             _ = cloud.finish(id: reply.id)
             return auxiliaryEffects()
