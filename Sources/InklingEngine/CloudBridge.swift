@@ -94,7 +94,8 @@ final class CloudBridge {
         timeoutArgument = env("INKLING_CLOUD_TIMEOUT_MS")
         noKeyring = env("INKLING_CLOUD_NO_KEYRING") == "1"
         let executable = PackLocator.currentExecutablePath()
-        let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+            separator: "/")
         helperPath = env("INKLING_CLOUD_HELPER") ?? (directory + "/inkling-cloud")
         helper.onLine = { [unowned self] line in received(line) }
         helper.onFailure = { [unowned self] _ in helperFailed() }
@@ -143,7 +144,9 @@ final class CloudBridge {
             }
             reportedUnconfigured = false
         case "cloud-check":
-            if !environmentCheck, let settings, g_settings_get_boolean(settings, "cloud-check") == 0 { cloudTurnedOff() }
+            if !environmentCheck, let settings, g_settings_get_boolean(settings, "cloud-check") == 0 {
+                cloudTurnedOff()
+            }
         default:
             break
         }
@@ -201,11 +204,13 @@ final class CloudBridge {
         var delay = max(0, deadline - session.clock())
         if let notBefore { delay = max(delay, notBefore - InputSession.monotonicMilliseconds()) }
         let data = UnsafeMutableRawPointer(bitPattern: UInt(instance.id))
-        timers[instance.id] = g_timeout_add(guint(min(delay, 600_000)), { data in
-            let id = Int(UInt(bitPattern: data))
-            MainActor.assumeIsolated { CloudBridge.shared.timerFired(client: id) }
-            return 0  // G_SOURCE_REMOVE
-        }, data)
+        timers[instance.id] = g_timeout_add(
+            guint(min(delay, 600_000)),
+            { data in
+                let id = Int(UInt(bitPattern: data))
+                MainActor.assumeIsolated { CloudBridge.shared.timerFired(client: id) }
+                return 0  // G_SOURCE_REMOVE
+            }, data)
     }
 
     private func cancelTimer(_ id: Int) {
@@ -214,7 +219,9 @@ final class CloudBridge {
 
     private func timerFired(client id: Int) {
         timers[id] = nil
-        guard let instance = clients[id]?.instance, instance.engine != nil, let session = instance.session else { return }
+        guard let instance = clients[id]?.instance, instance.engine != nil, let session = instance.session else {
+            return
+        }
         // A helper that died recently may not be restarted yet: ask when it may (the sentence is
         // read then, so nothing is lost but time).
         let restart = helper.earliestRestart
@@ -258,7 +265,8 @@ final class CloudBridge {
             showAccountNotice(status, to: target)
         case .reply(let reply, let client):
             if reply.type == "result" { helper.recordSuccess() }
-            guard let instance = clients[client]?.instance, instance.engine != nil, let session = instance.session else { return }
+            guard let instance = clients[client]?.instance, instance.engine != nil, let session = instance.session
+            else { return }
             instance.show(session.cloudReplyReceived(reply))
             armTimer(for: instance)
         }
@@ -269,7 +277,9 @@ final class CloudBridge {
     private func showAccountNotice(_ status: CloudReply, to target: Int?) {
         guard let text = accountNotice.received(status) else { return }
         log("cloud: the server refused the device token; sign-in needed")
-        guard let target, let instance = clients[target]?.instance, instance.engine != nil, let session = instance.session else { return }
+        guard let target, let instance = clients[target]?.instance, instance.engine != nil,
+            let session = instance.session
+        else { return }
         instance.show(session.showNotice(text))
     }
 
@@ -297,29 +307,33 @@ final class CloudBridge {
     /// Checks once a second, while requests are out, for a request the session gave up on.
     private func startWatchdog() {
         guard watchdog == 0 else { return }
-        watchdog = g_timeout_add(1000, { _ in
-            MainActor.assumeIsolated {
-                let bridge = CloudBridge.shared
-                guard bridge.helper.isRunning, bridge.router.hasRequestsOut else {
-                    bridge.watchdog = 0
-                    return 0
+        watchdog = g_timeout_add(
+            1000,
+            { _ in
+                MainActor.assumeIsolated {
+                    let bridge = CloudBridge.shared
+                    guard bridge.helper.isRunning, bridge.router.hasRequestsOut else {
+                        bridge.watchdog = 0
+                        return 0
+                    }
+                    let hung = bridge.clients.values.contains { $0.instance?.session?.cloudRequestTimedOut == true }
+                    if hung {
+                        bridge.watchdog = 0
+                        bridge.helper.fail("it left a request unanswered too long")
+                        return 0
+                    }
+                    return 1
                 }
-                let hung = bridge.clients.values.contains { $0.instance?.session?.cloudRequestTimedOut == true }
-                if hung {
-                    bridge.watchdog = 0
-                    bridge.helper.fail("it left a request unanswered too long")
-                    return 0
-                }
-                return 1
-            }
-        }, nil)
+            }, nil)
     }
 
     /// The helper was killed: tell every session with a request out.
     private func helperFailed() {
         let waiting = router.forgetAll()
         for id in waiting {
-            guard let instance = clients[id]?.instance, instance.engine != nil, let session = instance.session else { continue }
+            guard let instance = clients[id]?.instance, instance.engine != nil, let session = instance.session else {
+                continue
+            }
             instance.show(session.cloudHelperGone())
         }
         // Sessions whose request was in flight without a route (already cancelled) need nothing.

@@ -96,8 +96,12 @@ final class HelperProcess {
         pendingOut.removeAll()
         floodWindowStart = InputSession.monotonicMilliseconds()
         floodWindowLines = 0
-        stdinStream = g_object_ref(g_subprocess_get_stdin_pipe(spawned)).map { $0.assumingMemoryBound(to: GOutputStream.self) }
-        stdoutStream = g_object_ref(g_subprocess_get_stdout_pipe(spawned)).map { $0.assumingMemoryBound(to: GInputStream.self) }
+        stdinStream = g_object_ref(g_subprocess_get_stdin_pipe(spawned)).map {
+            $0.assumingMemoryBound(to: GOutputStream.self)
+        }
+        stdoutStream = g_object_ref(g_subprocess_get_stdout_pipe(spawned)).map {
+            $0.assumingMemoryBound(to: GInputStream.self)
+        }
         if let stdoutStream, let source = g_pollable_input_stream_create_source(OpaquePointer(stdoutStream), nil) {
             typealias PollableHandler = @convention(c) (UnsafeMutablePointer<GObject>?, gpointer?) -> gboolean
             let handler: PollableHandler = { _, data in
@@ -133,12 +137,14 @@ final class HelperProcess {
         guard let old = process else { return }
         write(line)
         g_object_ref(UnsafeMutableRawPointer(old))
-        g_timeout_add(shutdownGraceMilliseconds, { data in
-            guard let data else { return 0 }
-            g_subprocess_force_exit(OpaquePointer(data))
-            g_object_unref(data)
-            return 0
-        }, UnsafeMutableRawPointer(old))
+        g_timeout_add(
+            shutdownGraceMilliseconds,
+            { data in
+                guard let data else { return 0 }
+                g_subprocess_force_exit(OpaquePointer(data))
+                g_object_unref(data)
+                return 0
+            }, UnsafeMutableRawPointer(old))
         kill(force: false)
     }
 

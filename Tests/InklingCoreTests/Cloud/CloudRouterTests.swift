@@ -26,8 +26,12 @@ struct CloudRouterTests {
         let second = try #require(globalID(router.outgoing([check(1, "Its fine.")], from: 20).first))
         #expect(first != second)
         #expect(router.waitingClients == [10, 20])
-        #expect(router.incoming(resultLine(id: second)) == .reply(CloudReply(type: "result", id: 1, verdicts: []), client: 20))
-        #expect(router.incoming(resultLine(id: first)) == .reply(CloudReply(type: "result", id: 1, verdicts: []), client: 10))
+        #expect(
+            router.incoming(resultLine(id: second))
+                == .reply(CloudReply(type: "result", id: 1, verdicts: []), client: 20))
+        #expect(
+            router.incoming(resultLine(id: first))
+                == .reply(CloudReply(type: "result", id: 1, verdicts: []), client: 10))
         #expect(!router.hasRequestsOut)
     }
 
@@ -43,7 +47,8 @@ struct CloudRouterTests {
         var router = CloudRouter()
         _ = router.outgoing([check(1)], from: 10)
         let lines = [
-            "", "not json", "{\"v\":2,\"type\":\"result\",\"id\":1}", String(repeating: "x", count: 70_000), "{\"v\":1}",
+            "", "not json", "{\"v\":2,\"type\":\"result\",\"id\":1}", String(repeating: "x", count: 70_000),
+            "{\"v\":1}",
             "{\"v\":1,\"type\":\"hello\",\"id\":1}", "{\"v\":1,\"type\":\"whatever\",\"id\":1}",
         ]
         for line in lines { #expect(router.incoming(line) == .ignored) }
@@ -90,7 +95,8 @@ struct CloudRouterTests {
         let line = CloudRequestMessage.check(request).line
         #expect(line.hasSuffix("\n") && !line.dropLast().contains("\n"))
         #expect(try JSONDecoder().decode(CloudCheckRequest.self, from: Data(line.utf8)) == request)
-        #expect(CloudRequestMessage.cancel(id: 5).line == "{\"id\":5,\"type\":\"cancel\",\"v\":\(CloudProtocol.version)}\n")
+        #expect(
+            CloudRequestMessage.cancel(id: 5).line == "{\"id\":5,\"type\":\"cancel\",\"v\":\(CloudProtocol.version)}\n")
         #expect(CloudRequestMessage.shutdown.line == CloudLine.shutdown)
     }
 }
