@@ -11,6 +11,9 @@ public struct LineSplitter {
     private var buffer: [UInt8] = []
     private var discarded: Int?
 
+    /// Whether the line being read is already over the limit (its bytes are being dropped).
+    public var isDiscardingLine: Bool { discarded != nil }
+
     /// A splitter that keeps lines of at most `limit` bytes.
     public init(limit: Int) {
         self.limit = limit

@@ -11,8 +11,9 @@ import InklingCore
 /// spoken to over its stdin/stdout pipes from the GLib main loop. Decisions live in
 /// `DictationController` (one per engine object); this file moves lines and renders actions.
 ///
-/// Nothing here waits for the helper: lines are written with non-blocking writes (dropped if
-/// the pipe stays full), events are read by a pollable-stream source. A helper that exits,
+/// Nothing here waits for the helper: `HelperProcess` (shared with the cloud check) writes lines
+/// without blocking (dropped if the pipe stays full) and reads events from a pollable-stream
+/// source. A helper that exits,
 /// breaks a pipe, floods (over `maximumLinesPerSecond`), sends an oversized line or leaves
 /// `start`/`stop` unanswered (`DictationController.helperHung`) is killed: listening ends with a
 /// notice and nothing more is committed; the next start waits for `RestartBackoff`. Typing never
@@ -50,18 +51,13 @@ final class DictationBridge {
 
     private var clients: [Int: Client] = [:]
 
-    private var process: OpaquePointer? = nil
-    private var stdinStream: UnsafeMutablePointer<GOutputStream>? = nil
-    private var stdoutStream: UnsafeMutablePointer<GInputStream>? = nil
-    private var readSource: UnsafeMutablePointer<GSource>? = nil
-    private var writeSource: UnsafeMutablePointer<GSource>? = nil
+    private let helper = HelperProcess(
+        name: "dictation",
+        limits: .init(
+            maximumLinesPerSecond: DictationBridge.maximumLinesPerSecond, maximumLineBytes: DictationProtocol.maximumLineBytes,
+            maximumPendingBytes: DictationBridge.maximumPendingBytes),
+        shutdownGraceMilliseconds: DictationBridge.shutdownGraceMilliseconds)
     private var idleTimer: guint = 0
-    private var generation: UInt = 0
-    private var lineBuffer: [UInt8] = []
-    private var pendingOut: [UInt8] = []
-    private var floodWindowStart: Int64 = 0
-    private var floodWindowLines = 0
-    private var backoff = RestartBackoff()
 
     private init() {
         func env(_ name: String) -> String? {
@@ -75,6 +71,8 @@ final class DictationBridge {
         let executable = PackLocator.currentExecutablePath()
         let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         helperPath = env("INKLING_DICTATE_HELPER") ?? (directory + "/inkling-dictate")
+        helper.onLine = { [unowned self] line in received(line) }
+        helper.onFailure = { [unowned self] _ in helperFailed() }
     }
 
     // MARK: Hooks from the engine
@@ -136,7 +134,7 @@ final class DictationBridge {
         guard let client = clients.removeValue(forKey: instance.id) else { return }
         if client.timer != 0 { g_source_remove(client.timer) }
         if let session = client.controller.session {
-            write(DictationRequest(type: "cancel", session: session).line)
+            helper.write(DictationRequest(type: "cancel", session: session).line)
         }
         scheduleIdleShutdown()
     }
@@ -167,8 +165,8 @@ final class DictationBridge {
             render(client.controller.helperGone(), for: client)
             return
         }
-        guard process != nil else { return }
-        for line in lines { write(line) }
+        guard helper.isRunning else { return }
+        for line in lines { helper.write(line) }
     }
 
     // MARK: Timers
@@ -193,7 +191,7 @@ final class DictationBridge {
         client.timer = 0
         let now = InputSession.monotonicMilliseconds()
         if client.controller.helperHung(now: now) {
-            helperFailed("it left start or stop unanswered")
+            helper.fail("it left start or stop unanswered")
             return
         }
         render(client.controller.timerFired(now: now), for: client)
@@ -205,7 +203,7 @@ final class DictationBridge {
             g_source_remove(idleTimer)
             idleTimer = 0
         }
-        guard process != nil, !clients.values.contains(where: { $0.controller.isActive }) else { return }
+        guard helper.isRunning, !clients.values.contains(where: { $0.controller.isActive }) else { return }
         idleTimer = g_timeout_add(Self.idleShutdownMilliseconds, { _ in
             MainActor.assumeIsolated {
                 let bridge = DictationBridge.shared
@@ -216,176 +214,27 @@ final class DictationBridge {
         }, nil)
     }
 
-    // MARK: Lines out
-
-    private func write(_ line: String) {
-        guard process != nil else { return }
-        let bytes = Array(line.utf8)
-        guard pendingOut.count + bytes.count <= Self.maximumPendingBytes else { return }
-        pendingOut += bytes
-        flush()
-    }
-
-    private func flush() {
-        guard let stdinStream else { return }
-        let pollable = OpaquePointer(stdinStream)
-        while !pendingOut.isEmpty {
-            var error: UnsafeMutablePointer<GError>? = nil
-            let count = min(pendingOut.count, 4096)
-            let written = pendingOut.withUnsafeBytes { buffer in
-                g_pollable_output_stream_write_nonblocking(pollable, buffer.baseAddress, gsize(count), nil, &error)
-            }
-            if written < 0 {
-                let wouldBlock = error.map { $0.pointee.domain == g_io_error_quark() && $0.pointee.code == gint(G_IO_ERROR_WOULD_BLOCK.rawValue) } ?? false
-                if error != nil { g_error_free(error) }
-                if wouldBlock {
-                    waitForWritable()
-                    return
-                }
-                helperFailed("its input pipe broke")
-                return
-            }
-            pendingOut.removeFirst(Int(written))
-        }
-    }
-
-    private func waitForWritable() {
-        guard writeSource == nil, let stdinStream else { return }
-        guard let source = g_pollable_output_stream_create_source(OpaquePointer(stdinStream), nil) else { return }
-        typealias PollableHandler = @convention(c) (UnsafeMutablePointer<GObject>?, gpointer?) -> gboolean
-        let handler: PollableHandler = { _, data in
-            let generation = UInt(bitPattern: data)
-            MainActor.assumeIsolated {
-                let bridge = DictationBridge.shared
-                guard bridge.generation == generation else { return }
-                if let source = bridge.writeSource { g_source_unref(source) }
-                bridge.writeSource = nil
-                bridge.flush()
-            }
-            return 0
-        }
-        g_source_set_callback(source, unsafeBitCast(handler, to: GSourceFunc.self), UnsafeMutableRawPointer(bitPattern: generation), nil)
-        g_source_attach(source, nil)
-        writeSource = source
-    }
-
     // MARK: Events in
 
-    private func readAvailable() -> Bool {
-        guard let stdoutStream else { return false }
-        let pollable = OpaquePointer(stdoutStream)
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        while true {
-            var error: UnsafeMutablePointer<GError>? = nil
-            let count = buffer.withUnsafeMutableBytes { raw in
-                g_pollable_input_stream_read_nonblocking(pollable, raw.baseAddress, gsize(raw.count), nil, &error)
-            }
-            if count < 0 {
-                let wouldBlock = error.map { $0.pointee.domain == g_io_error_quark() && $0.pointee.code == gint(G_IO_ERROR_WOULD_BLOCK.rawValue) } ?? false
-                if error != nil { g_error_free(error) }
-                if wouldBlock { return true }
-                helperFailed("its output pipe broke")
-                return false
-            }
-            if count == 0 {
-                helperFailed("it exited")
-                return false
-            }
-            let generationBefore = generation
-            for byte in buffer[0..<count] {
-                if byte == UInt8(ascii: "\n") {
-                    let line = String(decoding: lineBuffer, as: UTF8.self)
-                    lineBuffer.removeAll(keepingCapacity: true)
-                    if !received(line) || generation != generationBefore || process == nil { return false }
-                } else {
-                    lineBuffer.append(byte)
-                    if lineBuffer.count > DictationProtocol.maximumLineBytes {
-                        helperFailed("it sent an oversized line")
-                        return false
-                    }
-                }
-            }
-            if count < buffer.count { return true }
-        }
-    }
-
-    /// One line from the helper; false when the helper was killed for flooding.
-    private func received(_ line: String) -> Bool {
-        let now = InputSession.monotonicMilliseconds()
-        if now - floodWindowStart >= 1000 {
-            floodWindowStart = now
-            floodWindowLines = 0
-        }
-        floodWindowLines += 1
-        if floodWindowLines > Self.maximumLinesPerSecond {
-            helperFailed("it flooded its output")
-            return false
-        }
-        guard let event = DictationEvent.parse(line), let session = event.session else { return true }
-        if event.type == "listening" { backoff.recordSuccess() }
-        guard let client = clients.values.first(where: { $0.controller.session == session }) else { return true }
-        render(client.controller.received(event, now: now), for: client)
-        return true
+    /// One line from the helper (`HelperProcess` has counted it against the flood limit).
+    private func received(_ line: String) {
+        guard let event = DictationEvent.parse(line), let session = event.session else { return }
+        if event.type == "listening" { helper.recordSuccess() }
+        guard let client = clients.values.first(where: { $0.controller.session == session }) else { return }
+        render(client.controller.received(event, now: InputSession.monotonicMilliseconds()), for: client)
     }
 
     // MARK: Lifecycle
 
     private func ensureHelper() -> Bool {
-        if process != nil { return true }
-        guard InputSession.monotonicMilliseconds() >= backoff.earliestRestart() else { return false }
-        return startHelper()
+        if helper.isRunning { return true }
+        guard helper.mayStart else { return false }
+        return helper.start(arguments: [helperPath] + extraArguments)
     }
 
-    private func startHelper() -> Bool {
-        signal(SIGPIPE, SIG_IGN)
-        let arguments = [helperPath] + extraArguments
-        var flags = G_SUBPROCESS_FLAGS_STDIN_PIPE.rawValue | G_SUBPROCESS_FLAGS_STDOUT_PIPE.rawValue
-        if !EngineTrace.enabled { flags |= G_SUBPROCESS_FLAGS_STDERR_SILENCE.rawValue }
-        var error: UnsafeMutablePointer<GError>? = nil
-        let cStrings = arguments.map { strdup($0) }
-        defer { for pointer in cStrings { free(pointer) } }
-        var argv: [UnsafePointer<gchar>?] = cStrings.map { $0.map { UnsafePointer($0) } }
-        argv.append(nil)
-        let spawned = argv.withUnsafeMutableBufferPointer { buffer in
-            g_subprocess_newv(buffer.baseAddress, GSubprocessFlags(rawValue: flags), &error)
-        }
-        guard let spawned else {
-            if error != nil { g_error_free(error) }
-            log("dictation: cannot start the helper \(helperPath)")
-            backoff.recordFailure(now: InputSession.monotonicMilliseconds())
-            return false
-        }
-        generation += 1
-        process = spawned
-        lineBuffer.removeAll()
-        pendingOut.removeAll()
-        floodWindowStart = InputSession.monotonicMilliseconds()
-        floodWindowLines = 0
-        stdinStream = g_object_ref(g_subprocess_get_stdin_pipe(spawned)).map { $0.assumingMemoryBound(to: GOutputStream.self) }
-        stdoutStream = g_object_ref(g_subprocess_get_stdout_pipe(spawned)).map { $0.assumingMemoryBound(to: GInputStream.self) }
-        if let stdoutStream, let source = g_pollable_input_stream_create_source(OpaquePointer(stdoutStream), nil) {
-            typealias PollableHandler = @convention(c) (UnsafeMutablePointer<GObject>?, gpointer?) -> gboolean
-            let handler: PollableHandler = { _, data in
-                let generation = UInt(bitPattern: data)
-                return MainActor.assumeIsolated {
-                    let bridge = DictationBridge.shared
-                    guard bridge.generation == generation, bridge.process != nil else { return 0 }
-                    return bridge.readAvailable() ? 1 : 0
-                }
-            }
-            g_source_set_callback(source, unsafeBitCast(handler, to: GSourceFunc.self), UnsafeMutableRawPointer(bitPattern: generation), nil)
-            g_source_attach(source, nil)
-            readSource = source
-        }
-        log("dictation: helper started")
-        return true
-    }
-
-    /// The helper is gone or must go: kill it, end every listening period, back off.
-    private func helperFailed(_ reason: String) {
-        killHelper()
-        log("dictation: helper stopped: \(reason)")
-        backoff.recordFailure(now: InputSession.monotonicMilliseconds())
+    /// The helper was killed: end every listening period.
+    private func helperFailed() {
+        cancelIdleTimer()
         for client in Array(clients.values) where client.controller.isActive {
             render(client.controller.helperGone(), for: client)
         }
@@ -394,42 +243,12 @@ final class DictationBridge {
     /// Asks the helper to exit (and closes its input, which also ends it); a helper still there
     /// after the grace period is killed. Its exit is not a failure.
     private func shutDownHelper() {
-        guard let old = process else { return }
-        write(DictationLine.encode(DictationRequest(type: "shutdown", session: nil)))
-        g_object_ref(UnsafeMutableRawPointer(old))
-        g_timeout_add(Self.shutdownGraceMilliseconds, { data in
-            guard let data else { return 0 }
-            let exiting = OpaquePointer(data)
-            g_subprocess_force_exit(exiting)
-            g_object_unref(data)
-            return 0
-        }, UnsafeMutableRawPointer(old))
-        killHelper(force: false)
+        guard helper.isRunning else { return }
+        helper.shutDown(sending: DictationLine.encode(DictationRequest(type: "shutdown", session: nil)))
+        cancelIdleTimer()
     }
 
-    private func killHelper(force: Bool = true) {
-        if let readSource {
-            g_source_destroy(readSource)
-            g_source_unref(readSource)
-        }
-        readSource = nil
-        if let writeSource {
-            g_source_destroy(writeSource)
-            g_source_unref(writeSource)
-        }
-        writeSource = nil
-        if let process {
-            if force { g_subprocess_force_exit(process) }
-            g_object_unref(UnsafeMutableRawPointer(process))
-        }
-        process = nil
-        if let stdinStream { g_object_unref(stdinStream) }
-        if let stdoutStream { g_object_unref(stdoutStream) }
-        stdinStream = nil
-        stdoutStream = nil
-        pendingOut.removeAll()
-        lineBuffer.removeAll()
-        generation += 1
+    private func cancelIdleTimer() {
         if idleTimer != 0 {
             g_source_remove(idleTimer)
             idleTimer = 0

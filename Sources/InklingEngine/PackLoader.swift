@@ -197,18 +197,8 @@ enum PackLoader {
             // Read once into private memory; size, SHA-256 and structure are all checked on
             // these very bytes, and the file changing later cannot affect the pack in use.
             let data = try PackFile.read(path: path)
-            guard data.count == entry.size else {
-                return .failure(Failure(reason: "size \(data.count) bytes, expected \(entry.size)"))
-            }
-            guard let digest = data.withUnsafeBytes({ FileDigest.sha256(bytes: $0) }) else {
-                return .failure(Failure(reason: "cannot compute its SHA-256"))
-            }
-            guard digest == entry.sha256 else { return .failure(Failure(reason: "SHA-256 mismatch")) }
-            let pack = try LanguagePack(data: data, path: path)
-            guard pack.language == language else {
-                return .failure(Failure(reason: "it is a '\(pack.language)' pack"))
-            }
-            return .success(pack)
+            let sha256 = { (bytes: Data) in bytes.withUnsafeBytes { FileDigest.sha256(bytes: $0) } }
+            return PackVerifier.verify(data, against: entry, path: path, sha256: sha256).mapError { Failure(reason: $0.reason) }
         } catch {
             return .failure(Failure(reason: "\(error)"))
         }

@@ -60,7 +60,6 @@ enum EngineHooks {
 /// process (GLib), which happens when the engine runs from a checkout. Then the defaults apply.
 @MainActor
 enum EngineSettings {
-    static let schemaID = "org.freedesktop.ibus.engine.inkling"
     /// The settings every session follows (the fields GSettings does not hold keep their defaults).
     private(set) static var current = SessionSettings()
     /// `keyboard-layout` when it names a layout; nil ("auto") lets each session use its language's.
@@ -75,14 +74,14 @@ enum EngineSettings {
     static func start() {
         defer { PackLoader.request(language: languages.first ?? "en") }
         guard let source = g_settings_schema_source_get_default(),
-            let found = g_settings_schema_source_lookup(source, schemaID, 1)
+            let found = g_settings_schema_source_lookup(source, EngineSettingsSchema.id, 1)
         else {
-            log("settings: schema \(schemaID) is not installed; using the defaults")
+            log("settings: schema \(EngineSettingsSchema.id) is not installed; using the defaults")
             return
         }
         schema = found
-        guard let settings = g_settings_new(schemaID) else {
-            log("settings: cannot open \(schemaID); using the defaults")
+        guard let settings = g_settings_new(EngineSettingsSchema.id) else {
+            log("settings: cannot open \(EngineSettingsSchema.id); using the defaults")
             return
         }
         gsettings = settings

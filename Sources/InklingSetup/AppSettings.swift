@@ -1,4 +1,5 @@
 import CGtk
+import InklingCore
 
 #if canImport(Glibc)
     import Glibc
@@ -7,7 +8,6 @@ import CGtk
 /// The engine's GSettings as the app sees them: read, written, and followed live (a change made
 /// with `inkling config` or `gsettings` reaches the open window through the `changed` signal).
 final class AppSettings {
-    static let schemaID = "org.freedesktop.ibus.engine.inkling"
     let settings: UnsafeMutablePointer<GSettings>?
     private let schema: OpaquePointer?
     private var watchers: [String: [() -> Void]] = [:]
@@ -16,7 +16,7 @@ final class AppSettings {
 
     init() {
         // g_settings_new aborts on a schema that is not installed: look it up first.
-        if let source = g_settings_schema_source_get_default(), let found = g_settings_schema_source_lookup(source, Self.schemaID, 1) {
+        if let source = g_settings_schema_source_get_default(), let found = g_settings_schema_source_lookup(source, EngineSettingsSchema.id, 1) {
             schema = found
             settings = g_settings_new_full(found, nil, nil)
         } else {

@@ -646,13 +646,11 @@ public final class SessionFuzzer {
             guard let deadline = session.cloudDeadline, deadline <= now else { return }
             let action = session.cloudTimerFired()
             client.apply(action.effects)
-            for line in action.lines {
-                if let request = try? JSONDecoder().decode(CloudCheckRequest.self, from: Data(line.utf8)), request.type == "check" {
-                    cloudRequests.append(request)
-                    if cloudRequests.count > 8 { cloudRequests.removeFirst() }
-                }
+            for case .check(let request) in action.messages {
+                cloudRequests.append(request)
+                if cloudRequests.count > 8 { cloudRequests.removeFirst() }
             }
-            _ = session.takePendingCloudLines()
+            _ = session.takePendingCloudMessages()
         }
     }
 
@@ -681,7 +679,9 @@ public final class SessionFuzzer {
             line = CloudLine.encode(CloudReply(type: "result", id: request.id, verdicts: verdicts, fixes: fixes))
         }
         note("cloud reply", kind: "cloud-reply")
-        return unchangedText { client.apply(session.cloudReplyReceived(line)) }
+        // Lines the helper's router would refuse never reach the session.
+        guard let reply = CloudReply.parse(line) else { return nil }
+        return unchangedText { client.apply(session.cloudReplyReceived(reply)) }
     }
 
     /// Runs a step that must not change the text the user sees.

@@ -2,6 +2,7 @@ import CGio
 import FoundationEssentials
 import InklingAccount
 import InklingCommandLine
+import InklingCore
 import InklingServerProtocol
 
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ enum AccountCommand {
     /// The `cloud-endpoint` setting, when the schema is installed.
     static func configuredEndpoint() -> String? {
         guard let source = g_settings_schema_source_get_default(),
-            let schema = g_settings_schema_source_lookup(source, ConfigCommand.schemaID, 1)
+            let schema = g_settings_schema_source_lookup(source, EngineSettingsSchema.id, 1)
         else { return nil }
         defer { g_settings_schema_unref(schema) }
         guard g_settings_schema_has_key(schema, "cloud-endpoint") != 0,

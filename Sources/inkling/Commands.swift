@@ -1,4 +1,5 @@
 import InklingCommandLine
+import InklingCore
 
 /// Every command and option of `inkling`: read by the shared parser (`InklingCommandLine`), shown
 /// by `--help`, and documented in `packaging/inkling.1` (Tests/CLI checks that the two agree).
@@ -92,7 +93,7 @@ enum Commands {
         ])
 
     static let config = CommandSpec(
-        ["inkling", "config"], summary: "Shows and changes the input method's settings (GSettings schema \(ConfigCommand.schemaID)).",
+        ["inkling", "config"], summary: "Shows and changes the input method's settings (GSettings schema \(EngineSettingsSchema.id)).",
         subcommands: [
             CommandSpec(["inkling", "config", "list"], summary: "Prints every setting and its value."),
             CommandSpec(["inkling", "config", "get"], synopsis: "KEY", summary: "Prints one setting's value.", arguments: 1...1),

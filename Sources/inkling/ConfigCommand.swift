@@ -14,8 +14,6 @@ import InklingCore
 /// `data/gschema`). Every key and value is checked here before GLib sees it: GLib aborts the
 /// process on an unknown key and refuses (with only a warning) a value out of range.
 enum ConfigCommand {
-    static let schemaID = "org.freedesktop.ibus.engine.inkling"
-
     static let usage = """
         usage: inkling config list                 every key and its value
                inkling config get KEY              one value
@@ -25,7 +23,7 @@ enum ConfigCommand {
 
         values: true/false (also yes/no, on/off, 1/0) for switches, whole numbers for numbers,
         plain text for strings, comma-separated codes or ['en', 'de'] for lists.
-        The schema \(schemaID) must be installed, or compiled into a folder named by
+        The schema \(EngineSettingsSchema.id) must be installed, or compiled into a folder named by
         GSETTINGS_SCHEMA_DIR.
         """
 
@@ -89,11 +87,11 @@ enum ConfigCommand {
             guard let source = g_settings_schema_source_get_default() else {
                 ConfigCommand.error("no GSettings schemas are installed on this system; \(hint)")
             }
-            guard let schema = g_settings_schema_source_lookup(source, schemaID, 1) else {
-                ConfigCommand.error("the GSettings schema \(schemaID) is not installed; \(hint)")
+            guard let schema = g_settings_schema_source_lookup(source, EngineSettingsSchema.id, 1) else {
+                ConfigCommand.error("the GSettings schema \(EngineSettingsSchema.id) is not installed; \(hint)")
             }
             guard let settings = g_settings_new_full(schema, nil, nil) else {
-                ConfigCommand.error("cannot open the settings of \(schemaID)")
+                ConfigCommand.error("cannot open the settings of \(EngineSettingsSchema.id)")
             }
             return Schema(schema: schema, settings: settings)
         }

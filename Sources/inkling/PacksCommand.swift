@@ -219,11 +219,10 @@ enum PacksCommand {
         do {
             // One read: the SHA-256 and the structure are checked on the same bytes.
             let data = try PackFile.read(path: path)
-            guard data.count == entry.size else { return "size \(data.count) bytes, expected \(entry.size)" }
-            guard let digest = data.withUnsafeBytes({ FileDigest.sha256(bytes: $0) }) else { return "cannot read the file" }
-            guard digest == entry.sha256 else { return "SHA-256 mismatch" }
-            let pack = try LanguagePack(data: data, path: path)
-            guard pack.language == entry.language else { return "it is a '\(pack.language)' pack" }
+            let sha256 = { (bytes: Data) in bytes.withUnsafeBytes { FileDigest.sha256(bytes: $0) } }
+            if case .failure(let refusal) = PackVerifier.verify(data, against: entry, path: path, sha256: sha256) {
+                return refusal.reason
+            }
         } catch {
             return "\(error)"
         }

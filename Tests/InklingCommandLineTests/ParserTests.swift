@@ -128,4 +128,14 @@ struct SharedLineSplitterTests {
         _ = splitter.feed(Array("0123456789".utf8))
         #expect(splitter.finish() == .oversized(10))
     }
+
+    @Test func aLineIsKnownToBeOversizedBeforeItsNewlineArrives() {
+        var splitter = LineSplitter(limit: 4)
+        #expect(splitter.feed(Array("abcd".utf8)).isEmpty)
+        #expect(!splitter.isDiscardingLine, "exactly the limit is allowed")
+        #expect(splitter.feed(Array("e".utf8)).isEmpty)
+        #expect(splitter.isDiscardingLine)
+        #expect(splitter.feed(Array("\nok\n".utf8)) == [.oversized(5), .line(Array("ok".utf8))])
+        #expect(!splitter.isDiscardingLine)
+    }
 }

@@ -5,8 +5,8 @@ public struct CloudCheck: Sendable {
     public var scheduler = CloudScheduler()
     /// Recent answers by sentence and flags, so an unchanged sentence is not sent twice.
     private var cache: [String: CloudReply] = [:]
-    /// Cancel lines for requests dropped outside a timer (focus moved, field became private).
-    private var pendingLines: [String] = []
+    /// Cancellations for requests dropped outside a timer (focus moved, field became private).
+    private var pendingMessages: [CloudRequestMessage] = []
 
     /// A scheduler with nothing asked yet.
     public init() {}
@@ -16,13 +16,13 @@ public struct CloudCheck: Sendable {
 
     /// Forgets the request in flight and queues its cancellation for the helper.
     public mutating func cancel() {
-        if let id = scheduler.cancelAll() { pendingLines.append(CloudLine.cancel(id: id)) }
+        if let id = scheduler.cancelAll() { pendingMessages.append(.cancel(id: id)) }
     }
 
     /// The queued cancellations, once.
-    public mutating func takePendingLines() -> [String] {
-        defer { pendingLines.removeAll() }
-        return pendingLines
+    public mutating func takePendingMessages() -> [CloudRequestMessage] {
+        defer { pendingMessages.removeAll() }
+        return pendingMessages
     }
 
     /// The answer given before to the same sentence with the same flags, if any.

@@ -16,10 +16,10 @@ extension InputSession {
         cloudCheck.cancel()
     }
 
-    /// Lines the glue should send the helper now (cancellations of abandoned requests).
-    public func takePendingCloudLines() -> [String] {
+    /// Messages the glue should send the helper now (cancellations of abandoned requests).
+    public func takePendingCloudMessages() -> [CloudRequestMessage] {
         if !cloudEnabled, cloudCheck.isWaiting { dropCloudRequest() }
-        return cloudCheck.takePendingLines()
+        return cloudCheck.takePendingMessages()
     }
 
     /// The cloud timer ran out: the request to send for the current sentence, if any.
@@ -34,21 +34,21 @@ extension InputSession {
         let flags = CloudCheck.flags(corrections.flags, before: context.before, sentenceStart: start, length: sentence.unicodeScalars.count)
         let (request, superseded) = cloudCheck.scheduler.start(
             sentence: sentence, language: settings.language, flags: flags, before: context.before, sentenceStart: start, now: now)
-        var lines: [String] = []
-        if let superseded { lines.append(CloudLine.cancel(id: superseded)) }
+        var messages: [CloudRequestMessage] = []
+        if let superseded { messages.append(.cancel(id: superseded)) }
         if var reply = cloudCheck.cachedReply(for: request) {
             // Answered before: no need to ask again.
             reply.id = request.id
             let effects = applyCloudReply(reply)
-            return CloudAction(lines: lines, effects: effects)
+            return CloudAction(messages: messages, effects: effects)
         }
-        lines.append(CloudLine.encode(request))
-        return CloudAction(lines: lines, effects: auxiliaryEffects())
+        messages.append(.check(request))
+        return CloudAction(messages: messages, effects: auxiliaryEffects())
     }
 
-    /// A line from the helper. Stale, malformed and out-of-date answers change nothing.
-    public func cloudReplyReceived(_ line: String) -> [SessionEffect] {
-        guard let reply = CloudReply.parse(line), reply.type != "hello" else { return [] }
+    /// A message from the helper (parsed by `CloudRouter`). Stale and out-of-date answers change nothing.
+    public func cloudReplyReceived(_ reply: CloudReply) -> [SessionEffect] {
+        guard reply.type != "hello" else { return [] }
         guard cloudEnabled else {
             _ = cloudCheck.scheduler.finish(id: reply.id)
             return auxiliaryEffects()

@@ -151,12 +151,12 @@ public enum SessionEffect: Equatable, Sendable {
 
 /// Lines for the cloud helper and effects for the client, from a cloud timer or reply.
 public struct CloudAction: Equatable, Sendable {
-    /// Protocol lines to write to the helper, in order.
-    public var lines: [String]
+    /// Messages to send the helper, in order.
+    public var messages: [CloudRequestMessage]
     /// Effects to render.
     public var effects: [SessionEffect]
-    public init(lines: [String] = [], effects: [SessionEffect] = []) {
-        self.lines = lines
+    public init(messages: [CloudRequestMessage] = [], effects: [SessionEffect] = []) {
+        self.messages = messages
         self.effects = effects
     }
 }

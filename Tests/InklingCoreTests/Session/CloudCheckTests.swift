@@ -48,6 +48,6 @@ struct CloudCheckTests {
     @Test func cancellationsAreQueuedOnce() {
         var check = CloudCheck()
         check.cancel()
-        #expect(check.takePendingLines().isEmpty, "nothing was in flight")
+        #expect(check.takePendingMessages().isEmpty, "nothing was in flight")
     }
 }

@@ -27,8 +27,11 @@ private func typeAndAsk(_ text: String, clock: ManualClock) throws -> (FakeField
 }
 
 private func request(from action: CloudAction) throws -> CloudCheckRequest {
-    let line = try #require(action.lines.last)
-    return try JSONDecoder().decode(CloudCheckRequest.self, from: Data(line.utf8))
+    guard case .check(let request) = try #require(action.messages.last) else {
+        Issue.record("the last message is not a check")
+        throw CancellationError()
+    }
+    return request
 }
 
 @Suite("Cloud check: timing, verdicts, fixes")
@@ -41,9 +44,9 @@ struct CloudSessionTests {
         field.press(.typing("."))
         #expect(field.session.cloudDeadline == clock.now + 400)
         clock.now += 399
-        #expect(field.session.cloudTimerFired().lines.isEmpty, "not yet")
+        #expect(field.session.cloudTimerFired().messages.isEmpty, "not yet")
         clock.now += 1
-        #expect(field.session.cloudTimerFired().lines.count == 1)
+        #expect(field.session.cloudTimerFired().messages.count == 1)
     }
 
     @Test func everyKeyRestartsTheTimer() {
@@ -54,7 +57,7 @@ struct CloudSessionTests {
         field.type(" I")
         #expect(field.session.cloudDeadline == clock.now + 2000)
         clock.now += 400
-        #expect(field.session.cloudTimerFired().lines.isEmpty)
+        #expect(field.session.cloudTimerFired().messages.isEmpty)
     }
 
     @Test func theRequestCarriesOnlyTheCurrentSentenceAndTheLocalFlags() throws {
@@ -74,7 +77,7 @@ struct CloudSessionTests {
     @Test func aDisagreeingVerdictRetractsTheFlagQuietly() throws {
         let clock = ManualClock()
         let (field, sent) = try typeAndAsk("I saw teh cat.", clock: clock)
-        let reply = CloudLine.encode(CloudReply(type: "result", id: sent.id, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")]))
+        let reply = CloudReply(type: "result", id: sent.id, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")])
         field.apply(field.session.cloudReplyReceived(reply))
         #expect(field.session.corrections.flags.isEmpty)
         #expect(field.auxiliary == nil)
@@ -83,8 +86,8 @@ struct CloudSessionTests {
     @Test func anAgreeingVerdictKeepsTheFlagWithItsExplanation() throws {
         let clock = ManualClock()
         let (field, sent) = try typeAndAsk("I saw teh cat.", clock: clock)
-        let reply = CloudLine.encode(CloudReply(
-            type: "result", id: sent.id, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "agree", explanation: "letters swapped")]))
+        let reply = CloudReply(
+            type: "result", id: sent.id, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "agree", explanation: "letters swapped")])
         field.apply(field.session.cloudReplyReceived(reply))
         #expect(field.session.corrections.flags.first?.flag.explanation == "letters swapped")
         #expect(field.auxiliary == "teh → the")
@@ -94,9 +97,9 @@ struct CloudSessionTests {
         let clock = ManualClock()
         let (field, sent) = try typeAndAsk("😀 Their going home.", clock: clock)
         #expect(sent.sentence == "😀 Their going home.")
-        let reply = CloudLine.encode(CloudReply(
+        let reply = CloudReply(
             type: "result", id: sent.id,
-            fixes: [CloudFix(start: 2, end: 7, original: "Their", replacement: "They're", explanation: "they are")]))
+            fixes: [CloudFix(start: 2, end: 7, original: "Their", replacement: "They're", explanation: "they are")])
         field.apply(field.session.cloudReplyReceived(reply))
         #expect(field.auxiliary == "Their → They're")
         field.type(" Ok")
@@ -107,8 +110,8 @@ struct CloudSessionTests {
     @Test func aFixWhoseSpanDoesNotMatchTheTextIsDiscarded() throws {
         let clock = ManualClock()
         let (field, sent) = try typeAndAsk("Their going home.", clock: clock)
-        let reply = CloudLine.encode(CloudReply(
-            type: "result", id: sent.id, fixes: [CloudFix(start: 1, end: 6, original: "Their", replacement: "They're")]))
+        let reply = CloudReply(
+            type: "result", id: sent.id, fixes: [CloudFix(start: 1, end: 6, original: "Their", replacement: "They're")])
         field.apply(field.session.cloudReplyReceived(reply))
         #expect(field.session.corrections.flags.isEmpty)
     }
@@ -117,8 +120,8 @@ struct CloudSessionTests {
         let clock = ManualClock()
         let (field, sent) = try typeAndAsk("Their going home.", clock: clock)
         field.edit("There going home.")
-        let reply = CloudLine.encode(CloudReply(
-            type: "result", id: sent.id, fixes: [CloudFix(start: 0, end: 5, original: "Their", replacement: "They're")]))
+        let reply = CloudReply(
+            type: "result", id: sent.id, fixes: [CloudFix(start: 0, end: 5, original: "Their", replacement: "They're")])
         field.apply(field.session.cloudReplyReceived(reply))
         #expect(field.session.corrections.flags.isEmpty)
     }
@@ -132,9 +135,9 @@ struct CloudSessionTests {
         field.type(" Its fine.")
         clock.now += 400
         let action = field.session.cloudTimerFired()
-        #expect(action.lines.first == CloudLine.cancel(id: first.id))
-        let late = CloudLine.encode(CloudReply(
-            type: "result", id: first.id, fixes: [CloudFix(start: 0, end: 5, original: "Their", replacement: "They're")]))
+        #expect(action.messages.first == .cancel(id: first.id))
+        let late = CloudReply(
+            type: "result", id: first.id, fixes: [CloudFix(start: 0, end: 5, original: "Their", replacement: "They're")])
         field.apply(field.session.cloudReplyReceived(late))
         #expect(field.session.corrections.flags.isEmpty)
     }
@@ -145,9 +148,12 @@ struct CloudSessionTests {
         field.type("I saw teh cat.")
         clock.now += 400
         _ = field.session.cloudTimerFired()
+        var router = CloudRouter()
+        _ = router.outgoing([.check(CloudCheckRequest(id: 1, sentence: "I saw teh cat.", language: "en", flags: []))], from: 7)
         for line in ["", "not json", "{\"v\":2,\"type\":\"result\",\"id\":1}", String(repeating: "x", count: 70_000), "{\"v\":1}"] {
-            #expect(field.session.cloudReplyReceived(line).isEmpty)
+            #expect(router.incoming(line) == .ignored)
         }
+        #expect(field.session.cloudReplyReceived(CloudReply(type: "hello", id: nil)).isEmpty)
         #expect(field.auxiliary?.hasPrefix("teh → the") == true)
     }
 
@@ -164,12 +170,12 @@ struct CloudSessionTests {
     @Test func theSameSentenceIsNotSentTwice() throws {
         let clock = ManualClock()
         let (field, sent) = try typeAndAsk("I saw teh cat.", clock: clock)
-        field.apply(field.session.cloudReplyReceived(CloudLine.encode(CloudReply(type: "result", id: sent.id, verdicts: []))))
+        field.apply(field.session.cloudReplyReceived(CloudReply(type: "result", id: sent.id, verdicts: [])))
         field.type(" ")
         field.key(Keysym.backSpace)
         clock.now += 2000
         let again = field.session.cloudTimerFired()
-        #expect(!again.lines.contains { $0.contains("\"check\"") })
+        #expect(!again.messages.contains { if case .check = $0 { return true } else { return false } })
     }
 
     @Test(arguments: [
@@ -182,7 +188,7 @@ struct CloudSessionTests {
         field.type("I saw teh cat.")
         clock.now += 5000
         #expect(field.session.cloudDeadline == nil)
-        #expect(field.session.cloudTimerFired().lines.isEmpty)
+        #expect(field.session.cloudTimerFired().messages.isEmpty)
     }
 
     @Test func offByDefaultAndOneSettingTurnsItOffAtOnce() {
@@ -196,7 +202,7 @@ struct CloudSessionTests {
         clock.now += 400
         _ = field.session.cloudTimerFired()
         field.session.settings.cloudCheck = false
-        #expect(field.session.cloudReplyReceived(CloudLine.encode(CloudReply(type: "result", id: 1, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")]))).allSatisfy {
+        #expect(field.session.cloudReplyReceived(CloudReply(type: "result", id: 1, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")])).allSatisfy {
             if case .updateAuxiliaryText(let text) = $0 { return !text.contains("☁") } else { return true }
         })
         #expect(field.session.corrections.flags.count == 1, "a reply after switching off changes nothing")
@@ -260,11 +266,10 @@ struct CloudAbandonTests {
         field.session.clock = { clock.now }
         field.type("I saw teh cat.")
         clock.now += 400
-        let line = try #require(field.session.cloudTimerFired().lines.last)
-        let sent = try JSONDecoder().decode(CloudCheckRequest.self, from: Data(line.utf8))
+        let sent = try request(from: field.session.cloudTimerFired())
         field.apply(field.session.focusIn())
-        #expect(field.session.takePendingCloudLines() == [CloudLine.cancel(id: sent.id)])
-        #expect(field.session.takePendingCloudLines().isEmpty)
+        #expect(field.session.takePendingCloudMessages() == [.cancel(id: sent.id)])
+        #expect(field.session.takePendingCloudMessages().isEmpty)
     }
 
     @Test func anUnknownContextStopsTheTimerInsteadOfSpinning() {
@@ -276,7 +281,7 @@ struct CloudAbandonTests {
         field.type("I saw teh cat.")
         field.key(Keysym.left)  // the position is unknown now
         clock.now += 5000
-        #expect(field.session.cloudTimerFired().lines.isEmpty)
+        #expect(field.session.cloudTimerFired().messages.isEmpty)
         #expect(field.session.cloudDeadline == nil)
     }
 }

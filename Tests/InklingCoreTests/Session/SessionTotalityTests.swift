@@ -212,12 +212,14 @@ extension AmbiguousOffsetTests {
         clock.now += 400
         let action = field.session.cloudTimerFired()
         field.apply(action.effects)
-        let line = try #require(action.lines.last)
-        let request = try JSONDecoder().decode(CloudCheckRequest.self, from: Data(line.utf8))
+        guard case .check(let request) = try #require(action.messages.last) else {
+            Issue.record("the last message is not a check")
+            return
+        }
         let scalars = Array(request.sentence.unicodeScalars)
         let start = try #require((0..<scalars.count).first { String(String.UnicodeScalarView(scalars[$0...])).hasPrefix("teh") })
         let reply = CloudReply(type: "result", id: request.id, fixes: [CloudFix(start: start, end: start + 3, original: "teh", replacement: "the")])
-        field.apply(field.session.cloudReplyReceived(CloudLine.encode(reply)))
+        field.apply(field.session.cloudReplyReceived(reply))
         field.press(.key(Keysym.returnKey, modifiers: [.control, .alt]))
         #expect(field.text == "😀 I saw teh cat.tail" || field.text == "😀 I saw the cat.tail", "never a wrong deletion")
     }
