@@ -196,14 +196,34 @@ enum PackLoader {
         do {
             // Read once into private memory; size, SHA-256 and structure are all checked on
             // these very bytes, and the file changing later cannot affect the pack in use.
+            // The SHA-256 is skipped only when a record of an earlier hash covers this very file
+            // unchanged, as `stat` shows it both before and after the read (PackVerification).
+            let before = identity(of: path)
             let data = try PackFile.read(path: path)
             guard data.count == entry.size else {
                 return .failure(Failure(reason: "size \(data.count) bytes, expected \(entry.size)"))
             }
-            guard let digest = data.withUnsafeBytes({ FileDigest.sha256(bytes: $0) }) else {
-                return .failure(Failure(reason: "cannot compute its SHA-256"))
+            let recordPath = verificationRecordPath(language: language)
+            let record = (try? String(contentsOfFile: recordPath, encoding: .utf8)).flatMap(PackVerificationRecord.init(encoded:))
+            let unchanged = before != nil && before == identity(of: path)
+            if let before, unchanged,
+                PackVerification.decide(current: before, record: record, expectedSHA256: entry.sha256) == .trustRecord
+            {
+                log("language pack '\(language)' unchanged since its SHA-256 was verified; not hashed again")
+            } else {
+                let hashedAt = wallClockNanoseconds()
+                guard let digest = data.withUnsafeBytes({ FileDigest.sha256(bytes: $0) }) else {
+                    return .failure(Failure(reason: "cannot compute its SHA-256"))
+                }
+                guard digest == entry.sha256 else {
+                    unlink(recordPath)
+                    return .failure(Failure(reason: "SHA-256 mismatch"))
+                }
+                if let before, unchanged {
+                    let fresh = PackVerificationRecord(identity: before, sha256: digest, verifiedAt: hashedAt)
+                    if PackVerification.isSettled(fresh) { writeRecord(fresh, to: recordPath) }
+                }
             }
-            guard digest == entry.sha256 else { return .failure(Failure(reason: "SHA-256 mismatch")) }
             let pack = try LanguagePack(data: data, path: path)
             guard pack.language == language else {
                 return .failure(Failure(reason: "it is a '\(pack.language)' pack"))
@@ -211,6 +231,42 @@ enum PackLoader {
             return .success(pack)
         } catch {
             return .failure(Failure(reason: "\(error)"))
+        }
+    }
+
+    /// Where the record of a language's last verified pack lives (in the user's data folder,
+    /// next to the packs, so that it goes wherever they go).
+    nonisolated static func verificationRecordPath(language: String) -> String {
+        UserPaths.dataFolder() + "/verified/\(language)"
+    }
+
+    /// The file's identity from `stat` (nil when it cannot be read).
+    nonisolated static func identity(of path: String) -> PackFileIdentity? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return PackFileIdentity(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int(status.st_size),
+            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+            changed: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))
+    }
+
+    nonisolated static func wallClockNanoseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+
+    /// Writes the record whole or not at all (a temporary file renamed over it); a failure only
+    /// means the next load hashes again.
+    nonisolated static func writeRecord(_ record: PackVerificationRecord, to path: String) {
+        let folder = URL(filePath: path).deletingLastPathComponent().path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = path + ".tmp\(getpid())"
+        do {
+            try Data(record.encoded().utf8).write(to: URL(filePath: temporary))
+            if rename(temporary, path) != 0 { unlink(temporary) }
+        } catch {
+            unlink(temporary)
         }
     }
 }
