@@ -68,10 +68,11 @@ public enum PackVerification {
     /// a record is never trusted (git's "racily clean" rule).
     public static let racyMargin: Int64 = 2_000_000_000
 
-    /// The decision for the file as `stat` shows it now, against the manifest's digest.
+    /// The decision for the file as `stat` shows it now, against the manifest's digest (compared
+    /// exactly, as the full check compares GLib's lowercase digest).
     public static func decide(current: PackFileIdentity, record: PackVerificationRecord?, expectedSHA256: String) -> Decision {
         guard let record, record.identity == current, isDigest(Substring(expectedSHA256)),
-            record.sha256 == expectedSHA256.lowercased(), isSettled(record)
+            record.sha256 == expectedSHA256, isSettled(record)
         else { return .verifyFully }
         return .trustRecord
     }
