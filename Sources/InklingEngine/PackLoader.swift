@@ -77,8 +77,10 @@ enum PackLoader {
         }
         let ticket = generation
         DispatchQueue.global(qos: .userInitiated).async {
-            let outcome = load(language: language)
-            let box = Unmanaged.passRetained(LoadResult(ticket: ticket, language: language, outcome: outcome)).toOpaque()
+            var unhashedDigest: String?
+            let outcome = load(language: language, unhashedDigest: &unhashedDigest)
+            let result = LoadResult(ticket: ticket, language: language, outcome: outcome, unhashedDigest: unhashedDigest)
+            let box = Unmanaged.passRetained(result).toOpaque()
             g_idle_add({ data in
                 guard let data else { return 0 }  // G_SOURCE_REMOVE; the box above is never nil
                 let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
@@ -93,6 +95,7 @@ enum PackLoader {
         switch result.outcome {
         case .success(let pack):
             activate(Predictor(pack: pack), language: result.language)
+            if let digest = result.unhashedDigest { hashLater(result, expecting: digest) }
         case .failure(let failure):
             log("language pack '\(result.language)' refused: \(failure.reason)")
             if let english = englishPredictor() { activate(english, language: "en") }
@@ -134,7 +137,10 @@ enum PackLoader {
         let ticket: Int
         let language: String
         let outcome: Result<LanguagePack, Failure>
-        init(ticket: Int, language: String, outcome: Result<LanguagePack, Failure>) {
+        /// The manifest's digest when the pack was used on its verification record, unhashed.
+        let unhashedDigest: String?
+        init(ticket: Int, language: String, outcome: Result<LanguagePack, Failure>, unhashedDigest: String? = nil) {
+            self.unhashedDigest = unhashedDigest
             self.ticket = ticket
             self.language = language
             self.outcome = outcome
@@ -176,7 +182,31 @@ enum PackLoader {
     }
     private static var cachedDisplayNames: [String: String]?
 
-    nonisolated static func load(language: String) -> Result<LanguagePack, Failure> {
+    /// A pack used on its verification record is hashed all the same, later, at a quiet moment
+    /// (a background queue, a while after the switch): the bytes in use are checked against the
+    /// manifest, and on a mismatch the record goes and the pack is refused as at a load.
+    private static func hashLater(_ loaded: LoadResult, expecting digest: String) {
+        DispatchQueue.global(qos: .background).asyncAfter(deadline: .now() + 5) {
+            guard case .success(let pack) = loaded.outcome else { return }
+            let actual = FileDigest.sha256(bytes: pack.file.mappedBytes)
+            guard actual != digest else { return }
+            unlink(verificationRecordPath(language: loaded.language))
+            let refusal = LoadResult(
+                ticket: loaded.ticket, language: loaded.language, outcome: .failure(Failure(reason: "SHA-256 mismatch")))
+            let box = Unmanaged.passRetained(refusal).toOpaque()
+            g_idle_add({ data in
+                guard let data else { return 0 }  // G_SOURCE_REMOVE
+                let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
+                // Superseded (another language asked for since) means the pack is no longer in use.
+                MainActor.assumeIsolated { PackLoader.finished(result) }
+                return 0  // G_SOURCE_REMOVE
+            }, box)
+        }
+    }
+
+    /// Opens and verifies the downloaded pack of `language`; `unhashedDigest` is set to the
+    /// manifest's digest when its SHA-256 was not computed because its record stands.
+    nonisolated static func load(language: String, unhashedDigest: inout String?) -> Result<LanguagePack, Failure> {
         // The code becomes a file name: the one shared check, whatever the settings hold.
         guard LanguageCode.isValid(language) else { return .failure(Failure(reason: "not a language code")) }
         let path = UserPaths.packFolder() + "/\(language).inkpack"
@@ -210,6 +240,7 @@ enum PackLoader {
                 PackVerification.decide(current: before, record: record, expectedSHA256: entry.sha256) == .trustRecord
             {
                 log("language pack '\(language)' unchanged since its SHA-256 was verified; not hashed again")
+                unhashedDigest = entry.sha256
             } else {
                 let hashedAt = wallClockNanoseconds()
                 guard let digest = data.withUnsafeBytes({ FileDigest.sha256(bytes: $0) }) else {

@@ -335,6 +335,44 @@ def scenario_languages(checks):
             erase_word(client)
         checks.check("English once more", table is not None, client.tables[-3:])
 
+        # A record that stands but whose digest was wrong (forged here, manifest and record alike):
+        # the pack is used, hashed in the background a little later, and then refused.
+        inkling = os.path.join(daemon.env["XDG_DATA_HOME"], "inkling")
+        record_path = os.path.join(inkling, "verified", "de")
+        manifest_path = os.path.join(inkling, "manifest.json")
+        with open(record_path) as f:
+            record = f.read().split()
+        real_manifest = open(manifest_path).read()
+        forged = "0" * 64
+        with open(record_path, "w") as f:
+            f.write(" ".join(record[:-1] + [forged]) + "\n")
+        with open(manifest_path, "w") as f:
+            f.write(real_manifest.replace(hashlib.sha256(data).hexdigest(), forged))
+        clear(client)
+        gsettings(daemon, "set", SCHEMA, "languages", "['de']")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not any("cannot be used" in t for t, _ in client.aux):
+            pump_for(0.2)
+        refused = [t for t, _ in client.aux if "cannot be used" in t]
+        checks.check("a pack used on its record is hashed later and refused on a mismatch",
+                     refused and "SHA-256" in refused[-1], client.aux)
+        checks.check("the forged record is removed", not os.path.exists(record_path))
+        with open(manifest_path, "w") as f:
+            f.write(real_manifest)
+        gsettings(daemon, "set", SCHEMA, "languages", "['en']")
+        pump_for(0.5)
+        # German once more (hashed in full, recorded again), then English, for the corruption below.
+        for language, word, expect in (("de", " Ich möchte ge", "gerne"), ("en", " th", "the")):
+            gsettings(daemon, "set", SCHEMA, "languages", "['%s']" % language)
+            table = None
+            deadline = time.monotonic() + 8
+            while time.monotonic() < deadline and table is None:
+                pump_for(0.3)
+                table = table_after(client, word, lambda c: expect in c, timeout=1.0)
+                erase_word(client)
+            checks.check("%s after the forged record" % language, table is not None, client.tables[-3:])
+        checks.check("the pack is recorded again", os.path.exists(record_path))
+
         # Corrupt the pack (one byte, same size, modification time put back), switch to it
         # again: the engine's record of its hash does not cover it any more (its status-change
         # time moved), so it is hashed and refused, with a message; English works.
