@@ -254,6 +254,10 @@ def measure(engine_name, args, text, scratch):
                           "suggest_us_max", "work_us_p50", "work_us_p99", "work_cpu_us_p50", "work_cpu_us_p99")
                 if k in fields
             }
+        startup = [line for line in daemon.log().splitlines() if "startup pack_open_us=" in line]
+        if startup:
+            fields = dict(f.split("=", 1) for f in startup[-1].split() if "=" in f)
+            result["engine_startup_us"] = {k: int(v) for k, v in fields.items() if v.isdigit()}
     finally:
         daemon.stop()
     return result
@@ -271,6 +275,12 @@ def show(result):
         % ((result["rss_kb_after_load"] or 0) / 1024, (result["rss_kb_after_run"] or 0) / 1024,
            (result["hwm_kb_after_run"] or 0) / 1024)
     )
+    if "engine_startup_us" in result:
+        s = result["engine_startup_us"]
+        print("engine start ms   pack open %.1f, to the main loop %.1f (CPU %.1f), first table's work %.1f;"
+              " start to first table %.1f"
+              % (s.get("pack_open_us", 0) / 1000, s.get("ready_us", 0) / 1000, s.get("ready_cpu_us", 0) / 1000,
+                 s.get("first_work_us", 0) / 1000, (s.get("ready_us", 0) + s.get("first_work_us", 0)) / 1000))
     if "engine_internal_us" in result:
         i = result["engine_internal_us"]
         print(

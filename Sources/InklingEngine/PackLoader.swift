@@ -77,8 +77,10 @@ enum PackLoader {
         }
         let ticket = generation
         DispatchQueue.global(qos: .userInitiated).async {
-            let outcome = load(language: language)
-            let box = Unmanaged.passRetained(LoadResult(ticket: ticket, language: language, outcome: outcome)).toOpaque()
+            var unhashedDigest: String?
+            let outcome = load(language: language, unhashedDigest: &unhashedDigest)
+            let result = LoadResult(ticket: ticket, language: language, outcome: outcome, unhashedDigest: unhashedDigest)
+            let box = Unmanaged.passRetained(result).toOpaque()
             g_idle_add({ data in
                 guard let data else { return 0 }  // G_SOURCE_REMOVE; the box above is never nil
                 let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
@@ -93,6 +95,7 @@ enum PackLoader {
         switch result.outcome {
         case .success(let pack):
             activate(Predictor(pack: pack), language: result.language)
+            if let digest = result.unhashedDigest { hashLater(result, expecting: digest) }
         case .failure(let failure):
             log("language pack '\(result.language)' refused: \(failure.reason)")
             if let english = englishPredictor() { activate(english, language: "en") }
@@ -134,7 +137,10 @@ enum PackLoader {
         let ticket: Int
         let language: String
         let outcome: Result<LanguagePack, Failure>
-        init(ticket: Int, language: String, outcome: Result<LanguagePack, Failure>) {
+        /// The manifest's digest when the pack was used on its verification record, unhashed.
+        let unhashedDigest: String?
+        init(ticket: Int, language: String, outcome: Result<LanguagePack, Failure>, unhashedDigest: String? = nil) {
+            self.unhashedDigest = unhashedDigest
             self.ticket = ticket
             self.language = language
             self.outcome = outcome
@@ -176,7 +182,31 @@ enum PackLoader {
     }
     private static var cachedDisplayNames: [String: String]?
 
-    nonisolated static func load(language: String) -> Result<LanguagePack, Failure> {
+    /// A pack used on its verification record is hashed all the same, later, at a quiet moment
+    /// (a background queue, a while after the switch): the bytes in use are checked against the
+    /// manifest, and on a mismatch the record goes and the pack is refused as at a load.
+    private static func hashLater(_ loaded: LoadResult, expecting digest: String) {
+        DispatchQueue.global(qos: .background).asyncAfter(deadline: .now() + 5) {
+            guard case .success(let pack) = loaded.outcome else { return }
+            let actual = FileDigest.sha256(bytes: pack.file.mappedBytes)
+            guard actual != digest else { return }
+            unlink(verificationRecordPath(language: loaded.language))
+            let refusal = LoadResult(
+                ticket: loaded.ticket, language: loaded.language, outcome: .failure(Failure(reason: "SHA-256 mismatch")))
+            let box = Unmanaged.passRetained(refusal).toOpaque()
+            g_idle_add({ data in
+                guard let data else { return 0 }  // G_SOURCE_REMOVE
+                let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
+                // Superseded (another language asked for since) means the pack is no longer in use.
+                MainActor.assumeIsolated { PackLoader.finished(result) }
+                return 0  // G_SOURCE_REMOVE
+            }, box)
+        }
+    }
+
+    /// Opens and verifies the downloaded pack of `language`; `unhashedDigest` is set to the
+    /// manifest's digest when its SHA-256 was not computed because its record stands.
+    nonisolated static func load(language: String, unhashedDigest: inout String?) -> Result<LanguagePack, Failure> {
         // The code becomes a file name: the one shared check, whatever the settings hold.
         guard LanguageCode.isValid(language) else { return .failure(Failure(reason: "not a language code")) }
         let path = UserPaths.packFolder() + "/\(language).inkpack"
@@ -196,11 +226,75 @@ enum PackLoader {
         do {
             // Read once into private memory; size, SHA-256 and structure are all checked on
             // these very bytes, and the file changing later cannot affect the pack in use.
+            // The SHA-256 is skipped only when a record of an earlier hash covers this very file
+            // unchanged, as `stat` shows it both before and after the read (PackVerification).
+            let before = identity(of: path)
             let data = try PackFile.read(path: path)
-            let sha256 = { (bytes: Data) in bytes.withUnsafeBytes { FileDigest.sha256(bytes: $0) } }
+            let recordPath = verificationRecordPath(language: language)
+            let record = (try? String(contentsOfFile: recordPath, encoding: .utf8)).flatMap(PackVerificationRecord.init(encoded:))
+            let unchanged = before != nil && before == identity(of: path)
+            var trusted = false
+            if let before, unchanged,
+                PackVerification.decide(current: before, record: record, expectedSHA256: entry.sha256) == .trustRecord
+            {
+                log("language pack '\(language)' unchanged since its SHA-256 was verified; not hashed again")
+                unhashedDigest = entry.sha256
+                trusted = true
+            }
+            // The one verifier the CLI shares; its SHA-256 step takes the record's word when it stands.
+            let sha256 = { (bytes: Data) -> String? in
+                if trusted { return entry.sha256 }
+                let hashedAt = wallClockNanoseconds()
+                guard let digest = bytes.withUnsafeBytes({ FileDigest.sha256(bytes: $0) }) else { return nil }
+                guard digest == entry.sha256 else {
+                    unlink(recordPath)
+                    return digest
+                }
+                if let before, unchanged {
+                    let fresh = PackVerificationRecord(identity: before, sha256: digest, verifiedAt: hashedAt)
+                    if PackVerification.isSettled(fresh) { writeRecord(fresh, to: recordPath) }
+                }
+                return digest
+            }
             return PackVerifier.verify(data, against: entry, path: path, sha256: sha256).mapError { Failure(reason: $0.reason) }
         } catch {
             return .failure(Failure(reason: "\(error)"))
+        }
+    }
+
+    /// Where the record of a language's last verified pack lives (in the user's data folder,
+    /// next to the packs, so that it goes wherever they go).
+    nonisolated static func verificationRecordPath(language: String) -> String {
+        UserPaths.dataFolder() + "/verified/\(language)"
+    }
+
+    /// The file's identity from `stat` (nil when it cannot be read).
+    nonisolated static func identity(of path: String) -> PackFileIdentity? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return PackFileIdentity(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int(status.st_size),
+            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+            changed: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))
+    }
+
+    nonisolated static func wallClockNanoseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+
+    /// Writes the record whole or not at all (a temporary file renamed over it); a failure only
+    /// means the next load hashes again.
+    nonisolated static func writeRecord(_ record: PackVerificationRecord, to path: String) {
+        let folder = URL(filePath: path).deletingLastPathComponent().path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = path + ".tmp\(getpid())"
+        do {
+            try Data(record.encoded().utf8).write(to: URL(filePath: temporary))
+            if rename(temporary, path) != 0 { unlink(temporary) }
+        } catch {
+            unlink(temporary)
         }
     }
 }

@@ -93,7 +93,9 @@ func runEngine(ownName: Bool) -> Never {
         }
         return 0  // G_SOURCE_REMOVE
     })
+    let startStamp = MemoryDiagnostics.stamp()
     EngineProcess.loadPack()
+    EngineProcess.diagnostics?.packOpenMicros = MemoryDiagnostics.now() - startStamp.wall
     PackLoader.start()
     LearningBridge.start()
     EngineSettings.start()
@@ -134,6 +136,7 @@ func runEngine(ownName: Bool) -> Never {
             exit(1)
         }
     }
+    EngineProcess.diagnostics?.startupReady(since: startStamp)
     ibus_main()
     LearningBridge.shutdown()
     HeartbeatWriter.stop()
