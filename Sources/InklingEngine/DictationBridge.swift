@@ -37,6 +37,8 @@ final class DictationBridge {
     private let helperPath: String
     private let extraArguments: [String]
     private let silenceTimeout: Int64?
+    /// GSettings `dictation-device`: passed as `--device` when not empty.
+    private var device = ""
 
     private final class Client {
         weak var instance: EngineInstance?
@@ -94,6 +96,15 @@ final class DictationBridge {
             render(client.controller.setEnabled(enabled, now: now), for: client)
         }
         if client.controller.key != session.settings.dictationKey { client.controller.key = session.settings.dictationKey }
+        followDevice(session.settings.dictationDevice)
+    }
+
+    /// The microphone (`dictation-device`) the next helper records from. A helper started for
+    /// another one is asked to exit once no field listens, so the next start uses the new choice.
+    private func followDevice(_ device: String) {
+        guard device != self.device else { return }
+        self.device = device
+        if process != nil && !clients.values.contains(where: { $0.controller.isActive }) { shutDownHelper() }
     }
 
     /// A key press before the session sees it; true when dictation consumed it.
@@ -338,7 +349,7 @@ final class DictationBridge {
 
     private func startHelper() -> Bool {
         signal(SIGPIPE, SIG_IGN)
-        let arguments = [helperPath] + extraArguments
+        let arguments = [helperPath] + (device.isEmpty ? [] : ["--device", device]) + extraArguments
         var flags = G_SUBPROCESS_FLAGS_STDIN_PIPE.rawValue | G_SUBPROCESS_FLAGS_STDOUT_PIPE.rawValue
         if !EngineTrace.enabled { flags |= G_SUBPROCESS_FLAGS_STDERR_SILENCE.rawValue }
         var error: UnsafeMutablePointer<GError>? = nil
