@@ -48,11 +48,9 @@ final class DictationPage {
         name(meter, "Microphone level")
         adw_action_row_add_suffix(cast(meterRow), meter)
         add(check, meterRow)
-        let testRow = actionRow(title: "Test the microphone")
-        testStatus = label("Not tested yet.", dim: true)
-        name(testStatus, "Microphone test result")
-        gtk_label_set_selectable(cast(testStatus), 1)
-        adw_action_row_add_suffix(cast(testRow), testStatus)
+        // The row's subtitle says how the test goes and shows what was heard.
+        let testRow = actionRow(title: "Test the microphone", subtitle: "Not tested yet")
+        testStatus = testRow
         testButton = made(gtk_button_new_with_label("Test"))
         add(check, testRow)
         add(page: widget, check)
@@ -80,7 +78,7 @@ final class DictationPage {
             self.sources = status == 0 ? MicrophoneChoices.sources(pactlShortSources: stdout) : []
             self.showMicrophones()
             adw_action_row_set_subtitle(
-                cast(self.microphone), status == 0 ? "Dictation records from this source" : "The sound server did not answer: dictation uses its default source")
+                cast(self.microphone), status == 0 ? "Dictation records from this source" : "No sound server answered")
         }
     }
 
@@ -128,7 +126,7 @@ final class DictationPage {
 
     private func show(_ run: DictationTestRun) {
         gtk_level_bar_set_value(cast(meter), run.level)
-        setLabel(testStatus, run.status)
+        adw_action_row_set_subtitle(cast(testStatus), run.status)
         gtk_button_set_label(cast(testButton), run.isRunning ? "Stop" : "Test")
     }
 }

@@ -15,7 +15,7 @@ public struct MicrophoneRow: Equatable, Sendable {
 /// pulse server alike, and `pulseaudio-utils` is already installed for the sound-server tests.
 public enum MicrophoneChoices {
     /// The row for an empty setting: whatever the sound server's default source is.
-    public static let defaultLabel = "Default microphone of the sound server"
+    public static let defaultLabel = "Default"
 
     /// Source names from `pactl list short sources` (tab-separated: index, name, driver, format,
     /// state). Monitors (`….monitor`) record what the speakers play, not a voice, and are left out.
