@@ -351,8 +351,8 @@ class KWrite:
         open(self.path, "w").close()
         self.env = dict(env, XDG_CONFIG_HOME=config, QT_QPA_PLATFORM="xcb")
         self.log = open(log_path, "w")
-        self.process = subprocess.Popen(["kwrite", self.path], env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            ["kwrite", self.path], env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.name = None
 
         def registered():

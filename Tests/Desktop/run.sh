@@ -1,8 +1,11 @@
 #!/bin/bash
-# Desktop tests: LibreOffice Writer, Firefox ESR and Chromium typed into through the engine under
-# Xvfb, each with a control run without IBus (see test_desktop.py).
+# Desktop tests: LibreOffice Writer, KWrite, Firefox ESR and Chromium under Xvfb, and GTK 4, GTK 3
+# and Firefox on a headless GNOME Shell (Wayland), typed into through the engine, each with a
+# control run without IBus (see test_desktop.py).
 #
-#   Tests/Desktop/run.sh [pytest arguments]     (INKLING_DESKTOP_APPS=writer,firefox,chromium)
+#   Tests/Desktop/run.sh [pytest arguments]
+#   (INKLING_DESKTOP_APPS=writer,kwrite,firefox,chromium,gnome-gtk4,gnome-gtk3,gnome-firefox;
+#    INKLING_DESKTOP_SCREENSHOTS=DIR keeps the GNOME screenshots)
 #
 # Needs the release build and the applications (scripts/install-desktop-deps.sh). Writes the
 # results of the run to Tests/Desktop/last-run.json and prints the compatibility table.

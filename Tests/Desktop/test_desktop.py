@@ -54,12 +54,12 @@ def qt_utf16_no_chip(outcome):
 
 
 # Failures the platform causes, documented in compatibility.md, with the symptom that names them.
-GNOME_FOCUS_RACE = ("GNOME Shell 43 commits the composing word into the newly focused field", gnome_focus_race)
+SHELL_FOCUS = "GNOME Shell 43 commits the composing word into the newly focused field"
 PLATFORM = {
     ("kwrite", "fix-after-emoji"): ("Qt reports UTF-16 positions: no fix is offered after emoji", qt_utf16_no_chip),
-    ("gnome-gtk4", "focus"): GNOME_FOCUS_RACE,
-    ("gnome-gtk3", "focus"): GNOME_FOCUS_RACE,
-    ("gnome-firefox", "focus"): GNOME_FOCUS_RACE,
+    ("gnome-gtk4", "focus"): (SHELL_FOCUS, gnome_focus_race),
+    ("gnome-gtk3", "focus"): (SHELL_FOCUS, gnome_focus_race),
+    ("gnome-firefox", "focus"): (SHELL_FOCUS, gnome_focus_race),
 }
 
 
@@ -107,8 +107,8 @@ def test_desktop(app, case):
     assert outcome is not None, "case %s did not run: %s" % (case, report)
     platform = PLATFORM.get((app, case))
     if not outcome["ok"] and platform is not None and platform[1](outcome):
-        pytest.xfail("platform: %s (compatibility.md): %s"
-                     % (platform[0], json.dumps(outcome, ensure_ascii=False)[:300]))
+        details = json.dumps(outcome, ensure_ascii=False)[:300]
+        pytest.xfail("platform: %s (compatibility.md): %s" % (platform[0], details))
     if not outcome["ok"] and case not in NEEDS_ENGINE:
         control = run_driver(app, True).get(case)
         if control is not None and not control["ok"]:
