@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from ibus_harness import CONTROL, Client, Daemon, IBus, engine_path, pump_until
+from ibus_harness import CONTROL, Client, Daemon, IBus, Timeout, engine_path, pump_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Dictate"))
@@ -264,19 +264,26 @@ def test_the_chosen_microphone_reaches_the_helper_as_device(client, daemon, file
     subprocess.run(["gsettings", "set", SCHEMA, "dictation-device", "inkling_test_mic"], env=daemon.env, check=True,
                    timeout=20)
     try:
-        # The keyfile backend tells the engine a moment later: listen until a start carries it.
+        # The keyfile backend tells the engine a moment later: listen until a start carries it
+        # (the engine asks an idle helper started for the old choice to exit; no kill, no backoff).
+        def argv():
+            try:
+                with open(files["mode"] + ".argv") as f:
+                    return f.read().split()
+            except OSError:
+                return None
+
+        expected = ["--device", "inkling_test_mic"]
         end = time.monotonic() + WAIT
-        argv = []
-        while argv != ["--device", "inkling_test_mic"] and time.monotonic() < end:
-            kill_helpers(daemon)
-            if os.path.exists(files["mode"] + ".argv"):
-                os.unlink(files["mode"] + ".argv")
+        while argv() != expected and time.monotonic() < end:
             assert dictation_key(client)
-            pump_until(lambda: os.path.exists(files["mode"] + ".argv"), timeout=WAIT, what="a helper to start")
-            pump_for(0.2)
-            with open(files["mode"] + ".argv") as f:
-                argv = f.read().split()
+            pump_until(lambda: client.aux_now.startswith(LISTENING), timeout=WAIT, what="the listening label")
+            try:
+                pump_until(lambda: argv() == expected, timeout=5, what="a helper started with --device")
+            except Timeout:
+                pass
+            # The file ends: listening stops by itself.
             pump_until(lambda: not client.aux_now, timeout=WAIT, what="the end of listening")
-        assert argv == ["--device", "inkling_test_mic"]
+        assert argv() == expected
     finally:
         subprocess.run(["gsettings", "reset", SCHEMA, "dictation-device"], env=daemon.env, check=True, timeout=20)
