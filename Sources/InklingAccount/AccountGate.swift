@@ -16,8 +16,9 @@ public enum AccountEvent: String, Sendable, Equatable {
 /// - the server asks: a `/v1/check` answer carries `Inkling-Rotate-Token: 1`;
 /// - the token's age: three quarters of its lifetime (`obtainedAt` to `expiresAt`) have passed,
 ///   so a token is renewed even on a server that never asks and before it expires.
-/// A failed rotation (network, 5xx, 429) is retried no sooner than `retryAfterFailure` seconds
-/// later; the current token keeps being used meanwhile.
+/// A failed rotation (network, 5xx) is retried no sooner than `retryAfterFailure` seconds
+/// later, a 429 no sooner than its `Retry-After` (see `AccountGate.rotationFailed`); the current
+/// token keeps being used meanwhile.
 public struct TokenRotationPolicy: Sendable, Equatable {
     /// Seconds to wait after a failed rotation before trying again.
     public var retryAfterFailure: Int64 = 60
@@ -59,7 +60,11 @@ public struct AccountGate: Sendable {
     public var keyringLookInterval: UInt64 = 10_000
     private var rotationAsked = false
     private var lastRotationFailure: Int64?
+    /// After a 429 to the rotation: no rotation before this (Unix seconds), whatever the policy says.
+    private var rotationRetryAt: Int64?
     private var lastKeyringLook: UInt64?
+    /// The sign-in marker as it was at the last keyring read (see `SignInMarker`).
+    private var seenMarker: SignInMarker.Stamp?
     /// The refused token: a keyring still holding it is no reason to resume.
     private var refusedToken: String?
     /// After a 429: no check goes out before this (Unix seconds).
@@ -76,7 +81,10 @@ public struct AccountGate: Sendable {
     public func nextStep(now: Int64) -> Step {
         if signInRequired { return .refuse }
         if let pausedUntil, now < pausedUntil, pausedUntil - now <= maximumRetryAfter { return .wait }
-        return policy.isDue(credential, now: now, serverAsked: rotationAsked, lastFailure: lastRotationFailure)
+        if let rotationRetryAt, now < rotationRetryAt, rotationRetryAt - now <= maximumRetryAfter { return .check }
+        // Once a 429's Retry-After has passed, its failure time no longer delays the rotation.
+        let lastFailure = rotationRetryAt == nil ? lastRotationFailure : nil
+        return policy.isDue(credential, now: now, serverAsked: rotationAsked, lastFailure: lastFailure)
             ? .rotate : .check
     }
 
@@ -103,26 +111,41 @@ public struct AccountGate: Sendable {
         credential = credential.rotated(answer, now: now)
         rotationAsked = false
         lastRotationFailure = nil
+        rotationRetryAt = nil
         return credential
     }
 
-    /// A rotation failed with `status` (nil: no HTTP answer). A 401 means the token is dead.
-    public mutating func rotationFailed(status: Int?, now: Int64) -> AccountEvent? {
+    /// A rotation failed with `status` (nil: no HTTP answer). A 401 means the token is dead; a
+    /// 429 is retried after its `retryAfter` seconds (default `defaultRetryAfter`, at most
+    /// `maximumRetryAfter`), sooner or later than other failures' `policy.retryAfterFailure`.
+    public mutating func rotationFailed(status: Int?, now: Int64, retryAfter: Int? = nil) -> AccountEvent? {
         if status == 401 { return refuse() }
         lastRotationFailure = now
+        if status == 429 {
+            let seconds = retryAfter.map { Int64(max(1, $0)) } ?? defaultRetryAfter
+            rotationRetryAt = now + min(seconds, maximumRetryAfter)
+        } else {
+            rotationRetryAt = nil
+        }
         return nil
     }
 
     /// Whether the glue should read the keyring again now (monotonic milliseconds): only while
-    /// paused, and not more often than `keyringLookInterval`.
-    public func shouldLookAtKeyring(now: UInt64) -> Bool {
+    /// paused, and not more often than `keyringLookInterval` unless the sign-in marker (its
+    /// stamp now: `marker`) changed since the last read.
+    public func shouldLookAtKeyring(now: UInt64, marker: SignInMarker.Stamp? = nil) -> Bool {
         guard signInRequired else { return false }
+        if let marker, marker != seenMarker { return true }
         guard let last = lastKeyringLook, now >= last else { return true }
         return now - last >= keyringLookInterval
     }
 
-    /// Notes a keyring read at `now` (monotonic milliseconds), for `shouldLookAtKeyring`.
-    public mutating func lookedAtKeyring(now: UInt64) { lastKeyringLook = now }
+    /// Notes a keyring read at `now` (monotonic milliseconds) with the marker's stamp then, for
+    /// `shouldLookAtKeyring`.
+    public mutating func lookedAtKeyring(now: UInt64, marker: SignInMarker.Stamp? = nil) {
+        lastKeyringLook = now
+        seenMarker = marker
+    }
 
     /// A record read from the keyring: taken when it holds another token than the one in hand
     /// and the refused one. Returns `signedIn` when that ends a pause, and whether it was taken.
@@ -134,6 +157,7 @@ public struct AccountGate: Sendable {
         signInRequired = false
         rotationAsked = false
         lastRotationFailure = nil
+        rotationRetryAt = nil
         return (true, wasPaused ? .signedIn : nil)
     }
 

@@ -17,8 +17,9 @@ import InklingServerProtocol
 /// A 401 first reads the keyring again (another helper may have rotated, or the user signed in
 /// again) and retries once with a token found there; otherwise the helper stops asking: it tells
 /// the engine once (`status` `sign-in-required`) and answers every check at once with the error
-/// `sign-in required` until a new token turns up in the keyring (read at most every 10 s), when
-/// it says `signed-in` and resumes.
+/// `sign-in required` until a new token turns up in the keyring (read at most every 10 s, and at
+/// the next check after `inkling account login` rewrote the sign-in marker), when it says
+/// `signed-in` and resumes.
 ///
 /// Over a limit the server answers 429 with `Retry-After`: until then checks are answered at
 /// once with the error `rate limited`, nothing is sent, and the circuit breaker is not involved
@@ -33,6 +34,8 @@ final class AccountMode {
     private let output: Output
     /// A rotated credential the keyring has not taken yet.
     private var unsaved: DeviceCredential?
+    /// `SignInMarker`'s path, if there is a runtime directory.
+    private let markerPath: String?
 
     /// What a check came to.
     enum CheckResult {
@@ -43,8 +46,12 @@ final class AccountMode {
         case outcome(HTTPOutcome)
     }
 
-    init(credential: DeviceCredential, clock: any MonotonicClock, wall: any WallClock, output: Output) {
+    init(
+        credential: DeviceCredential, clock: any MonotonicClock, wall: any WallClock, output: Output,
+        markerPath: String? = nil
+    ) {
         gate = AccountGate(credential: credential)
+        self.markerPath = markerPath
         server = credential.server
         self.clock = clock
         self.wall = wall
@@ -52,11 +59,12 @@ final class AccountMode {
     }
 
     /// Account mode for `endpoint` when the keyring holds a token for it; nil otherwise.
-    static func start(endpoint: String, clock: any MonotonicClock, wall: any WallClock, output: Output) -> AccountMode?
-    {
+    static func start(
+        endpoint: String, clock: any MonotonicClock, wall: any WallClock, output: Output, markerPath: String? = nil
+    ) -> AccountMode? {
         guard case .found(let credential) = AccountKeyring.lookup(server: endpoint) else { return nil }
         Log.note("account mode: using the device token from the keyring")
-        return AccountMode(credential: credential, clock: clock, wall: wall, output: output)
+        return AccountMode(credential: credential, clock: clock, wall: wall, output: output, markerPath: markerPath)
     }
 
     private func tell(_ event: AccountEvent?, id: Int?) {
@@ -81,8 +89,10 @@ final class AccountMode {
         let started = clock.milliseconds()
         func remaining() -> Int { max(1, timeoutMilliseconds - Int(clock.milliseconds() - started)) }
         if let pending = unsaved, AccountKeyring.store(pending) == nil { unsaved = nil }
-        if gate.shouldLookAtKeyring(now: started) {
-            gate.lookedAtKeyring(now: started)
+        // Stat only while paused: a check in normal operation touches no file.
+        let marker = gate.signInRequired ? markerPath.flatMap { SignInMarker.stamp(path: $0) } : nil
+        if gate.shouldLookAtKeyring(now: started, marker: marker) {
+            gate.lookedAtKeyring(now: started, marker: marker)
             tell(gate.adopt(keyringRecord()).event, id: request.id)
         }
         switch gate.nextStep(now: wall.seconds()) {
@@ -132,7 +142,10 @@ final class AccountMode {
             DeviceCredential.isHeaderSafe(answer.token)
         else {
             if status == 401, gate.adopt(keyringRecord()).taken { return }
-            tell(gate.rotationFailed(status: status == 200 ? nil : status, now: now), id: id)
+            tell(
+                gate.rotationFailed(
+                    status: status == 200 ? nil : status, now: now, retryAfter: client.lastResponseRetryAfter),
+                id: id)
             if status != 401 {
                 Log.note("account mode: token rotation failed; the current token stays in use", ("status", status))
             }

@@ -17,7 +17,8 @@ struct Options: Equatable, Sendable {
     var useKeyring = true
     var breakerMilliseconds: UInt64 = 30_000
     /// Without an API key or a device token: how often to look for a device token in the keyring
-    /// (the user may sign in to an Inkling Server while the helper runs).
+    /// (the user may sign in to an Inkling Server while the helper runs); at once when the sign-in
+    /// marker changed (`SignInMarker`), so this is only the fallback.
     var accountLookMilliseconds: UInt64 = 30_000
     var verbose = false
 

@@ -229,11 +229,14 @@ final class Service: Sendable {
         let key = KeySource.resolve(options: options, environment: environment)
         // Account mode when the keyring holds a device token for this endpoint (an Inkling
         // Server). Without one, and without an API key, the keyring is looked at again now and
-        // then: the user may sign in while the helper runs.
+        // then, and at once after `inkling account login` rewrote the sign-in marker.
         let keyringUsable = options.useKeyring && AccountKeyring.sessionBusAvailable(environment: environment)
         let wall = SystemWallClock()
-        var account = keyringUsable ? AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output) : nil
-        var lastAccountLook = clock.milliseconds()
+        let markerPath = SignInMarker.path(environment: environment)
+        var account = keyringUsable ? AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath) : nil
+        func marker() -> SignInMarker.Stamp? { markerPath.flatMap { SignInMarker.stamp(path: $0) } }
+        var accountLooks = KeyringLookSchedule(
+            interval: options.accountLookMilliseconds, lookedAt: clock.milliseconds(), marker: marker())
         while true {
             wake.wait()
             // Taken off the queue and made current in one step, so a cancel always finds it.
@@ -243,9 +246,12 @@ final class Service: Sendable {
                 return state.current
             }
             guard let job = next else { continue }
-            if account == nil, key == nil, keyringUsable, clock.milliseconds() - lastAccountLook >= options.accountLookMilliseconds {
-                lastAccountLook = clock.milliseconds()
-                account = AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output)
+            if account == nil, key == nil, keyringUsable {
+                let stamp = marker()
+                if accountLooks.isDue(now: clock.milliseconds(), marker: stamp) {
+                    accountLooks.looked(now: clock.milliseconds(), marker: stamp)
+                    account = AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath)
+                }
             }
             if let reply = serve(job, client: client, key: key, account: account) {
                 output.send(reply)

@@ -113,6 +113,9 @@ struct ServerConfig {
             config.settings.rotateAfterSeconds = value
         }
         if let value = try integer("tokens", "grace", 0...86_400) { config.settings.graceSeconds = value }
+        if let value = try integer("tokens", "retention", 0...10 * 365 * 86_400) {
+            config.settings.retentionSeconds = value
+        }
         if let value = try integer("limits", "devices", 1...10_000) { config.settings.maximumDevices = Int(value) }
         if let value = try integer("limits", "checks_per_minute", 1...1_000_000) {
             config.settings.checksPerMinute = Int(value)

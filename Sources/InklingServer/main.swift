@@ -13,6 +13,8 @@ let usage = """
     Usage: inkling-server [--config PATH] COMMAND
       serve                   answer the HTTP API (migrates the database first)
       migrate                 bring the database schema up to date
+      purge                   delete expired tokens, old usage counts and devices past retention
+                              (serve does this at start and every hour)
       user add NAME           add a user (password asked without echo, or one line on stdin)
       user disable NAME       refuse the user's sign-ins and revoke all of their devices
       user list               users, whether disabled, and their live devices
@@ -90,6 +92,17 @@ func migrate() {
         if command == "migrate" { print("schema at version \(Schema.latestVersion) (\(applied) migration(s) applied)") }
     } catch {
         fail("database: " + error.message)
+    }
+}
+
+/// Runs `purge`; one line of counts (nothing else is ever logged about rows).
+func purgeSummary() -> String {
+    do {
+        let report = try accounts.purge()
+        return
+            "purged tokens=\(report.tokens) devices=\(report.devices) usage=\(report.usage) login_failures=\(report.loginFailures)"
+    } catch {
+        return "purge failed: database: " + error.message
     }
 }
 
@@ -183,6 +196,9 @@ case ("revoke", 2), ("revoke", 3):
     do { print("revoked \(try accounts.revoke(userName: arguments[1], deviceID: device)) device(s)") } catch {
         adminFailure(error)
     }
+case ("purge", 1):
+    migrate()
+    print(purgeSummary())
 case ("serve", 1):
     serve()
 default:
@@ -246,8 +262,16 @@ func serve() -> Never {
     ServerLog.write(
         "inkling-server listening port=\(port) threads=\(config.threads) database=\(config.usesPostgreSQL ? "postgresql" : "sqlite")"
     )
-    var received: Int32 = 0
-    sigwait(&signals, &received)
+    // Housekeeping on this (otherwise idle) thread: at start, then whenever an hour passes
+    // without a stop signal. Several instances purging at once is harmless (idempotent deletes).
+    ServerLog.write("inkling-server " + purgeSummary())
+    // A local, not a global: main.swift's globals below serve()'s call are not yet set when it runs.
+    let purgeIntervalSeconds = 3600
+    while true {
+        var interval = timespec(tv_sec: purgeIntervalSeconds, tv_nsec: 0)
+        if sigtimedwait(&signals, nil, &interval) >= 0 { break }
+        if errno == EAGAIN { ServerLog.write("inkling-server " + purgeSummary()) }
+    }
     ServerLog.write("inkling-server stopping")
     exit(0)
 }

@@ -16,6 +16,8 @@ public struct ServerSettings: Equatable, Sendable {
     public var loginFailuresPerUser = 10
     public var loginFailuresPerAddress = 50
     public var loginWindowSeconds: Int64 = 900
+    /// How long a revoked or expired device stays listed (`devices NAME`) before `purge` deletes it.
+    public var retentionSeconds: Int64 = 30 * 86_400
 
     public init() {}
 }

@@ -109,6 +109,10 @@ enum AccountCommand {
             _ = AccountHTTP.request("DELETE", url: server + ServerAPI.currentDevicePath, bearer: credential.token)
             fail("cannot store the device token in the keyring (\(problem)); the server was told to forget it")
         }
+        // Running helpers waiting for a sign-in look at the keyring at their next check.
+        if let marker = SignInMarker.path(environment: { getenv($0).map { String(cString: $0) } }) {
+            SignInMarker.touch(path: marker, now: now)
+        }
         if let previous, previous.token != credential.token {
             // Signed in again on the same server: the old device's token is no longer needed.
             _ = AccountHTTP.request(

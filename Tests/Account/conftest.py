@@ -178,9 +178,10 @@ class Upstream:
 
 
 class RealServer:
-    """`inkling-server serve` on loopback over SQLite in a temporary folder, with `ada` and `bob`."""
+    """`inkling-server serve` on loopback with `ada` and `bob`, over SQLite in a temporary folder
+    or over the PostgreSQL `database` URL."""
 
-    def __init__(self, upstream, tokens=None):
+    def __init__(self, upstream, tokens=None, database=None):
         self.directory = tempfile.mkdtemp(prefix="inkling-account-server-")
         key_file = os.path.join(self.directory, "upstream-key")
         with open(key_file, "w") as f:
@@ -188,7 +189,7 @@ class RealServer:
         os.chmod(key_file, 0o600)
         groups = {
             "server": {"listen": "127.0.0.1:0", "threads": "4", "idle_timeout": "5", "request_timeout": "30"},
-            "database": {"url": os.path.join(self.directory, "inkling.db")},
+            "database": {"url": database or os.path.join(self.directory, "inkling.db")},
             "upstream": {"endpoint": upstream.url, "model": "fake-model", "key_file": key_file, "timeout_ms": "3000"},
             "tokens": tokens or {},
             "limits": {"checks_per_minute": "1000"},

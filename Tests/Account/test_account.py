@@ -230,6 +230,24 @@ def test_a_new_sign_in_resumes_a_stopped_helper(keyring, server, helpers):
     assert resumed == ["signed-in"]
 
 
+def test_signing_in_again_resumes_a_stopped_helper_at_its_next_check(
+        keyring, server, helpers, tmp_path, monkeypatch):
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    assert login(server).returncode == 0
+    helper = helpers(server.url)
+    token = keyring.record(server.url)["token"]
+    server.call("DELETE", "/v1/devices/current", token=token)
+    assert statuses(helper.check("I saw teh fox.")) == ["sign-in-required"]
+    # This one reads the keyring (still the refused token): the next read is 10 s away...
+    assert result_of(helper.check("I saw teh elk."))["message"] == "sign-in required"
+    assert login(server).returncode == 0
+    # ...but the login rewrote the sign-in marker, so the very next check takes the new token.
+    lines = helper.check("I saw teh owl.")
+    assert statuses(lines) == ["signed-in"] and result_of(lines)["type"] == "result"
+
+
 def test_rotation_when_the_server_asks_stores_the_new_token_and_survives_the_grace(keyring, server, helpers):
     assert login(server).returncode == 0
     first = keyring.record(server.url)["token"]
@@ -387,6 +405,24 @@ def test_over_a_limit_the_helper_waits_for_retry_after_without_opening_the_circu
 
     wait_until(resumed, what="checks to resume after Retry-After")
     assert all(r.get("message") in (None, "rate limited") for r in replies), replies
+
+
+def test_a_helper_waiting_for_a_sign_in_takes_it_at_its_next_check(
+        keyring, server, helpers, tmp_path, monkeypatch):
+    # `inkling account login` rewrites $XDG_RUNTIME_DIR/inkling/signed-in; a helper without a key
+    # stats it on each check and reads the keyring at once when it changed, not after its
+    # keyring-look interval (30 s by default, kept here).
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    helper = helpers(server.url)
+    assert result_of(helper.check("I saw teh emu."))["type"] == "error"
+    assert login(server).returncode == 0
+    assert (runtime / "inkling" / "signed-in").is_file()
+    token = keyring.record(server.url)["token"]
+    assert result_of(helper.check("I saw teh hen."))["type"] == "result"
+    checks = [r for r in server.stats()["requests"] if r["path"] == "/v1/check"]
+    assert checks and checks[-1]["auth"] == "Bearer " + token
 
 
 def test_signing_in_while_the_helper_runs_switches_it_to_account_mode(keyring, server, helpers):

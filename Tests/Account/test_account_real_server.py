@@ -1,8 +1,11 @@
-"""The client side against the real `inkling-server` (SQLite, a fake upstream) on loopback:
-`inkling account` signs in and out, `inkling-cloud` checks with the device token, stops on 401
-and keeps rotating past the grace period. Run by run.sh under dbus-run-session (the keyring)."""
+"""The client side against the real `inkling-server` (over SQLite and over PostgreSQL, a fake
+upstream) on loopback: `inkling account` signs in and out, `inkling-cloud` checks with the device
+token, stops on 401 and keeps rotating past the grace period. Run by run.sh under
+dbus-run-session (the keyring)."""
 
+import importlib.util
 import json
+import os
 
 import pytest
 
@@ -10,12 +13,31 @@ from conftest import REAL_USERS, RealServer, inkling, wait_until
 from test_account import Helper, result_of, statuses
 
 
-@pytest.fixture
-def real(upstream):
+def server_fixtures():
+    """Tests/Server/conftest.py (its PostgreSQL cluster), loaded under another name than ours."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Server", "conftest.py")
+    spec = importlib.util.spec_from_file_location("inkling_server_fixtures", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    """A PostgreSQL cluster for this module, started as Tests/Server starts its own."""
+    cluster = server_fixtures().PostgresCluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def real(request, upstream):
     servers = []
+    cluster = request.getfixturevalue("postgres") if request.param == "postgresql" else None
 
     def start(**tokens):
-        s = RealServer(upstream, tokens={k: str(v) for k, v in tokens.items()})
+        database = cluster.new_database() if cluster else None
+        s = RealServer(upstream, tokens={k: str(v) for k, v in tokens.items()}, database=database)
         servers.append(s)
         return s
 

@@ -327,3 +327,53 @@ struct Fixture {
         #expect(!hasher.verify(Array("pW".utf8), encoded: first ?? ""))
     }
 }
+
+@Suite struct HousekeepingTests {
+    func count(_ fixture: Fixture, _ table: String) throws -> Int64 {
+        try fixture.service.pool.with { (db) throws(SQLError) in
+            try db.execute("SELECT COUNT(*) FROM \(table)", []).first?.first?.int ?? -1
+        }
+    }
+
+    @Test func purgeDeletesOnlyRowsNoRuleNeedsAnyMore() throws {
+        let fixture = try Fixture {
+            $0.tokenLifetimeSeconds = 5 * 86_400
+            $0.graceSeconds = 600
+            $0.retentionSeconds = 7 * 86_400
+        }
+        defer { fixture.cleanUp() }
+        let service = fixture.service
+        let expiring = try fixture.token(device: "old-laptop")
+        let first = try fixture.token(device: "desktop")
+        let desktop = try #require(try service.authenticate(token: first.token))
+        #expect(try service.admitCheck(userID: desktop.userID, deviceID: desktop.deviceID, characters: 10) == .allowed)
+        #expect(try fixture.signIn("ann", "wrong") == .badCredentials)
+        let bobs = try fixture.token("bob")
+        let bob = try #require(try service.authenticate(token: bobs.token))
+        #expect(try service.revokeDevice(userID: bob.userID, deviceID: bob.deviceID))
+        #expect(try service.purge() == PurgeReport())
+
+        fixture.clock.advance(4 * 86_400)
+        let current = try #require(try service.rotate(desktop))
+        fixture.clock.advance(86_400)
+        // Day 5: the old laptop's token expired, the desktop's first token is past its grace,
+        // the first day's usage (minute and day) and the failed sign-in (user and address) are old.
+        #expect(try service.purge() == PurgeReport(tokens: 2, devices: 0, usage: 2, loginFailures: 2))
+        #expect(try count(fixture, "tokens") == 1)
+        #expect(try count(fixture, "usage") == 0)
+        #expect(try count(fixture, "login_failures") == 0)
+        #expect(try service.authenticate(token: current.token) != nil)
+        #expect(try service.authenticate(token: expiring.token) == nil)
+        // Devices stay listed for the retention period.
+        #expect(try service.devices(ofUser: "ann").map(\.name) == ["old-laptop", "desktop"])
+        #expect(try service.devices(ofUser: "bob").count == 1)
+
+        fixture.clock.advance(3 * 86_400)
+        // Day 8: the revoked device and the expired one are past retention; the desktop is live.
+        #expect(try service.purge() == PurgeReport(devices: 2))
+        #expect(try service.devices(ofUser: "ann").map(\.name) == ["desktop"])
+        #expect(try service.devices(ofUser: "bob").isEmpty)
+        #expect(try service.authenticate(token: current.token)?.deviceID == desktop.deviceID)
+        #expect(try service.purge() == PurgeReport())
+    }
+}

@@ -403,3 +403,59 @@ def test_instances_migrating_at_once_all_succeed(make_server, backend, tmp_path)
     outputs = [(process.wait(timeout=60), process.stdout.read().decode()) for process in processes]
     assert all(code == 0 for code, _ in outputs), outputs
     assert sum("(1 migration(s) applied)" in output for _, output in outputs) == 1
+
+
+def sql_rows(server, statement):
+    """Rows of one statement on the server's database, as lists of strings."""
+    if server.cluster:
+        database = server.database.rsplit("/", 1)[1]
+        out = server.cluster.psql(database, statement).stdout.decode()
+        return [line.split("|") for line in out.splitlines() if line]
+    import sqlite3
+    connection = sqlite3.connect(server.database, timeout=10)
+    try:
+        with connection:
+            return [[str(value) for value in row] for row in connection.execute(statement).fetchall()]
+    finally:
+        connection.close()
+
+
+@both
+def test_purge_leaves_no_expired_rows_in_a_dump(make_server, backend):
+    import hashlib
+    server = make_server({"tokens": {"grace": "1", "retention": "0"}})
+    # serve purged once at start, and not again within the hour (counts only in the log).
+    assert server.log_text().count("purged tokens=0 devices=0 usage=0 login_failures=0") == 1
+    old = server.token()
+    current = server.request("POST", "/v1/devices/rotate", token=old).json()["token"]
+    assert server.check(current).status == 200
+    bobs = server.token("bob")
+    assert server.request("DELETE", "/v1/devices/current", token=bobs).status == 204
+    ann_device = sql_rows(server, "SELECT id FROM devices WHERE name = 'laptop' AND revoked_at IS NULL")[0][0]
+    # Rows as old as the epoch: an expired token, a usage day and a login-failure window.
+    sql_rows(server, "INSERT INTO tokens (hash, device_id, created_at, expires_at) VALUES ('%s', %s, 0, 1)"
+             % ("0" * 64, ann_device))
+    sql_rows(server, "INSERT INTO usage (user_id, period, starts_at, checks, characters) "
+             "SELECT user_id, 'day', 0, 1, 5 FROM devices WHERE id = %s" % ann_device)
+    sql_rows(server, "INSERT INTO login_failures (key, starts_at, failures) VALUES ('user:old', 0, 3)")
+    old_hash = hashlib.sha256(old.encode()).hexdigest().encode()
+    assert old_hash in dump_database(server)
+    time.sleep(2.1)  # past the 1 s grace, and retention 0: a device revoked seconds ago is past it
+    result = server.admin("purge")
+    assert result.stdout.decode().strip() == "purged tokens=2 devices=1 usage=1 login_failures=1"
+    now = int(time.time())
+    assert sql_rows(server, "SELECT COUNT(*) FROM tokens WHERE expires_at <= %d OR replaced_until <= %d"
+                    % (now, now)) == [["0"]]
+    assert sql_rows(server, "SELECT COUNT(*) FROM devices WHERE revoked_at IS NOT NULL") == [["0"]]
+    assert sql_rows(server, "SELECT COUNT(*) FROM usage WHERE starts_at < %d" % (now - 2 * 86_400)) == [["0"]]
+    assert sql_rows(server, "SELECT COUNT(*) FROM login_failures WHERE starts_at = 0") == [["0"]]
+    if not server.cluster:
+        # The server deletes with secure_delete on; the WAL may still hold the old page images
+        # until a checkpoint, which is when they leave the file.
+        sql_rows(server, "PRAGMA wal_checkpoint(TRUNCATE)")
+    assert server.log_text().count("purged ") == 1
+    dump = dump_database(server)
+    assert old_hash not in dump and b"0" * 64 not in dump
+    # What is live survived: the current token, its device and today's usage.
+    assert server.check(current).status == 200
+    assert int(sql_rows(server, "SELECT COUNT(*) FROM usage")[0][0]) >= 2

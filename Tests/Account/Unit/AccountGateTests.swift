@@ -1,3 +1,4 @@
+import Glibc
 import InklingServerProtocol
 import Testing
 
@@ -126,6 +127,21 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
         #expect(gate.shouldLookAtKeyring(now: 15_000))
     }
 
+    @Test func aRewrittenSignInMarkerMakesAPausedGateLookAtOnce() {
+        var gate = AccountGate(credential: credential())
+        let before = SignInMarker.Stamp(seconds: 1, nanoseconds: 0, inode: 1, size: 11)
+        let after = SignInMarker.Stamp(seconds: 2, nanoseconds: 0, inode: 2, size: 11)
+        // Not paused: the marker is no reason to look.
+        #expect(!gate.shouldLookAtKeyring(now: 0, marker: after))
+        _ = gate.checkAnswered(status: 401, asksRotation: false)
+        gate.lookedAtKeyring(now: 5_000, marker: before)
+        #expect(!gate.shouldLookAtKeyring(now: 5_001, marker: before))
+        #expect(!gate.shouldLookAtKeyring(now: 5_001, marker: nil))
+        #expect(gate.shouldLookAtKeyring(now: 5_001, marker: after))
+        gate.lookedAtKeyring(now: 5_001, marker: after)
+        #expect(!gate.shouldLookAtKeyring(now: 5_002, marker: after))
+    }
+
     @Test func theRefusedTokenInTheKeyringDoesNotResume() {
         var gate = AccountGate(credential: credential())
         _ = gate.checkAnswered(status: 401, asksRotation: false)
@@ -231,10 +247,80 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
         #expect(gate.nextStep(now: 1_000_000 - 86_400) == .check)
     }
 
+    @Test func a429AnsweredToTheRotationWaitsForItsRetryAfter() {
+        var gate = AccountGate(credential: credential())
+        let due: Int64 = 1_000_000 + 64_800
+        #expect(gate.nextStep(now: due) == .rotate)
+        #expect(gate.rotationFailed(status: 429, now: due, retryAfter: 300) == nil)
+        // Checks go on with the current token; no rotation before the server's Retry-After.
+        #expect(gate.nextStep(now: due + 61) == .check)
+        #expect(gate.nextStep(now: due + 299) == .check)
+        #expect(gate.nextStep(now: due + 300) == .rotate)
+        // A short Retry-After is honoured too, not stretched to the flat retry delay.
+        #expect(gate.rotationFailed(status: 429, now: due + 300, retryAfter: 5) == nil)
+        #expect(gate.nextStep(now: due + 304) == .check)
+        #expect(gate.nextStep(now: due + 305) == .rotate)
+        // A huge one is capped like a check's.
+        #expect(gate.rotationFailed(status: 429, now: due, retryAfter: 999_999_999) == nil)
+        #expect(gate.nextStep(now: due + 3_599) == .check)
+        #expect(gate.nextStep(now: due + 3_600) == .rotate)
+    }
+
     @Test func aSignInRequiredWinsOverAPause() {
         var gate = AccountGate(credential: credential())
         _ = gate.checkAnswered(status: 429, asksRotation: false, retryAfter: 30, now: 1_000_000)
         _ = gate.checkAnswered(status: 401, asksRotation: false)
         #expect(gate.nextStep(now: 1_000_001) == .refuse)
+    }
+}
+
+@Suite struct SignInMarkerTests {
+    private func stamp(_ seconds: Int64) -> SignInMarker.Stamp {
+        SignInMarker.Stamp(seconds: seconds, nanoseconds: 0, inode: 1, size: 11)
+    }
+
+    @Test func theKeyringIsLookedAtEveryIntervalWithoutAMarker() {
+        var schedule = KeyringLookSchedule(interval: 30_000, lookedAt: 1_000, marker: nil)
+        #expect(!schedule.isDue(now: 30_999, marker: nil))
+        #expect(schedule.isDue(now: 31_000, marker: nil))
+        schedule.looked(now: 31_000, marker: nil)
+        #expect(!schedule.isDue(now: 31_001, marker: nil))
+    }
+
+    @Test func aRewrittenMarkerMakesTheNextCheckLookAtOnce() {
+        var schedule = KeyringLookSchedule(interval: 30_000, lookedAt: 1_000, marker: stamp(5))
+        // A marker from an earlier login, already seen at start: no reason to look.
+        #expect(!schedule.isDue(now: 1_001, marker: stamp(5)))
+        #expect(schedule.isDue(now: 1_001, marker: stamp(6)))
+        schedule.looked(now: 1_001, marker: stamp(6))
+        #expect(!schedule.isDue(now: 1_002, marker: stamp(6)))
+        // A marker appearing where there was none counts as a sign-in too.
+        var fresh = KeyringLookSchedule(interval: 30_000, lookedAt: 1_000, marker: nil)
+        #expect(fresh.isDue(now: 1_001, marker: stamp(7)))
+        fresh.looked(now: 1_001, marker: stamp(7))
+        // A marker removed (runtime directory cleaned) is no sign-in.
+        #expect(!fresh.isDue(now: 1_002, marker: nil))
+    }
+
+    @Test func touchingTheMarkerChangesItsStamp() throws {
+        var template = Array("/tmp/inkling-marker-test-XXXXXX".utf8CString)
+        let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
+        let runtime = String(cString: directory)
+        defer {
+            unlink(runtime + "/inkling/signed-in")
+            rmdir(runtime + "/inkling")
+            rmdir(runtime)
+        }
+        let path = try #require(SignInMarker.path(environment: { $0 == "XDG_RUNTIME_DIR" ? runtime : nil }))
+        #expect(SignInMarker.path(environment: { _ in "relative" }) == nil)
+        #expect(SignInMarker.stamp(path: path) == nil)
+        SignInMarker.touch(path: path, now: 1_800_000_000)
+        let first = try #require(SignInMarker.stamp(path: path))
+        SignInMarker.touch(path: path, now: 1_800_000_000)
+        let second = try #require(SignInMarker.stamp(path: path))
+        // Same second, same content: the new file still differs (a fresh inode).
+        #expect(first != second)
+        var info = stat()
+        #expect(stat(runtime + "/inkling", &info) == 0 && info.st_mode & 0o777 == 0o700)
     }
 }

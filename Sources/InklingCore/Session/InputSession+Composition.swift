@@ -1,0 +1,107 @@
+/// Commits, the preedit and the suggestion table: the small steps every key rule is made of.
+
+extension InputSession {
+    /// Commits what the preedit shows (the typed word, an autocorrection, a pending space),
+    /// unlearned, for changes that end the composition without the client committing it.
+    func commitShownComposition() -> [SessionEffect] {
+        let shown = composition.shownText
+        guard !shown.isEmpty else { return [] }
+        return [commit(shown, learn: false)]
+    }
+
+    /// Finishes the typed word: commits it (or `replacement`, a highlighted candidate, in its
+    /// place) followed by `suffix`, hides the preedit, and queues the typed word's check.
+    func finishWord(as replacement: String? = nil, suffix: String = "", checked: Bool = true) -> [SessionEffect] {
+        let before = context.before
+        let word = composition.takeWord()
+        let effects = [commit((replacement ?? word) + suffix), .hidePreedit]
+        if checked, replacement == nil { pendingCheck = (word, before) }
+        return effects
+    }
+
+    /// Commits a pending autocorrection or space.
+    func commitPending(keepSpace: Bool) -> [SessionEffect] {
+        if let correction = composition.pendingAutocorrection {
+            composition.dropPending()
+            return [commit(correction.replacement + (keepSpace ? " " : "")), .hidePreedit]
+        }
+        if composition.pendingSpace {
+            composition.pendingSpace = false
+            return keepSpace ? [commit(" "), .hidePreedit] : [.hidePreedit]
+        }
+        return []
+    }
+
+    func commit(_ text: String, learn: Bool = true) -> SessionEffect {
+        reached(text, learn: learn)
+        context.committed()
+        return .commitText(text)
+    }
+
+    /// Text the user wrote reached the application (committed by the engine, or the preedit
+    /// committed by the client): its words are candidates for learning once their chunk ends.
+    func reached(_ text: String, learn: Bool = true) {
+        if learn && learningAllowed { learning.reached(text, after: context.before) }
+        inserted(text)
+    }
+
+    /// Records the queued words (off the key path: from `refreshSuggestions()` and focus-out).
+    func runPendingLearning() {
+        let ready = learning.takeReady()
+        guard !ready.isEmpty, learningAllowed else { return }
+        let now = learningTime()
+        for (word, before) in ready { predictor.learn(word: word, before: before, now: now) }
+    }
+
+    /// Text that reached the application at the cursor (committed or passed through).
+    func inserted(_ text: String) {
+        learning.inserting(text, after: context.before, learningAllowed: learningAllowed)
+        context.inserted(text)
+        corrections.inserted(text)
+    }
+
+    func preeditEffect() -> SessionEffect {
+        guard let preedit = composition.preedit else { return .hidePreedit }
+        context.preeditShown(preedit.text)
+        return .updatePreedit(preedit)
+    }
+
+    /// The mark after a candidate that corrects the typed prefix (`tge` → `the ✎`).
+    public static let correctionMark = " \u{270E}"
+
+    func table() -> CandidateTable {
+        suggestions.table(pageSize: pageSize, keys: settings.selectionKeys, mark: Self.correctionMark)
+    }
+
+    func hideTable() -> [SessionEffect] {
+        guard suggestions.isShown else { return [] }
+        suggestions.isShown = false
+        suggestions.cursorVisible = false
+        return [.hideLookupTable]
+    }
+
+    func clearComposition() {
+        composition.clear()
+        suggestions.clear()
+        lastSuggestionKey = nil
+        pendingCheck = nil
+        panelOpen = false
+    }
+
+    /// The client commits the preedit on focus-out and reset; record it as context.
+    func absorbPreeditIntoContext() {
+        reached(composition.shownText)
+    }
+
+    func endsWithSpace(_ text: String) -> Bool {
+        guard let last = text.unicodeScalars.last else { return false }
+        return last == " "
+    }
+
+    /// Candidates per page, at least one (the setting comes from the user's configuration).
+    var pageSize: Int { max(1, settings.pageSize) }
+
+    /// Seconds on `clock` for learned entries' last use: an injected or disturbed clock that
+    /// reports a negative time counts as the origin rather than trapping on the key path.
+    func learningTime() -> Int64 { max(0, clock()) / 1000 }
+}
