@@ -38,6 +38,8 @@ final class DictationBridge {
     private let helperPath: String
     private let extraArguments: [String]
     private let silenceTimeout: Int64?
+    /// GSettings `dictation-device`: passed as `--device` when not empty.
+    private var device = ""
 
     private final class Client {
         weak var instance: EngineInstance?
@@ -92,6 +94,15 @@ final class DictationBridge {
             render(client.controller.setEnabled(enabled, now: now), for: client)
         }
         if client.controller.key != session.settings.dictationKey { client.controller.key = session.settings.dictationKey }
+        followDevice(session.settings.dictationDevice)
+    }
+
+    /// The microphone (`dictation-device`) the next helper records from. A helper started for
+    /// another one is asked to exit once no field listens, so the next start uses the new choice.
+    private func followDevice(_ device: String) {
+        guard device != self.device else { return }
+        self.device = device
+        if helper.isRunning && !clients.values.contains(where: { $0.controller.isActive }) { shutDownHelper() }
     }
 
     /// A key press before the session sees it; true when dictation consumed it.
@@ -229,7 +240,7 @@ final class DictationBridge {
     private func ensureHelper() -> Bool {
         if helper.isRunning { return true }
         guard helper.mayStart else { return false }
-        return helper.start(arguments: [helperPath] + extraArguments)
+        return helper.start(arguments: [helperPath] + (device.isEmpty ? [] : ["--device", device]) + extraArguments)
     }
 
     /// The helper was killed: end every listening period.

@@ -239,6 +239,7 @@ enum EngineSettings {
         }
         if let value = bool("dictation") { settings.dictation = value }
         settings.dictationKey = binding("dictation-key", default: defaults.dictationKey)
+        settings.dictationDevice = string("dictation-device") ?? ""
         current = settings
 
         if has("languages"), let list = g_settings_get_strv(gsettings, "languages") {

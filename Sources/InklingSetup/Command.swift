@@ -29,11 +29,14 @@ final class InklingCommand {
 
     private init(process: OpaquePointer) { self.process = process }
 
-    /// Starts `inkling ARGUMENTS`; `completion(exit status, stdout, stderr)` runs on the main loop.
+    /// Starts `inkling ARGUMENTS` (or another `executable`, looked up on PATH: `pactl`);
+    /// `completion(exit status, stdout, stderr)` runs on the main loop.
     /// Returns nil (after calling `completion` with status 127) when it cannot start.
     @discardableResult
-    static func run(_ arguments: [String], input: String? = nil, completion: @escaping (Int32, String, String) -> Void) -> InklingCommand? {
-        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
+    static func run(
+        _ arguments: [String], executable: String? = nil, input: String? = nil, completion: @escaping (Int32, String, String) -> Void
+    ) -> InklingCommand? {
+        var argv: [UnsafeMutablePointer<CChar>?] = ([executable ?? path] + arguments).map { strdup($0) }
         argv.append(nil)
         defer { for pointer in argv { free(pointer) } }
         var error: UnsafeMutablePointer<GError>?

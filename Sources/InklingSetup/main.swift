@@ -1,6 +1,6 @@
 // inkling-setup: Inkling's settings app (GNOME Settings → Keyboard → Inkling → Preferences).
 //
-//   inkling-setup [--page typing|languages|learned|cloud|about]
+//   inkling-setup [--page typing|languages|learned|dictation|cloud|about]
 //
 // GTK 4 and libadwaita through CGtk; every decision is in InklingSetupModel.
 import CGtk
@@ -37,10 +37,11 @@ final class SetupApp {
         }
         let languages = LanguagesPage(self)
         let learned = LearnedPage(self)
+        let dictation = DictationPage(self)
         let cloud = CloudPage(self, account: CommandAccountService())
         let about = AboutPage(self)
-        pages = [languages, learned, cloud, about]
-        for page in [TypingPage.make(self), languages.widget, learned.widget, cloud.widget, about.widget] {
+        pages = [languages, learned, dictation, cloud, about]
+        for page in [TypingPage.make(self), languages.widget, learned.widget, dictation.widget, cloud.widget, about.widget] {
             adw_preferences_window_add(cast(window), cast(page))
         }
         if let firstPage { adw_preferences_window_set_visible_page_name(cast(window), firstPage) }
@@ -64,7 +65,7 @@ while let option = arguments.first {
         arguments.removeFirst()
         setup.firstPage = name
     case "-h", "--help":
-        print("usage: inkling-setup [--page typing|languages|learned|cloud|about]\nInkling's settings: typing, languages, learned words, cloud check.")
+        print("usage: inkling-setup [--page typing|languages|learned|dictation|cloud|about]\nInkling's settings: typing, languages, learned words, dictation, cloud check.")
         exit(0)
     case "--version":
         print("inkling-setup \(InklingVersion.current)")

@@ -113,10 +113,11 @@ enum Commands {
             CommandSpec(["inkling", "dictation", "enable"], summary: "Turns dictation on (the dictation-key then starts and stops listening)."),
             CommandSpec(["inkling", "dictation", "disable"], summary: "Turns dictation off."),
             CommandSpec(
-                ["inkling", "dictation", "test"], synopsis: "[--seconds N] [--audio-file WAV]",
+                ["inkling", "dictation", "test"], synopsis: "[--seconds N] [--device NAME] [--audio-file WAV]",
                 summary: "Listens once and prints what was recognised, with a level meter; audio never leaves the machine.",
                 options: [
                     OptionSpec("--seconds", value: "N", help: "how long to listen, 1 to 120 (default 10)", integers: 1...120),
+                    OptionSpec("--device", value: "NAME", help: "the sound server's source to record from (default: the dictation-device setting)"),
                     OptionSpec("--audio-file", value: "WAV", help: "recognise this 16 kHz mono WAV instead of the microphone"),
                 ]),
             CommandSpec(

@@ -1,3 +1,4 @@
+import CGio
 import FoundationEssentials
 import InklingCore
 
@@ -29,10 +30,26 @@ enum DictationCommand {
             let ids = (0..<pack.wordCount).sorted { pack.logPrior($0) > pack.logPrior($1) }
             for id in ids.prefix(arguments.int("-n") ?? pack.wordCount) { print(pack.key(id)) }
         case "test":
-            test(audioFile: arguments.options["--audio-file"], seconds: arguments.int("--seconds") ?? 10)
+            test(
+                audioFile: arguments.options["--audio-file"], device: arguments.options["--device"] ?? storedDevice(),
+                seconds: arguments.int("--seconds") ?? 10)
         default:
             arguments.usageError("dictation needs enable, disable, test or words")
         }
+    }
+
+    /// GSettings `dictation-device` (the microphone chosen in Inkling Settings); empty when not
+    /// set or when the schema is not installed (the test needs no settings).
+    static func storedDevice() -> String {
+        guard let source = g_settings_schema_source_get_default(),
+            let schema = g_settings_schema_source_lookup(source, EngineSettingsSchema.id, 1)
+        else { return "" }
+        defer { g_settings_schema_unref(schema) }
+        guard g_settings_schema_has_key(schema, "dictation-device") != 0, let settings = g_settings_new_full(schema, nil, nil) else { return "" }
+        defer { g_object_unref(settings) }
+        guard let value = g_settings_get_string(settings, "dictation-device") else { return "" }
+        defer { g_free(value) }
+        return String(cString: value)
     }
 
     /// `$INKLING_DICTATE`, else `inkling-dictate` next to this executable.
@@ -45,8 +62,9 @@ enum DictationCommand {
     /// Listens once: a level meter on standard error while listening, each finalized utterance
     /// on standard output; ends after `seconds`, at the end of an audio file, or on an error
     /// (exit status 1).
-    static func test(audioFile: String?, seconds: Int) {
+    static func test(audioFile: String?, device: String, seconds: Int) {
         var arguments = [helperPath()]
+        if !device.isEmpty { arguments += ["--device", device] }
         if let audioFile { arguments += ["--audio-file", audioFile] }
         var toHelper: [Int32] = [0, 0]
         var fromHelper: [Int32] = [0, 0]

@@ -87,3 +87,54 @@ def test_speech_played_into_the_sound_server_is_recognised(sound_server, tmp_pat
     # from the file, but most of them.
     words = set(" ".join(reference).split())
     assert len(words & set(" ".join(heard).split())) >= len(words) // 2, (reference, heard)
+
+
+def test_device_chooses_the_source_and_a_missing_one_is_an_error(sound_server, tmp_path):
+    """`--device` (GSettings dictation-device, chosen on the Settings app's Dictation page): the
+    helper records from the named source, not the default, which here is a silent second sink."""
+    subprocess.run(["pactl", "load-module", "module-null-sink", "sink_name=inkling_silent"], env=sound_server,
+                   check=True, capture_output=True)
+    subprocess.run(["pactl", "set-default-source", "inkling_silent.monitor"], env=sound_server, check=True)
+    try:
+        wav = speech.speak("the weather is nice today", str(tmp_path / "s.wav"))
+        helper = subprocess.Popen([speech.helper_path(), "--device", "inkling_test.monitor"], env=sound_server,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        player = None
+        events = []
+        try:
+            helper.stdin.write(b'{"v":1,"type":"start","session":7}\n')
+            helper.stdin.flush()
+            for line in helper.stdout:
+                event = json.loads(line)
+                events.append(event)
+                if event["type"] == "listening":
+                    # Played into the chosen sink only; the default source hears nothing.
+                    player = subprocess.Popen(["paplay", "--device", "inkling_test", wav], env=sound_server)
+                if player is not None and player.poll() is not None and event["type"] == "level":
+                    helper.stdin.write(b'{"v":1,"type":"stop","session":7}\n')
+                    helper.stdin.flush()
+                    player = None
+                if event["type"] in ("stopped", "error"):
+                    break
+        finally:
+            helper.stdin.close()
+            helper.wait(timeout=30)
+        assert "error" not in [event["type"] for event in events], events[-1]
+        assert max(event["level"] for event in events if event["type"] == "level") > 0.3
+        assert speech.finals(events)
+
+        missing = subprocess.Popen([speech.helper_path(), "--device", "no_such_source"], env=sound_server,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            missing.stdin.write(b'{"v":1,"type":"start","session":7}\n')
+            missing.stdin.flush()
+            for line in missing.stdout:
+                last = json.loads(line)
+                if last["type"] in ("stopped", "error"):
+                    break
+        finally:
+            missing.stdin.close()
+            missing.wait(timeout=30)
+        assert last["type"] == "error" and last["message"] == "no microphone", last
+    finally:
+        subprocess.run(["pactl", "set-default-source", "inkling_test.monitor"], env=sound_server, check=True)

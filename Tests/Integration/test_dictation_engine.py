@@ -11,17 +11,20 @@ paced like a microphone; `hang` answers nothing (a hung helper).
 
 import os
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
 
-from ibus_harness import CONTROL, Client, Daemon, IBus, engine_path, pump_until
+from ibus_harness import CONTROL, Client, Daemon, IBus, Timeout, engine_path, pump_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Dictate"))
 import speech  # noqa: E402
 
+SCHEMA = "org.freedesktop.ibus.engine.inkling"
 WAIT = 90.0  # generous: the recogniser runs slower than real time on a loaded 2-core machine
 ALT = int(IBus.ModifierType.MOD1_MASK)
 LISTENING = "\U0001F399 listening\u2026"
@@ -31,6 +34,8 @@ REFUSED = "\U0001F399 no dictation in password fields"
 WRAPPER = '''#!/usr/bin/python3
 import os, sys, time
 mode = open(os.environ["INKLING_TEST_DICTATE_MODE"]).read().split()
+with open(os.environ["INKLING_TEST_DICTATE_MODE"] + ".argv", "w") as f:
+    f.write(" ".join(sys.argv[1:]))
 if mode[0] == "real":
     os.execv(os.environ["INKLING_TEST_REAL_DICTATE"], ["inkling-dictate", "--audio-file", mode[1]] + sys.argv[1:])
 sys.stdout.write('{"type":"hello","v":1}\\n')
@@ -62,7 +67,14 @@ def daemon(request, files):
     helper = os.path.join(os.path.dirname(engine_path()), "inkling-dictate")
     if not os.access(helper, os.X_OK):
         pytest.skip("no inkling-dictate next to the engine (%s)" % helper)
+    schemas = tempfile.mkdtemp(prefix="inkling-schema-")
+    source = os.path.join(os.path.dirname(os.path.dirname(HERE)), "data", "gschema", SCHEMA + ".gschema.xml")
+    subprocess.run(["cp", source, schemas], check=True)
+    subprocess.run(["glib-compile-schemas", schemas], check=True)
     d = Daemon(env={
+        # Real GSettings (keyfile), so that `gsettings set` reaches the running engine.
+        "GSETTINGS_SCHEMA_DIR": schemas,
+        "GSETTINGS_BACKEND": "keyfile",
         "INKLING_DICTATION": "1",
         "INKLING_DICTATE_HELPER": files["wrapper"],
         "INKLING_TEST_DICTATE_MODE": files["mode"],
@@ -243,3 +255,35 @@ def test_nothing_heard_reaches_the_log(daemon, files):
     for word in set(" ".join(finals).split()):
         if len(word) > 4:
             assert word not in log, "a recognised word reached the daemon log"
+
+
+def test_the_chosen_microphone_reaches_the_helper_as_device(client, daemon, files):
+    """GSettings `dictation-device` (the Settings app's Dictation page) is passed to the helper
+    as --device; the running engine follows a change at the next start."""
+    set_mode(files, "real", "short")
+    subprocess.run(["gsettings", "set", SCHEMA, "dictation-device", "inkling_test_mic"], env=daemon.env, check=True,
+                   timeout=20)
+    try:
+        # The keyfile backend tells the engine a moment later: listen until a start carries it
+        # (the engine asks an idle helper started for the old choice to exit; no kill, no backoff).
+        def argv():
+            try:
+                with open(files["mode"] + ".argv") as f:
+                    return f.read().split()
+            except OSError:
+                return None
+
+        expected = ["--device", "inkling_test_mic"]
+        end = time.monotonic() + WAIT
+        while argv() != expected and time.monotonic() < end:
+            assert dictation_key(client)
+            pump_until(lambda: client.aux_now.startswith(LISTENING), timeout=WAIT, what="the listening label")
+            try:
+                pump_until(lambda: argv() == expected, timeout=5, what="a helper started with --device")
+            except Timeout:
+                pass
+            # The file ends: listening stops by itself.
+            pump_until(lambda: not client.aux_now, timeout=WAIT, what="the end of listening")
+        assert argv() == expected
+    finally:
+        subprocess.run(["gsettings", "reset", SCHEMA, "dictation-device"], env=daemon.env, check=True, timeout=20)

@@ -21,7 +21,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Packs"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Dictate"))
 import german_pack  # noqa: E402
+import speech  # noqa: E402
 from ibus_harness import Client, Daemon, IBus  # noqa: E402
 
 import pyatspi  # noqa: E402
@@ -30,6 +32,7 @@ SCHEMA = "org.freedesktop.ibus.engine.inkling"
 BIN = os.environ.get("INKLING_BIN_DIR", os.path.join(ROOT, ".build", "release"))
 INKLING = os.path.join(BIN, "inkling")
 SETUP = os.path.join(BIN, "inkling-setup")
+DICTATE = os.path.join(BIN, "inkling-dictate")
 DEADLINE = 20.0
 
 
@@ -159,6 +162,12 @@ def world():
     subprocess.run([INKLING, "learn", words], env=w.env, check=True, capture_output=True, timeout=60)
     subprocess.run([INKLING, "packs", "update", "--manifest-url", manifest_url], env=w.env, check=True,
                    capture_output=True, timeout=60)
+
+    # The Dictation page's test reads a synthesised sentence instead of a microphone.
+    if speech.available():
+        w.speech = speech.speak("the weather is nice today", os.path.join(w.root, "speech.wav"))
+        w.env.update({"INKLING_DICTATE": DICTATE, "INKLING_DICTATE_ARGS": "--audio-file " + w.speech + " --fast",
+                      "INKLING_DICTATION_TEST_SECONDS": "120"})
 
     w.shots = os.environ.get("INKLING_SCREENSHOT_DIR") or os.path.join(w.root, "shots")
     os.makedirs(w.shots, exist_ok=True)
@@ -351,6 +360,37 @@ def test_cloud_page_is_off_by_default_and_says_what_is_sent(world):
     assert gsettings(w, "get", SCHEMA, "cloud-check") == "false"
     screenshot(w, "cloud")
     assert "Never sent: passwords" in statement.name
+
+
+def test_dictation_page_switch_writes_gsettings_and_the_test_shows_the_finalized_text(world):
+    w = world
+    if not speech.available():
+        pytest.skip("espeak-ng or sox missing")
+    open_page(w, "Dictation")
+    # GTK 4.8 gives a GtkSwitch the check box role.
+    switch = wait_for(lambda: find(w.app, "Dictation", "check box"), "the dictation switch")
+    assert gsettings(w, "get", SCHEMA, "dictation") == "false"
+    click(switch)
+    wait_for(lambda: gsettings(w, "get", SCHEMA, "dictation") == "true", "dictation on in GSettings")
+    # And back: the app follows a change made elsewhere.
+    subprocess.run([INKLING, "dictation", "disable"], env=w.env, check=True, capture_output=True, timeout=20)
+    wait_for(lambda: not switch.getState().contains(pyatspi.STATE_CHECKED), "the switch to follow GSettings")
+    click(switch)
+    wait_for(lambda: gsettings(w, "get", SCHEMA, "dictation") == "true", "dictation on again")
+    assert find(w.app, "Speech is recognised on this computer", "label", prefix=True) is not None
+    assert find(w.app, "English (US). English is the only language with a speech model", "label",
+                prefix=True) is not None
+
+    # What the helper finalizes for this file is what the page must show (both unpaced: a paced
+    # read on a loaded machine can cut the audio differently and change a word).
+    events, _ = speech.run_helper(w.speech, fast=True)
+    expected = " ".join(speech.finals(events))
+    assert expected, events
+    click(wait_for(lambda: find(w.app, "Test the microphone", "push button"), "the test button"))
+    # A label is named by its text: the first finalized words, then everything the helper finalized.
+    wait_for(lambda: find(w.app, "Heard: ", "label", prefix=True), "the first finalized text", timeout=120)
+    wait_for(lambda: find(w.app, "Heard: " + expected, "label"), "Heard: " + expected, timeout=120)
+    screenshot(w, "dictation")
 
 
 def type_into(w, node, text):

@@ -212,6 +212,8 @@ public struct SessionSettings: Equatable, Sendable {
     public var dictation = false
     /// Toggles dictation in the focused field (`DictationController`).
     public var dictationKey = KeyBinding(accelerator: SessionSettings.defaultDictationKey)
+    /// The sound server's source dictation records from; empty: its default source.
+    public var dictationDevice = ""
     /// Control+Alt+M ("microphone"): not a default shortcut of GNOME, KDE Plasma, Xfce
     /// (which takes Control+Alt+D), Cinnamon or MATE, next to the engine's other Control+Alt keys.
     public static let defaultDictationKey = "<Control><Alt>m"
