@@ -417,7 +417,7 @@ public final class InputSession {
         if let binding = settings.offTheRecordKey, binding.matches(event) {
             settings.offTheRecord.toggle()
             unlearned.removeAll()
-            notice = settings.offTheRecord ? "off the record: nothing is learned or sent" : "back on the record"
+            notice = settings.offTheRecord ? tr("off the record: nothing is learned or sent") : tr("back on the record")
             return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
         }
         // Ctrl with a selection key forgets that learned word (the peer's convention).
@@ -426,7 +426,7 @@ public final class InputSession {
                 let word = suggestions.items[index]
                 let known = predictor.userModel.knows(WordText.key(word))
                 predictor.updateUserModel { $0.forget(word) }
-                notice = known ? "forgot \u{201C}\(word)\u{201D}" : "\u{201C}\(word)\u{201D} was not learned"
+                notice = known ? tr("forgot “{word}”", ["word": word]) : tr("“{word}” was not learned", ["word": word])
                 lastSuggestionKey = nil
                 return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: true)
             }
@@ -1067,7 +1067,7 @@ public final class InputSession {
             }
             let flag = TypoFlag(
                 word: fix.original, replacements: [fix.replacement],
-                explanation: fix.explanation ?? "suggested by the cloud check", margin: 0)
+                explanation: fix.explanation ?? tr("suggested by the cloud check"), margin: 0)
             corrections.add(
                 flag, before: Substring(String(String.UnicodeScalarView(scalars[..<begin]))),
                 tail: String(String.UnicodeScalarView(scalars[end...])), origin: .cloud)
