@@ -47,6 +47,7 @@ check:
 	$(SWIFT) build
 	$(SWIFT) test
 	$(PYTEST) Tests/DataPipeline
+	$(PYTEST) Tests/Translations
 	bash scripts/lint.sh
 
 # Unit tests, then the real processes: engine under a private ibus-daemon, GTK apps under Xvfb,
@@ -56,6 +57,7 @@ test: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(SWIFT) test
 	$(PYTEST) Tests/DataPipeline
+	$(PYTEST) Tests/Translations
 	Tests/Integration/run.sh
 	bash Tests/Cloud/run.sh
 	bash Tests/Dictate/run.sh
@@ -105,6 +107,15 @@ pack: build
 # Prediction benchmark on the public dev text (K = 3), with and without the re-ranker.
 bench: build
 	bash scripts/bench-predict.sh $(BENCH)
+
+# The translations (po/): the POT against the sources, German complete, placeholders kept.
+.PHONY: po po-test
+po-test:
+	$(PYTEST) Tests/Translations
+
+# Regenerate po/inkling.pot from the sources' tr("…") and merge it into po/*.po.
+po:
+	bash po/update.sh
 
 clean:
 	rm -rf .build build

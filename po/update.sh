@@ -7,12 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t sources < <(grep -rl --include='*.swift' 'tr("' Sources | LC_ALL=C sort)
-xgettext --language=C --from-code=UTF-8 --keyword= --keyword=tr --add-comments=TRANSLATORS: \
+xgettext --language=C --from-code=UTF-8 --keyword= --keyword=tr --keyword=trn:1,2 --add-comments=TRANSLATORS: \
     --package-name=inkling \
     --no-location --sort-output --output=po/inkling.pot "${sources[@]}"
 # The POT's creation date changes on every run; keep a fixed one so the file only changes with its messages.
 sed -i 's/^"POT-Creation-Date: .*"$/"POT-Creation-Date: 2026-12-01 00:00+0000\\n"/' po/inkling.pot
 for po in po/*.po; do
     [ -e "$po" ] || continue
-    msgmerge --quiet --update --backup=none --no-location --sort-output "$po" po/inkling.pot
+    msgmerge --quiet --no-fuzzy-matching --update --backup=none --no-location --sort-output "$po" po/inkling.pot
 done

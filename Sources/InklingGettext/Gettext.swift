@@ -31,9 +31,13 @@ public enum Gettext {
         bindtextdomain(domain, localeDirectory())
         bind_textdomain_codeset(domain, "UTF-8")
         textdomain(domain)
-        Translation.install { msgid in
-            // gettext("") is the catalogue's header, never a message.
-            msgid.isEmpty ? msgid : String(cString: dgettext(domain, msgid))
-        }
+        Translation.install(
+            { msgid in
+                // gettext("") is the catalogue's header, never a message.
+                msgid.isEmpty ? msgid : String(cString: dgettext(domain, msgid))
+            },
+            plural: { singular, plural, count in
+                String(cString: dngettext(domain, singular, plural, UInt(max(0, count))))
+            })
     }
 }

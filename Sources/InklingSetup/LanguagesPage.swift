@@ -65,7 +65,7 @@ final class LanguagesPage {
         InklingCommand.run(["packs", "list"]) { [weak self] status, stdout, stderr in
             guard let self else { return }
             self.rows = status == 0 ? PackRow.parse(listOutput: stdout) : []
-            if status != 0 { self.say(PackMessage.sentence(forError: stderr, action: "Listing the languages")) }
+            if status != 0 { self.say(PackMessage.sentence(forError: stderr, action: tr("Listing the languages"))) }
             if status == 0, self.rows.isEmpty { self.say(tr("No list of languages is installed. Set INKLING_MANIFEST_URL or run “inkling packs update --manifest-url URL”, then check again.")) }
             self.render()
         }
@@ -80,7 +80,7 @@ final class LanguagesPage {
         say(tr("Checking for new languages…"))
         InklingCommand.run(["packs", "update"]) { [weak self] status, _, stderr in
             guard let self else { return }
-            self.say(status == 0 ? tr("The list of languages is up to date.") : PackMessage.sentence(forError: stderr, action: "Checking for new languages"))
+            self.say(status == 0 ? tr("The list of languages is up to date.") : PackMessage.sentence(forError: stderr, action: tr("Checking for new languages")))
             self.reload()
         }
     }
@@ -147,7 +147,7 @@ final class LanguagesPage {
             if status == 0 {
                 self.say("\(prefix ?? pack.displayName) and verified: the file matches its checksum.")
             } else {
-                self.say(PackMessage.sentence(forError: stdout + stderr, action: "Verifying \(pack.displayName)"))
+                self.say(PackMessage.sentence(forError: stdout + stderr, action: tr("Verifying {language}", ["language": pack.displayName])))
             }
         }
     }
@@ -155,7 +155,7 @@ final class LanguagesPage {
     func remove(_ pack: PackRow) {
         InklingCommand.run(["packs", "remove", pack.language]) { [weak self] status, _, stderr in
             guard let self else { return }
-            self.say(status == 0 ? tr("{language} was removed.", ["language": pack.displayName]) : PackMessage.sentence(forError: stderr, action: "Removing \(pack.displayName)"))
+            self.say(status == 0 ? tr("{language} was removed.", ["language": pack.displayName]) : PackMessage.sentence(forError: stderr, action: tr("Removing {language}", ["language": pack.displayName])))
             self.reload()
         }
     }

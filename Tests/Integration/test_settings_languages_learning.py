@@ -57,6 +57,10 @@ def test_the_input_source_menu_switches_language_and_off_the_record():
     run_scenario("menu")
 
 
+def test_the_menu_is_in_german_with_language_de():
+    run_scenario("menu_german")
+
+
 def test_learning_is_persisted_and_private_fields_are_not_learned():
     run_scenario("learning")
 
@@ -560,12 +564,43 @@ def scenario_learning(checks):
         daemon.stop()
 
 
+def scenario_menu_german(checks):
+    """LANGUAGE=de (with a locale that is not C, which gettext needs) and the po/ catalogues
+    compiled into a private locale folder: the engine's menu is German."""
+    from ibus_harness import ALL_CAPS, Client, Daemon, IBus
+
+    root = os.path.dirname(os.path.dirname(HERE))
+    locale = tempfile.mkdtemp(prefix="inkling-locale-")
+    subprocess.run(["bash", os.path.join(root, "po", "build.sh"), locale], check=True)
+    schemas = compile_schema(tempfile.mkdtemp(prefix="inkling-schema-"))
+    daemon = Daemon(env={"GSETTINGS_SCHEMA_DIR": schemas, "GSETTINGS_BACKEND": "keyfile", "LANGUAGE": "de",
+                         "LC_ALL": "C.UTF-8", "INKLING_LOCALEDIR": locale}, global_engine=None, verbose=True)
+    daemon.start()
+    try:
+        client = Client(daemon, caps=ALL_CAPS | IBus.Capabilite.PROPERTY)
+        client.focus_in()
+        client.set_engine("inkling")
+        menu = None
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and not (client.menus and "InputMode" in client.menus[-1]):
+            pump_for(0.1)
+        menu = client.menus[-1] if client.menus else {}
+        checks.check("the language menu's title is German",
+                     menu.get("InputMode", {}).get("label") == "Sprache: English", menu)
+        checks.check("the off-the-record toggle is German",
+                     menu.get("inkling.off-the-record", {}).get("label") == "Vertraulich", menu)
+        client.destroy()
+    finally:
+        daemon.stop()
+        shutil.rmtree(locale, ignore_errors=True)
+
+
 def helper_main(name):
     checks = Checks()
     error = None
     try:
         {"settings": scenario_settings, "languages": scenario_languages, "menu": scenario_menu,
-         "learning": scenario_learning, "changed": scenario_changed}[name](checks)
+         "learning": scenario_learning, "changed": scenario_changed, "menu_german": scenario_menu_german}[name](checks)
     except Exception:  # reported, not raised: the parent prints the checks
         import traceback
 

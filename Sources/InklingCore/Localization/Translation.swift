@@ -15,22 +15,38 @@ public enum Translation {
     /// The lookup from a msgid to the text in the user's language.
     public typealias Lookup = @Sendable (String) -> String
 
-    private static let lookup = Mutex<Lookup>({ $0 })
+    /// The lookup of a message with a plural (`ngettext`): singular, plural, count → text.
+    public typealias PluralLookup = @Sendable (String, String, Int) -> String
 
-    /// Makes every later `tr` call look its msgid up with `lookup` (the glue passes gettext).
-    public static func install(_ lookup: @escaping Lookup) {
-        self.lookup.withLock { $0 = lookup }
+    private static let lookups = Mutex<(Lookup, PluralLookup)>(({ $0 }, { one, many, count in count == 1 ? one : many }))
+
+    /// Makes every later `tr` and `trn` call look its msgid up (the glue passes gettext and ngettext).
+    public static func install(_ lookup: @escaping Lookup, plural: @escaping PluralLookup) {
+        lookups.withLock { $0 = (lookup, plural) }
     }
 
     /// Shows the English msgids again (for tests).
     public static func reset() {
-        install { $0 }
+        install({ $0 }, plural: { one, many, count in count == 1 ? one : many })
+    }
+
+    /// The singular or plural msgid for `count` in the user's language, placeholders replaced
+    /// (`{count}` is usually one of them).
+    public static func translate(
+        _ singular: String, _ plural: String, count: Int, _ values: KeyValuePairs<String, String> = [:]
+    ) -> String {
+        let find = lookups.withLock { $0.1 }
+        return fill(find(singular, plural, count), values)
     }
 
     /// The msgid in the user's language, placeholders `{name}` replaced by their values.
     public static func translate(_ msgid: String, _ values: KeyValuePairs<String, String> = [:]) -> String {
-        let find = lookup.withLock { $0 }
-        let text = find(msgid)
+        let find = lookups.withLock { $0.0 }
+        return fill(find(msgid), values)
+    }
+
+    /// `text` with each `{name}` replaced by its value; unknown names are left as they are.
+    static func fill(_ text: String, _ values: KeyValuePairs<String, String>) -> String {
         guard !values.isEmpty else { return text }
         // One pass, so a value that itself contains `{name}` (a typed word) is never expanded.
         var result = ""
@@ -68,4 +84,9 @@ public enum Translation {
 /// A user-visible sentence in the user's language; `msgid` is the English text (see `Translation`).
 public func tr(_ msgid: String, _ values: KeyValuePairs<String, String> = [:]) -> String {
     Translation.translate(msgid, values)
+}
+
+/// A user-visible sentence that depends on a number (`1 word`, `5 words`), in the user's language.
+public func trn(_ singular: String, _ plural: String, count: Int, _ values: KeyValuePairs<String, String> = [:]) -> String {
+    Translation.translate(singular, plural, count: count, values)
 }
