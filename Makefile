@@ -151,9 +151,11 @@ cleanroom-test: deb
 	bash scripts/cleanroom-test.sh
 
 # --- Downloadable language packs (data/languages.json; see data/ATTRIBUTION.md) ---------------
-# build/packs/{de,fr,es,ru,uk,pl}.inkpack and build/packs/manifest.json (urls: PACK_URL_BASE/<file>).
+# build/packs/{de,fr,es,ru,uk,pl}.inkpack and build/packs/manifest.json (urls: PACK_URL_BASE/<file>),
+# and build/packs/debs/inkling-lang-<lang>_<version>_all.deb (the same packs for apt).
 # scripts/bench-languages.sh then measures them on each language's held-out dev.txt.
 PACK_URL_BASE ?=
 .PHONY: packs
 packs: build
 	DATA_CACHE=$(DATA_CACHE) INKLING=.build/release/inkling bash scripts/build-packs.sh --url-base "$(PACK_URL_BASE)"
+	bash scripts/deb-build-packs.sh build/packs

@@ -89,7 +89,7 @@ final class LanguagesPage {
         removeAllRows(list)
         let active = app.settings.strings("languages").first ?? "en"
         for pack in rows {
-            let row = actionRow(title: "\(pack.displayName) (\(pack.language))", subtitle: pack.subtitle + (pack.language == active ? " · in use" : ""))
+            let row = actionRow(title: "\(pack.displayName) (\(pack.language))", subtitle: pack.subtitle + (pack.language == active ? " · " + tr("in use") : ""))
             name(row, pack.displayName)
             if pack.canDownload {
                 adw_action_row_add_suffix(cast(row), button(tr("Download"), accessibleName: tr("Download {language}", ["language": pack.displayName]), style: "suggested-action") { [weak self] in self?.install(pack) })

@@ -1,4 +1,5 @@
 import CGtk
+import InklingCore
 import InklingSetupModel
 
 #if canImport(Glibc)

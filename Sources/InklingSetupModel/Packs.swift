@@ -10,6 +10,8 @@ public struct PackRow: Equatable, Sendable {
     public enum State: Equatable, Sendable {
         case bundled
         case installed
+        /// Installed by the system's package manager (`inkling-lang-de`): usable, removed with apt.
+        case system
         case available
         /// The manifest's URL is refused (not https://): shown, cannot be installed.
         case refused
@@ -33,20 +35,24 @@ public struct PackRow: Equatable, Sendable {
 
     /// The row's subtitle.
     public var subtitle: String {
-        var parts = ["version \(version)", sizeKiB >= 1024 ? "\((sizeKiB + 512) / 1024) MB" : "\(sizeKiB) KB"]
+        var parts = [
+            tr("version {version}", ["version": version]),
+            sizeKiB >= 1024 ? tr("{size} MB", ["size": String((sizeKiB + 512) / 1024)]) : tr("{size} KB", ["size": String(sizeKiB)]),
+        ]
         switch state {
-        case .bundled: parts.append("included with Inkling")
-        case .installed: parts.append("installed")
-        case .available: parts.append("not installed")
-        case .refused: parts.append("cannot be downloaded (the manifest gives an insecure address)")
+        case .bundled: parts.append(tr("included with Inkling"))
+        case .installed: parts.append(tr("installed"))
+        case .system: parts.append(tr("installed by the system (remove it with the package manager)"))
+        case .available: parts.append(tr("not installed"))
+        case .refused: parts.append(tr("cannot be downloaded (the manifest gives an insecure address)"))
         }
-        if let needsVersion { parts.append("needs Inkling \(needsVersion) or newer") }
+        if let needsVersion { parts.append(tr("needs Inkling {version} or newer", ["version": needsVersion])) }
         return parts.joined(separator: " · ")
     }
 
     public var canDownload: Bool { state == .available && needsVersion == nil }
     public var canRemove: Bool { state == .installed }
-    public var canChoose: Bool { state == .installed || state == .bundled }
+    public var canChoose: Bool { state == .installed || state == .bundled || state == .system }
 
     /// Parses the output of `inkling packs list` (tab-separated: code, name, version, `N KiB`,
     /// status); lines that do not fit are skipped. A "no manifest" line gives no rows.
@@ -61,6 +67,7 @@ public struct PackRow: Equatable, Sendable {
             switch statusParts[0] {
             case "bundled": state = .bundled
             case "installed": state = .installed
+            case "system": state = .system
             case "available": state = .available
             default: state = .refused
             }

@@ -77,18 +77,28 @@ enum PacksCommand {
 
     static func list(_ arguments: Arguments) {
         removeAbandonedPartials()
-        guard let (manifest, source) = currentManifest() else {
+        let current = currentManifest()
+        // Packs installed by apt are listed even when the manifest in use does not name them.
+        let system = PackLocator.systemPackEntries(executablePath: PackLocator.currentExecutablePath())
+        guard current != nil || !system.isEmpty else {
             print("no pack manifest yet: run 'inkling packs update --manifest-url URL'")
             return
         }
-        for entry in manifest.packs.sorted(by: { $0.language < $1.language }) {
+        let known = current?.0.packs ?? []
+        let source = current?.source ?? ""
+        let entries = known + system.filter { entry in !known.contains { $0.language == entry.language } }
+        for entry in entries.sorted(by: { $0.language < $1.language }) {
             let path = packFolder + "/\(entry.language).inkpack"
             var status = "available"
             if entry.url.isEmpty { status = "bundled" }
             if !entry.url.isEmpty, (try? PackDownload.check(PackDownload.resolve(entry.url, against: source))) == nil {
                 status = "refused URL (https:// only)"
             }
-            if FileManager.default.fileExists(atPath: path) { status = "installed" }
+            if FileManager.default.fileExists(atPath: path) {
+                status = "installed"
+            } else if PackLocator.systemPack(language: entry.language, executablePath: PackLocator.currentExecutablePath()) != nil {
+                status = "system"
+            }
             if !entry.isSupported { status += ", needs Inkling \(entry.minEngineVersion)" }
             print("\(entry.language)\t\(entry.displayName)\t\(entry.version)\t\(entry.size / 1024) KiB\t\(status)")
         }
