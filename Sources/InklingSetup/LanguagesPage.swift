@@ -71,9 +71,11 @@ final class LanguagesPage {
         }
     }
 
-    /// `inkling packs update` (the command takes the address from INKLING_MANIFEST_URL).
+    /// `inkling packs update`: the command takes the address from INKLING_MANIFEST_URL, else
+    /// from the `pack-manifest-url` setting (where a release publishes its packs).
     func update() {
-        guard let url = getenv("INKLING_MANIFEST_URL").map({ String(cString: $0) }), !url.isEmpty else {
+        let url = getenv("INKLING_MANIFEST_URL").map { String(cString: $0) } ?? app.settings.string("pack-manifest-url")
+        guard !url.isEmpty else {
             reload()
             return
         }

@@ -69,8 +69,26 @@ enum PacksCommand {
         return bundledManifest().map { ($0, "") }
     }
 
+    /// The manifest's address: `--manifest-url`, else `$INKLING_MANIFEST_URL`, else the
+    /// `pack-manifest-url` setting (where a release publishes its packs).
     static func manifestURL(_ arguments: Arguments) -> String? {
-        arguments.options["--manifest-url"] ?? ProcessInfo.processInfo.environment["INKLING_MANIFEST_URL"]
+        arguments.options["--manifest-url"] ?? ProcessInfo.processInfo.environment["INKLING_MANIFEST_URL"] ?? settingManifestURL()
+    }
+
+    /// The `pack-manifest-url` setting; nil when the schema is not installed or the value is empty.
+    static func settingManifestURL() -> String? {
+        guard let source = g_settings_schema_source_get_default(),
+            let schema = g_settings_schema_source_lookup(source, "org.freedesktop.ibus.engine.inkling", 1)
+        else { return nil }
+        defer { g_settings_schema_unref(schema) }
+        guard g_settings_schema_has_key(schema, "pack-manifest-url") != 0, let settings = g_settings_new_full(schema, nil, nil) else {
+            return nil
+        }
+        defer { g_object_unref(settings) }
+        guard let value = g_settings_get_string(settings, "pack-manifest-url") else { return nil }
+        defer { g_free(value) }
+        let url = String(cString: value)
+        return url.isEmpty ? nil : url
     }
 
     // MARK: Commands
