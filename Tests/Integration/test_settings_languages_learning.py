@@ -57,6 +57,10 @@ def test_the_input_source_menu_switches_language_and_off_the_record():
     run_scenario("menu")
 
 
+def test_the_keyboard_layout_setting_changes_typo_weighting():
+    run_scenario("layout")
+
+
 def test_the_menu_is_in_german_with_language_de():
     run_scenario("menu_german")
 
@@ -564,6 +568,52 @@ def scenario_learning(checks):
         daemon.stop()
 
 
+def scenario_layout(checks):
+    """The keyboard-layout setting, followed live: "tje" for "the" is a neighbouring key (j next to
+    h) on QWERTY, but not on JCUKEN (no Latin letters), so its explanation in the correction list
+    changes (or the checker no longer flags it, the weight of the typo being lower)."""
+    from ibus_harness import CONTROL, Client, IBus, Timeout, pump_until
+
+    alt = int(IBus.ModifierType.MOD1_MASK)
+    daemon = make_daemon().start()
+
+    def explanation_of_tje():
+        client = Client(daemon)
+        client.focus_in()
+        client.set_engine("inkling")
+        try:
+            client.wait_for_surrounding_request()
+            client.type("I saw tje cat. ")
+            try:
+                pump_until(lambda: any("tje \u2192 the" in text for text, _ in client.aux), timeout=5,
+                           what="the chip for tje")
+            except Timeout:
+                return None
+            client.key(IBus.KEY_space, CONTROL | alt)  # the correction list: chip and explanation
+            pump_until(lambda: client.aux and client.aux[-1][0].startswith("tje \u2192 the: "),
+                       what="the explanation of tje")
+            return client.aux[-1][0].split(": ", 1)[1]
+        finally:
+            client.destroy()
+
+    try:
+        r = gsettings(daemon, "set", SCHEMA, "keyboard-layout", "qwerty")
+        checks.check("gsettings set keyboard-layout qwerty", r.returncode == 0, r.stderr)
+        pump_for(0.8)
+        qwerty = explanation_of_tje()
+        checks.check("on QWERTY, j is a neighbouring key of h", qwerty == "neighbouring key: j typed for h", qwerty)
+        pid = daemon.engine_pid()
+        r = gsettings(daemon, "set", SCHEMA, "keyboard-layout", "jcuken")
+        checks.check("gsettings set keyboard-layout jcuken", r.returncode == 0, r.stderr)
+        pump_for(0.8)
+        jcuken = explanation_of_tje()
+        checks.check("on JCUKEN, j is no neighbour of h: a wrong letter, or not flagged at all",
+                     jcuken in (None, "wrong letter: j for h"), jcuken)
+        checks.check("the same engine followed the setting", daemon.engine_pid() == pid, (pid, daemon.engine_pid()))
+    finally:
+        daemon.stop()
+
+
 def scenario_menu_german(checks):
     """LANGUAGE=de (with a locale that is not C, which gettext needs) and the po/ catalogues
     compiled into a private locale folder: the engine's menu is German."""
@@ -600,7 +650,8 @@ def helper_main(name):
     error = None
     try:
         {"settings": scenario_settings, "languages": scenario_languages, "menu": scenario_menu,
-         "learning": scenario_learning, "changed": scenario_changed, "menu_german": scenario_menu_german}[name](checks)
+         "learning": scenario_learning, "changed": scenario_changed, "menu_german": scenario_menu_german,
+         "layout": scenario_layout}[name](checks)
     except Exception:  # reported, not raised: the parent prints the checks
         import traceback
 

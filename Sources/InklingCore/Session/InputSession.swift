@@ -1137,7 +1137,7 @@ public final class InputSession {
     private func learningTime() -> Int64 { max(0, clock()) / 1000 }
 
     /// Shown in the auxiliary text while a cloud check is in flight.
-    public static let cloudHint = "   \u{2601} checking\u{2026}"
+    public static var cloudHint: String { "   " + tr("☁ checking…") }
 
     // MARK: Helpers
 
