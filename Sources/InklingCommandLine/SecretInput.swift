@@ -19,7 +19,8 @@ public enum SecretInput {
     public static func withSecret<T>(prompt: String, _ body: (String) -> T) -> T? {
         let terminal = isatty(0) != 0
         if terminal {
-            Terminal.error(prompt)
+            // Echo off first, then the prompt: TCSAFLUSH discards input typed before it, so a
+            // password typed right after the prompt appears must not be typed before the switch.
             if tcgetattr(0, &savedTerminal) == 0 {
                 var quiet = savedTerminal
                 quiet.c_lflag &= ~tcflag_t(ECHO)
@@ -29,6 +30,7 @@ public enum SecretInput {
                 signal(SIGTERM, restoreAndExit)
                 _ = tcsetattr(0, TCSAFLUSH, &quiet)
             }
+            Terminal.error(prompt)
         }
         var line = [UInt8]()
         var byte: UInt8 = 0

@@ -18,4 +18,4 @@ if [ ! -x "$binary" ]; then
 fi
 export INKLING_DICTATE="$binary"
 export PYTHONDONTWRITEBYTECODE=1
-timeout --kill-after=5 300 /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE "$here/test_dictate_helper.py" "$here/test_sound_server.py" "$@"
+timeout --kill-after=5 900 /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE "$here/test_dictate_helper.py" "$here/test_sound_server.py" "$@"

@@ -53,9 +53,9 @@ def silence(path, seconds=2.0):
     return path
 
 
-def noise(path, seconds=2.0, volume=0.05):
-    """Low pink noise, like a quiet room."""
-    subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", path, "synth", str(seconds), "pinknoise",
+def noise(path, seconds=2.0, volume=0.01):
+    """Low pink noise, like a quiet room; the same every run (`sox -R`)."""
+    subprocess.run(["sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", path, "synth", str(seconds), "pinknoise",
                     "vol", str(volume)], check=True)
     return path
 

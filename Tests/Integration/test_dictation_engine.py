@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Dictate"))
 import speech  # noqa: E402
 
-WAIT = 30.0
+WAIT = 90.0  # generous: the recogniser runs slower than real time on a loaded 2-core machine
 ALT = int(IBus.ModifierType.MOD1_MASK)
 LISTENING = "\U0001F399 listening\u2026"
 FAILED = "\U0001F399 dictation stopped: the speech helper failed"

@@ -314,6 +314,22 @@ public final class Predictor {
         for id in ids {
             let key = pack.key(id)
             if key == prefixKey { continue }  // the typed text itself is already in the field
+            // The display form is settled below, for the window only.
+            var candidate = Candidate(id: id, key: key, display: "", wordScore: wordScore(id: id, key: key))
+            if let penalty = corrections[id] {
+                candidate.isCorrection = true
+                candidate.wordScore -= penalty
+            }
+            candidates.append(candidate)
+        }
+        for (key, display) in documentOnly where key != prefixKey {
+            candidates.append(Candidate(id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key)))
+        }
+        candidates.sort { ($0.wordScore, $1.key) > ($1.wordScore, $0.key) }
+        if candidates.count > options.windowSize { candidates.removeLast(candidates.count - options.windowSize) }
+        for index in candidates.indices {
+            guard let id = candidates[index].id else { continue }
+            let key = candidates[index].key
             // The document's own spelling wins only for words often written as (part of) a name.
             var display = pack.display(id)
             if let written = document.words[key]?.display, !WordText.isAllCaps(written),
@@ -327,18 +343,8 @@ public final class Predictor {
             if continuesName, pack.wordFlags(id).contains(.sometimesCapitalized) {
                 display = WordText.capitalizingFirst(display)
             }
-            var candidate = Candidate(id: id, key: key, display: display, wordScore: wordScore(id: id, key: key))
-            if let penalty = corrections[id] {
-                candidate.isCorrection = true
-                candidate.wordScore -= penalty
-            }
-            candidates.append(candidate)
+            candidates[index].display = display
         }
-        for (key, display) in documentOnly where key != prefixKey {
-            candidates.append(Candidate(id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key)))
-        }
-        candidates.sort { ($0.wordScore, $1.key) > ($1.wordScore, $0.key) }
-        if candidates.count > options.windowSize { candidates.removeLast(candidates.count - options.windowSize) }
 
         // Re-rank the window with the character model and the savings preference.
         let model = pack.characterModel

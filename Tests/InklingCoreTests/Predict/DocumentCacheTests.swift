@@ -84,4 +84,36 @@ struct DocumentCacheTests {
                 #expect(cache.words["caf\u{E9}"] != nil)
         #expect(cache.words["cafe"] == nil)
     }
+
+    /// Every key of a text that slides out of a 60-scalar window: the cache that kept the last
+    /// rebuild's words answers exactly as one built from nothing (names, capitals at sentence
+    /// starts, curly apostrophes, numbers and followers included).
+    @Test("a cache updated key by key equals a fresh one for every context")
+    func reusedTokensMatchAFreshBuild() {
+        let text = "The cat sat. Zorblax met the cat and ZORBLAX said don\u{2019}t, then the White House "
+            + "paid 12 dollars. Then zorblax met Obama and the cat met the dog again and again. "
+        var reused = DocumentCache()
+        let scalars = Array(text.unicodeScalars)
+        for end in 1...scalars.count {
+            let window = String(String.UnicodeScalarView(scalars[max(0, end - 60)..<end]))
+            let context = WordText.splitPartialWord(window).context
+            reused.update(context: context, pack: pack)
+            var fresh = DocumentCache()
+            fresh.update(context: context, pack: pack)
+            #expect(reused.totalWords == fresh.totalWords)
+            #expect(reused.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" } == fresh.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" })
+            #expect(reused.lastWords == fresh.lastWords)
+            #expect(reused.lastKeys == fresh.lastKeys)
+            #expect(reused.lastWordFollowers == fresh.lastWordFollowers)
+            #expect(reused.lastWordCapitalizedMidSentence == fresh.lastWordCapitalizedMidSentence)
+        }
+    }
+
+    @Test("only the last word's followers are counted, each pair once per occurrence")
+    func followersCountEachOccurrence() {
+        #expect(cache("the cat and the dog and the cat met the ").lastWordFollowers == ["cat": 2, "dog": 1])
+        #expect(cache("the cat. The ").lastWordFollowers == ["cat": 1])
+        #expect(cache("the cat. ").lastWordFollowers.isEmpty)
+        #expect(cache("the cat 12 ").lastWordFollowers.isEmpty)
+    }
 }

@@ -420,4 +420,18 @@ struct PredictorTests {
         #expect(suggestions.isEmpty)  // "zorblax" is more than 1000 characters back
         #expect(predictor.suggest(before: filler + "ca", count: 3).first == "cat")
     }
+
+    /// The character-model scores kept between keys (per word and per history) never leak into
+    /// another context: a predictor that answered every key before gives what a fresh one gives.
+    @Test("a predictor that answered earlier keys suggests what a fresh one suggests")
+    func keptScoresMatchAFreshPredictor() {
+        let text = "The cat sat on the mat. We saw the united states and the cat met Obama again. I don't know "
+        let typed = Predictor(pack: pack)
+        let scalars = Array(text.unicodeScalars)
+        for end in 0...scalars.count {
+            let before = String(String.UnicodeScalarView(scalars[0..<end]))
+            let fresh = Predictor(pack: pack)
+            #expect(typed.suggestions(before: before, count: 5) == fresh.suggestions(before: before, count: 5))
+        }
+    }
 }
