@@ -45,6 +45,7 @@ while IFS=$'\t' read -r lang name pack_version file; do
     stage=$(mktemp -d)
     root=$stage/root
     install -D -m 0644 "$PACKS_DIR/$file" "$root/usr/share/inkling/packs/$lang.inkpack"
+    install -d "$root/usr/share/inkling/manifests"
     python3 - "$PACKS_DIR/manifest.json" "$lang" "$root/usr/share/inkling/manifests/$lang.json" <<'PY'
 import json, sys
 manifest = json.load(open(sys.argv[1], encoding="utf-8"))
