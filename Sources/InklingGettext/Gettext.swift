@@ -9,7 +9,7 @@ public enum Gettext {
     public static let domain = "inkling"
 
     /// Where the `.mo` files are: `$INKLING_LOCALEDIR` when set (tests, uninstalled builds),
-    /// else `<prefix>/share/locale` beside the running executable's `<prefix>/bin`.
+    /// else `<prefix>/share/locale` beside the running executable's `<prefix>/bin` or `<prefix>/libexec`.
     public static func localeDirectory() -> String {
         if let value = getenv("INKLING_LOCALEDIR").map({ String(cString: $0) }), value.hasPrefix("/") { return value }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -17,7 +17,7 @@ public enum Gettext {
         guard length > 0 else { return "/usr/share/locale" }
         let exe = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var parts = exe.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts[parts.count - 2] == "bin" else { return "/usr/share/locale" }
+        guard parts.count >= 3, ["bin", "libexec"].contains(parts[parts.count - 2]) else { return "/usr/share/locale" }
         parts.removeLast(2)
         return parts.joined(separator: "/") + "/share/locale"
     }
@@ -31,13 +31,18 @@ public enum Gettext {
         bindtextdomain(domain, localeDirectory())
         bind_textdomain_codeset(domain, "UTF-8")
         textdomain(domain)
+        // gettext returns its own argument when there is no translation: here a temporary C copy
+        // of the Swift string that dies with the call, so the result is read inside `withCString`.
         Translation.install(
             { msgid in
                 // gettext("") is the catalogue's header, never a message.
-                msgid.isEmpty ? msgid : String(cString: dgettext(domain, msgid))
+                guard !msgid.isEmpty else { return msgid }
+                return msgid.withCString { String(cString: dgettext(domain, $0)) }
             },
             plural: { singular, plural, count in
-                String(cString: dngettext(domain, singular, plural, UInt(max(0, count))))
+                singular.withCString { one in
+                    plural.withCString { many in String(cString: dngettext(domain, one, many, UInt(max(0, count)))) }
+                }
             })
     }
 }
