@@ -47,6 +47,7 @@ check:
 	$(SWIFT) build
 	$(SWIFT) test
 	$(PYTEST) Tests/DataPipeline
+	$(PYTEST) Tests/Translations
 	bash scripts/lint.sh
 
 # Unit tests, then the real processes: engine under a private ibus-daemon, GTK apps under Xvfb,
@@ -56,6 +57,7 @@ test: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(SWIFT) test
 	$(PYTEST) Tests/DataPipeline
+	$(PYTEST) Tests/Translations
 	Tests/Integration/run.sh
 	bash Tests/Cloud/run.sh
 	bash Tests/Dictate/run.sh
@@ -113,6 +115,15 @@ bench: build
 neural-measure: build
 	bash scripts/neural/measure.sh
 
+# The translations (po/): the POT against the sources, German complete, placeholders kept.
+.PHONY: po po-test
+po-test:
+	$(PYTEST) Tests/Translations
+
+# Regenerate po/inkling.pot from the sources' tr("…") and merge it into po/*.po.
+po:
+	bash po/update.sh
+
 clean:
 	rm -rf .build build
 
@@ -147,9 +158,11 @@ cleanroom-test: deb
 	bash scripts/cleanroom-test.sh
 
 # --- Downloadable language packs (data/languages.json; see data/ATTRIBUTION.md) ---------------
-# build/packs/{de,fr,es,ru,uk,pl}.inkpack and build/packs/manifest.json (urls: PACK_URL_BASE/<file>).
+# build/packs/{de,fr,es,ru,uk,pl}.inkpack and build/packs/manifest.json (urls: PACK_URL_BASE/<file>),
+# and build/packs/debs/inkling-lang-<lang>_<version>_all.deb (the same packs for apt).
 # scripts/bench-languages.sh then measures them on each language's held-out dev.txt.
 PACK_URL_BASE ?=
 .PHONY: packs
 packs: build
 	DATA_CACHE=$(DATA_CACHE) INKLING=.build/release/inkling bash scripts/build-packs.sh --url-base "$(PACK_URL_BASE)"
+	bash scripts/deb-build-packs.sh build/packs

@@ -26,7 +26,7 @@ let package = Package(
         /// The `inkling` command-line tool: a thin shell over InklingCore.
         .executableTarget(
             name: "inkling",
-            dependencies: ["InklingCore", "InklingCommandLine", "CGio", "CCurl", "InklingStore", "InklingDigest", "InklingAccount", "InklingServerProtocol"]),
+            dependencies: ["InklingCore", "InklingCommandLine", "CGio", "CCurl", "InklingStore", "InklingDigest", "InklingAccount", "InklingServerProtocol", "InklingGettext"]),
         /// SHA-256 of pack files (GLib's GChecksum), shared by the CLI and the engine.
         .target(name: "InklingDigest", dependencies: ["CGio"]),
         /// GIO (pkg-config `gio-2.0`) for `inkling config` (GSettings) and `InklingDigest` (GChecksum).
@@ -50,13 +50,18 @@ let package = Package(
             pkgConfig: "xkbcommon",
             providers: [.apt(["libxkbcommon-dev"])]
         ),
+        /// gettext from glibc (`libintl.h`, `locale.h`); part of libc, nothing to link.
+        .systemLibrary(name: "CIntl", path: "Sources/CIntl"),
+        /// Binds the `inkling` text domain and installs gettext as InklingCore's `Translation`
+        /// lookup; used by the engine, the settings app and the CLI (see `po/`).
+        .target(name: "InklingGettext", dependencies: ["InklingCore", "CIntl"]),
         /// The log of the engine and the cloud helper: GLib structured logging, to the journal
         /// when ibus-daemon discarded stderr (the choice is `LogDestination` in InklingCore).
         .target(name: "InklingLog", dependencies: ["InklingCore", "CGio"]),
         /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
         .executableTarget(
             name: "InklingEngine",
-            dependencies: ["InklingCore", "InklingCommandLine", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest", "InklingLog"],
+            dependencies: ["InklingCore", "InklingCommandLine", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest", "InklingLog", "InklingGettext"],
             path: "Sources/InklingEngine"
         ),
         /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.
@@ -171,7 +176,7 @@ let package = Package(
         /// `inkling-setup`: the settings app (GNOME Settings' Preferences button opens it).
         .executableTarget(
             name: "InklingSetup",
-            dependencies: ["InklingSetupModel", "InklingCore", "InklingStore", "CGtk"],
+            dependencies: ["InklingSetupModel", "InklingCore", "InklingStore", "CGtk", "InklingGettext"],
             path: "Sources/InklingSetup",
             // GTK is single-threaded C: its callbacks all run on the main loop.
             swiftSettings: [.swiftLanguageMode(.v5)]

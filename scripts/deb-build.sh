@@ -79,6 +79,11 @@ install -D -m 0644 data/packs/en.inkpack "$ROOT/usr/share/inkling/packs/en.inkpa
 python3 packaging/make-manifest.py --inkling "$ROOT/usr/bin/inkling" --min-engine-version "$UPSTREAM_VERSION" \
     "$ROOT/usr/share/inkling/manifest.json" "$ROOT/usr/share/inkling/packs/en.inkpack"
 
+# --- Translations (po/*.po → /usr/share/locale/<lang>/LC_MESSAGES/inkling.mo, the text domain) -----
+command -v msgfmt >/dev/null || die "msgfmt not found (apt install gettext)"
+bash po/build.sh "$ROOT/usr/share/locale"
+find "$ROOT/usr/share/locale" -type f -exec chmod 0644 {} +
+
 # --- GSettings schema (compiled by the libglib2.0-0 trigger on /usr/share/glib-2.0/schemas) -----
 SCHEMA=data/gschema/org.freedesktop.ibus.engine.inkling.gschema.xml
 if command -v glib-compile-schemas >/dev/null; then

@@ -10,7 +10,7 @@ set -eu
 #   SQLite (learned words), libcurl (downloads, cloud check), libsecret (keyring);
 #   inkling-setup: GTK 4 and libadwaita; inkling-server: libmicrohttpd, argon2, libpq;
 #   inkling-dictate: PocketSphinx (with its English model) and libpulse.
-# Packaging the .deb: dpkg-dev (dpkg-shlibdeps), fakeroot, binutils (strip), python3.
+# Packaging the .deb: dpkg-dev (dpkg-shlibdeps), gettext (msgfmt, xgettext for po/), fakeroot, binutils (strip), python3.
 # Running: ibus.
 PACKAGES="
 pkg-config
@@ -30,6 +30,7 @@ libpocketsphinx-dev
 pocketsphinx-en-us
 libpulse-dev
 dpkg-dev
+gettext
 fakeroot
 binutils
 python3

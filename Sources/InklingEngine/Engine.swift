@@ -236,11 +236,11 @@ final class EngineInstance {
         }
         let languageMenu = ibus_property_new(
             PropertyMenu.languageMenuKey, PROP_TYPE_MENU, text(menu.languageTitle), nil,
-            text("The language Inkling predicts and checks"), 1, 1, PROP_STATE_UNCHECKED, languageItems)
+            text(tr("The language Inkling predicts and checks")), 1, 1, PROP_STATE_UNCHECKED, languageItems)
         ibus_property_set_symbol(languageMenu, text(menu.languageSymbol))
         let offTheRecord = ibus_property_new(
-            PropertyMenu.offTheRecordKey, PROP_TYPE_TOGGLE, text("Off the record"), nil,
-            text("Learn nothing from what is typed"), 1, 1, state(menu.offTheRecord), nil)
+            PropertyMenu.offTheRecordKey, PROP_TYPE_TOGGLE, text(tr("Off the record")), nil,
+            text(tr("Learn nothing from what is typed")), 1, 1, state(menu.offTheRecord), nil)
         let list = ibus_prop_list_new()
         g_object_ref_sink(list)
         ibus_prop_list_append(list, languageMenu)

@@ -169,13 +169,17 @@ enum PackLoader {
     /// Whether a pack is whole is checked when it is chosen, off the main thread.
     static func installedLanguages() -> Set<String> {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: UserPaths.packFolder())) ?? []
-        return Set(files.filter { $0.hasSuffix(".inkpack") }.map { String($0.dropLast(".inkpack".count)) }.filter(LanguageCode.isValid))
+        let downloaded = Set(files.filter { $0.hasSuffix(".inkpack") }.map { String($0.dropLast(".inkpack".count)) }.filter(LanguageCode.isValid))
+        return downloaded.union(PackLocator.systemPackLanguages(executablePath: PackLocator.currentExecutablePath()))
     }
 
     /// Language names from the manifest (read once; English is always known).
     static func displayNames() -> [String: String] {
         if let names = cachedDisplayNames { return names }
         var names = ["en": "English"]
+        for entry in PackLocator.systemPackEntries(executablePath: PackLocator.currentExecutablePath()) {
+            names[entry.language] = entry.displayName
+        }
         for entry in manifest()?.packs ?? [] { names[entry.language] = entry.displayName }
         cachedDisplayNames = names
         return names
@@ -209,12 +213,20 @@ enum PackLoader {
     nonisolated static func load(language: String, unhashedDigest: inout String?) -> Result<LanguagePack, Failure> {
         // The code becomes a file name: the one shared check, whatever the settings hold.
         guard LanguageCode.isValid(language) else { return .failure(Failure(reason: "not a language code")) }
-        let path = UserPaths.packFolder() + "/\(language).inkpack"
+        var path = UserPaths.packFolder() + "/\(language).inkpack"
         var status = stat()
-        guard stat(path, &status) == 0 else {
-            return .failure(Failure(reason: "not installed; run 'inkling packs install \(language)'"))
+        var manifest = manifest()
+        if stat(path, &status) != 0 {
+            // No downloaded copy: a pack installed by a Debian package, checked against its own entry.
+            guard let system = PackLocator.systemPack(language: language, executablePath: PackLocator.currentExecutablePath()),
+                stat(system.packPath, &status) == 0
+            else {
+                return .failure(Failure(reason: "not installed; run 'inkling packs install \(language)'"))
+            }
+            path = system.packPath
+            manifest = (try? Data(contentsOf: URL(filePath: system.manifestPath))).flatMap { try? PackManifest.parse($0) }
         }
-        guard let manifest = manifest(), let entry = manifest.entry(for: language) else {
+        guard let manifest, let entry = manifest.entry(for: language) else {
             return .failure(Failure(reason: "no manifest entry"))
         }
         guard entry.isSupported else {

@@ -11,6 +11,7 @@
 import CIBus
 import InklingCommandLine
 import InklingCore
+import InklingGettext
 import InklingLog
 
 #if canImport(Glibc)
@@ -147,6 +148,7 @@ ProcessLog.setUp(identifier: "ibus-engine-inkling")
 // Before anything is typed: no core dumps of a process that holds the user's text.
 if inkling_engine_harden_process() != 0 { log("could not disable core dumps", priority: .warning) }
 
+Gettext.start()
 let arguments = Terminal.parse(Array(CommandLine.arguments.dropFirst()), with: commandSpec, version: Component.version)
 if arguments.has("--xml") && (arguments.has("--ibus") || arguments.has("--supervise")) {
     Terminal.exitWithUsageError(UsageError("--xml cannot be combined with --ibus or --supervise", command: commandSpec))

@@ -44,14 +44,14 @@ final class CloudPage {
         self.app = app
         self.account = account
         let settings = app.settings
-        widget = page(title: "Cloud check", icon: "network-server-symbolic", name: "cloud")
+        widget = page(title: tr("Cloud check"), icon: "network-server-symbolic", name: "cloud")
 
         // The group's description states what is sent and when (above the switch).
-        let check = group(title: "Cloud check")
-        add(check, TypingPage.switchRow(settings, key: "cloud-check", title: "Check finished sentences in the cloud", subtitle: "Confirms or retracts Inkling's flags and may add fixes with explanations"))
-        let endpoint = Self.entryRow(settings, key: "cloud-endpoint", title: "Endpoint (HTTPS address)")
+        let check = group(title: tr("Cloud check"))
+        add(check, TypingPage.switchRow(settings, key: "cloud-check", title: tr("Check finished sentences in the cloud"), subtitle: tr("Confirms or retracts Inkling's flags and may add fixes with explanations")))
+        let endpoint = Self.entryRow(settings, key: "cloud-endpoint", title: tr("Endpoint (HTTPS address)"))
         add(check, endpoint)
-        add(check, Self.entryRow(settings, key: "cloud-model", title: "Model (empty: the endpoint's default)"))
+        add(check, Self.entryRow(settings, key: "cloud-model", title: tr("Model (empty: the endpoint's default)")))
         let refreshStatement = {
             adw_preferences_group_set_description(cast(check), CloudStatement.text(enabled: settings.bool("cloud-check"), endpoint: settings.string("cloud-endpoint")))
         }
@@ -59,29 +59,29 @@ final class CloudPage {
         settings.watch("cloud-endpoint", refreshStatement)
         add(page: widget, check)
 
-        let signIn = group(title: "Inkling Server", description: "Instead of an endpoint of your own, sign in to an Inkling Server. The password is sent once to get a token for this device, which is kept in your keyring.")
-        let statusRow = actionRow(title: "Account")
+        let signIn = group(title: tr("Inkling Server"), description: tr("Instead of an endpoint of your own, sign in to an Inkling Server. The password is sent once to get a token for this device, which is kept in your keyring."))
+        let statusRow = actionRow(title: tr("Account"))
         accountStatus = statusRow
         add(signIn, statusRow)
         server = made(adw_entry_row_new())
-        adw_preferences_row_set_title(cast(server), "Server address")
+        adw_preferences_row_set_title(cast(server), tr("Server address"))
         add(signIn, server)
         username = made(adw_entry_row_new())
-        adw_preferences_row_set_title(cast(username), "User name")
+        adw_preferences_row_set_title(cast(username), tr("User name"))
         add(signIn, username)
         password = made(adw_password_entry_row_new())
-        adw_preferences_row_set_title(cast(password), "Password")
+        adw_preferences_row_set_title(cast(password), tr("Password"))
         add(signIn, password)
         let buttons = actionRow(title: "")
-        adw_action_row_add_suffix(cast(buttons), button("Sign out everywhere", accessibleName: "Sign out everywhere", style: "flat") { [weak self] in
+        adw_action_row_add_suffix(cast(buttons), button(tr("Sign out everywhere"), accessibleName: tr("Sign out everywhere"), style: "flat") { [weak self] in
             guard let self else { return }
             self.apply(self.account.signOutEverywhere(server: self.currentServer))
         })
-        adw_action_row_add_suffix(cast(buttons), button("Sign out", accessibleName: "Sign out") { [weak self] in
+        adw_action_row_add_suffix(cast(buttons), button(tr("Sign out"), accessibleName: tr("Sign out")) { [weak self] in
             guard let self else { return }
             self.apply(self.account.signOut(server: self.currentServer))
         })
-        adw_action_row_add_suffix(cast(buttons), button("Sign in", accessibleName: "Sign in", style: "suggested-action") { [weak self] in self?.signInClicked() })
+        adw_action_row_add_suffix(cast(buttons), button(tr("Sign in"), accessibleName: tr("Sign in"), style: "suggested-action") { [weak self] in self?.signInClicked() })
         add(signIn, buttons)
         add(page: widget, signIn)
         show(account.status(server: currentServer))
@@ -135,16 +135,16 @@ final class AboutPage {
     private let status: Widget
 
     init(_ app: SetupApp) {
-        widget = page(title: "About", icon: "help-about-symbolic", name: "about")
-        let about = group(title: "Inkling")
-        status = actionRow(title: "Status")
-        name(status, "Engine status")
+        widget = page(title: tr("About"), icon: "help-about-symbolic", name: "about")
+        let about = group(title: tr("Inkling"))
+        status = actionRow(title: tr("Status"))
+        name(status, tr("Engine status"))
         add(about, status)
-        add(about, actionRow(title: "Version", subtitle: InklingVersion.current))
-        add(about, actionRow(title: "Licence", subtitle: "GNU General Public License, version 3 or later"))
+        add(about, actionRow(title: tr("Version"), subtitle: InklingVersion.current))
+        add(about, actionRow(title: tr("Licence"), subtitle: tr("GNU General Public License, version 3 or later")))
         add(page: widget, about)
 
-        let data = group(title: "Where your data lives", description: "Nothing you type is stored anywhere else.")
+        let data = group(title: tr("Where your data lives"), description: tr("Nothing you type is stored anywhere else."))
         for (title, path) in DataLocations.rows() {
             let row = actionRow(title: title, subtitle: path)
             add(data, row)

@@ -23,10 +23,10 @@ enum HeartbeatProbe {
 enum DataLocations {
     static func rows() -> [(String, String)] {
         [
-            ("Learned words", UserStore.defaultPath()),
-            ("Downloaded language packs", UserPaths.packFolder()),
-            ("Settings", "GSettings: org.freedesktop.ibus.engine.inkling (inkling config list)"),
-            ("Cloud check key and sign-in token", "your keyring (Secret Service)"),
+            (tr("Learned words"), UserStore.defaultPath()),
+            (tr("Downloaded language packs"), UserPaths.packFolder()),
+            (tr("Settings"), "GSettings: org.freedesktop.ibus.engine.inkling (inkling config list)"),
+            (tr("Cloud check key and sign-in token"), "your keyring (Secret Service)"),
         ]
     }
 }

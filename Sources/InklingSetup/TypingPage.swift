@@ -1,4 +1,5 @@
 import CGtk
+import InklingCore
 import InklingSetupModel
 
 #if canImport(Glibc)
@@ -10,29 +11,29 @@ import InklingSetupModel
 enum TypingPage {
     static func make(_ app: SetupApp) -> Widget {
         let settings = app.settings
-        let page = page(title: "Typing", icon: "input-keyboard-symbolic", name: "typing")
+        let page = page(title: tr("Typing"), icon: "input-keyboard-symbolic", name: "typing")
 
-        let suggestions = group(title: "Suggestions")
+        let suggestions = group(title: tr("Suggestions"))
         add(suggestions, pageSizeRow(settings))
-        add(suggestions, comboRow(settings, SettingChoices.selectionKeys, title: "Keys that pick a suggestion", subtitle: "Digits are typed as usual when F-keys pick"))
-        add(suggestions, switchRow(settings, key: "next-word-predictions", title: "Predict the next word", subtitle: "After a word and a space, suggest what usually comes next"))
+        add(suggestions, comboRow(settings, SettingChoices.selectionKeys, title: tr("Keys that pick a suggestion"), subtitle: tr("Digits are typed as usual when F-keys pick")))
+        add(suggestions, switchRow(settings, key: "next-word-predictions", title: tr("Predict the next word"), subtitle: tr("After a word and a space, suggest what usually comes next")))
         add(page: page, suggestions)
 
-        let corrections = group(title: "Corrections")
-        add(corrections, comboRow(settings, SettingChoices.autocorrect, title: "Space corrects a likely typo", subtitle: "The keep-word key always commits exactly what you typed"))
+        let corrections = group(title: tr("Corrections"))
+        add(corrections, comboRow(settings, SettingChoices.autocorrect, title: tr("Space corrects a likely typo"), subtitle: tr("The keep-word key always commits exactly what you typed")))
         add(corrections, layoutRow(settings))
         add(page: page, corrections)
 
-        let keys = group(title: "Keys", description: "Each key works only while Inkling shows what it acts on; otherwise the application gets it. Click Change, then press the new keys.")
-        add(keys, ShortcutRow.make(app, key: "apply-fix-key", title: "Apply the offered fix"))
-        add(keys, ShortcutRow.make(app, key: "correction-panel-key", title: "Open the correction list"))
-        add(keys, ShortcutRow.make(app, key: "keep-word-key", title: "Keep exactly what was typed"))
+        let keys = group(title: tr("Keys"), description: tr("Each key works only while Inkling shows what it acts on; otherwise the application gets it. Click Change, then press the new keys."))
+        add(keys, ShortcutRow.make(app, key: "apply-fix-key", title: tr("Apply the offered fix")))
+        add(keys, ShortcutRow.make(app, key: "correction-panel-key", title: tr("Open the correction list")))
+        add(keys, ShortcutRow.make(app, key: "keep-word-key", title: tr("Keep exactly what was typed")))
         add(page: page, keys)
         return page
     }
 
     static func pageSizeRow(_ settings: AppSettings) -> Widget {
-        let row = actionRow(title: "Suggestions per page", subtitle: "Page Up and Page Down show the others")
+        let row = actionRow(title: tr("Suggestions per page"), subtitle: tr("Page Up and Page Down show the others"))
         let spin = made(gtk_spin_button_new_with_range(Double(PageSize.range.lowerBound), Double(PageSize.range.upperBound), 1))
         gtk_widget_set_valign(spin, GTK_ALIGN_CENTER)
         // Named by the row's title (AdwActionRow labels its activatable widget).
@@ -50,8 +51,8 @@ enum TypingPage {
     static func layoutRow(_ settings: AppSettings) -> Widget {
         let values = LayoutChoices.values
         return comboRow(
-            settings, key: "keyboard-layout", labels: values.map(LayoutChoices.label), title: "Keyboard layout",
-            subtitle: "Typos of neighbouring keys are weighed on this layout", index: LayoutChoices.index(of:),
+            settings, key: "keyboard-layout", labels: values.map(LayoutChoices.label), title: tr("Keyboard layout"),
+            subtitle: tr("Typos of neighbouring keys are weighed on this layout"), index: LayoutChoices.index(of:),
             value: { values.indices.contains($0) ? values[$0] : nil })
     }
 
@@ -96,8 +97,8 @@ enum ShortcutRow {
     static func make(_ app: SetupApp, key: String, title: String) -> Widget {
         let settings = app.settings
         let row = actionRow(title: title)
-        let change = button("Change…", accessibleName: "Change: \(title)") { record(app, key: key, title: title) }
-        let reset = button("Reset", accessibleName: "Reset: \(title)", style: "flat") { settings.reset(key) }
+        let change = button(tr("Change…"), accessibleName: tr("Change: {action}", ["action": title])) { record(app, key: key, title: title) }
+        let reset = button(tr("Reset"), accessibleName: tr("Reset: {action}", ["action": title]), style: "flat") { settings.reset(key) }
         adw_action_row_add_suffix(cast(row), change)
         adw_action_row_add_suffix(cast(row), reset)
         settings.watch(key) { adw_action_row_set_subtitle(cast(row), Shortcut.label(accelerator: settings.string(key))) }
@@ -106,9 +107,9 @@ enum ShortcutRow {
 
     /// A dialog that takes the next key press: stored if the engine can use it, else explained.
     static func record(_ app: SetupApp, key: String, title: String) {
-        let dialog = made(adw_message_dialog_new(cast(app.window), "Press the new keys", "For “\(title)”. Escape cancels; Backspace turns the key off."))
-        adw_message_dialog_add_response(cast(dialog), "cancel", "Cancel")
-        name(dialog, "Record keys: \(title)")
+        let dialog = made(adw_message_dialog_new(cast(app.window), tr("Press the new keys"), tr("For “{action}”. Escape cancels; Backspace turns the key off.", ["action": title])))
+        adw_message_dialog_add_response(cast(dialog), "cancel", tr("Cancel"))
+        name(dialog, tr("Record keys: {action}", ["action": title]))
         let controller = made(gtk_event_controller_key_new())
         gtk_event_controller_set_propagation_phase(controller, GTK_PHASE_CAPTURE)
         onKeyPressed(raw(controller)) { keyval, state in

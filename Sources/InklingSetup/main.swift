@@ -5,6 +5,7 @@
 // GTK 4 and libadwaita through CGtk; every decision is in InklingSetupModel.
 import CGtk
 import InklingCore
+import InklingGettext
 import InklingSetupModel
 
 #if canImport(Glibc)
@@ -27,12 +28,12 @@ final class SetupApp {
         let window = made(adw_preferences_window_new())
         self.window = window
         gtk_window_set_application(cast(window), cast(application))
-        gtk_window_set_title(cast(window), "Inkling Preferences")
+        gtk_window_set_title(cast(window), tr("Inkling Preferences"))
         gtk_window_set_default_size(cast(window), 720, 760)
         adw_preferences_window_set_search_enabled(cast(window), 0)
         if !settings.available {
-            let warning = page(title: "Settings", icon: "dialog-warning-symbolic", name: "missing")
-            add(page: warning, group(title: "Inkling's settings are not installed", description: "The GSettings schema org.freedesktop.ibus.engine.inkling was not found. Install the ibus-inkling package, or set GSETTINGS_SCHEMA_DIR to a folder where it is compiled."))
+            let warning = page(title: tr("Settings"), icon: "dialog-warning-symbolic", name: "missing")
+            add(page: warning, group(title: tr("Inkling's settings are not installed"), description: tr("The GSettings schema org.freedesktop.ibus.engine.inkling was not found. Install the ibus-inkling package, or set GSETTINGS_SCHEMA_DIR to a folder where it is compiled.")))
             adw_preferences_window_add(cast(window), cast(warning))
         }
         let languages = LanguagesPage(self)
@@ -55,6 +56,7 @@ final class SetupApp {
     }
 }
 
+Gettext.start()
 let setup = SetupApp()
 var arguments = Array(CommandLine.arguments.dropFirst())
 while let option = arguments.first {

@@ -1,3 +1,5 @@
+import InklingCore
+
 /// Sign-in to an Inkling Server for the cloud check: the interface the Cloud page calls.
 ///
 /// The page knows only this protocol. `CommandAccountService` (in the app) runs
@@ -21,8 +23,8 @@ public enum AccountStatus: Equatable, Sendable {
 
     public var sentence: String {
         switch self {
-        case .signedOut: return "Not signed in."
-        case .signedIn(let server, let username): return "Signed in to \(server) as \(username)."
+        case .signedOut: return tr("Not signed in.")
+        case .signedIn(let server, let username): return tr("Signed in to {server} as {user}.", ["server": server, "user": username])
         case .unavailable(let why): return why
         }
     }
@@ -39,12 +41,12 @@ public enum AccountForm {
     /// A problem with the form, or nil when it can be sent.
     public static func problem(server: String, username: String, password: String) -> String? {
         let server = server.trimmed()
-        if server.isEmpty { return "Enter the address of the Inkling Server." }
+        if server.isEmpty { return tr("Enter the address of the Inkling Server.") }
         if !(server.hasPrefix("https://") || server.hasPrefix("http://localhost") || server.hasPrefix("http://127.")) {
-            return "The server address must start with https:// (the password is sent to it)."
+            return tr("The server address must start with https:// (the password is sent to it).")
         }
-        if username.trimmed().isEmpty { return "Enter your user name." }
-        if password.isEmpty { return "Enter your password." }
+        if username.trimmed().isEmpty { return tr("Enter your user name.") }
+        if password.isEmpty { return tr("Enter your password.") }
         return nil
     }
 
@@ -69,7 +71,7 @@ public enum AccountForm {
     public static func status(exitStatus: Int32, output: String) -> AccountStatus {
         let text = output.trimmed()
         if exitStatus == 2, text.lowercased().contains("unknown command") {
-            return .unavailable("Sign-in needs a newer version of the inkling command.")
+            return .unavailable(tr("Sign-in needs a newer version of the inkling command."))
         }
         guard exitStatus == 0 else { return .signedOut }
         for line in text.split(separator: "\n") where line.lowercased().hasPrefix("signed in to ") {
@@ -88,15 +90,15 @@ public enum AccountForm {
     public static func failure(output: String) -> String {
         let text = output.lowercased()
         if text.contains("401") || text.contains("wrong user name or password") || text.contains("wrong password") {
-            return "The user name or password is wrong."
+            return tr("The user name or password is wrong.")
         }
         if text.contains("couldn't connect") || text.contains("could not resolve") || text.contains("couldn't resolve") || text.contains("unreachable")
             || text.contains("cannot reach") || text.contains("could not be reached")
         {
-            return "The server could not be reached. Check its address and the network connection."
+            return tr("The server could not be reached. Check its address and the network connection.")
         }
         if text.contains("keyring") || text.contains("secret service") {
-            return "No keyring is available in this session to keep the sign-in. Unlock or start your keyring, then try again."
+            return tr("No keyring is available in this session to keep the sign-in. Unlock or start your keyring, then try again.")
         }
         let line = output.split(separator: "\n").last { !$0.isEmpty }.map(String.init) ?? "no message"
         return line.hasPrefix("inkling: ") ? String(line.dropFirst(9)) : line
@@ -106,8 +108,10 @@ public enum AccountForm {
 /// The Cloud check page's plain statement of what leaves the machine.
 public enum CloudStatement {
     public static func text(enabled: Bool, endpoint: String) -> String {
-        let target = endpoint.isEmpty ? "the endpoint below (none is set, so nothing can be sent)" : endpoint
-        let when = enabled ? "Now on:" : "Off (the default): nothing you type leaves this computer. When on:"
-        return "\(when) after you finish a sentence, that one sentence, and nothing else, is sent over HTTPS to \(target), with the language and the words Inkling flagged in it. Never sent: passwords, PINs, fields marked private, anything while off-the-record is on, and your learned words."
+        let target = endpoint.isEmpty ? tr("the endpoint below (none is set, so nothing can be sent)") : endpoint
+        let when = enabled ? tr("Now on:") : tr("Off (the default): nothing you type leaves this computer. When on:")
+        return tr(
+            "{when} after you finish a sentence, that one sentence, and nothing else, is sent over HTTPS to {target}, with the language and the words Inkling flagged in it. Never sent: passwords, PINs, fields marked private, anything while off-the-record is on, and your learned words.",
+            ["when": when, "target": target])
     }
 }

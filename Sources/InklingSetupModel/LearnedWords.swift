@@ -23,21 +23,25 @@ public struct LearnedWordRow: Equatable, Sendable {
     /// "used 12 times · last 2026-12-01" (the date given already formatted by the glue).
     public func subtitle(lastUsedText: String) -> String {
         let times = count.isFinite ? Int(count.rounded()) : 0
-        let used = times == 1 ? "used once" : "used \(times) times"
-        return lastUsed > 0 ? "\(used) · last \(lastUsedText)" : used
+        let used = trn("used once", "used {count} times", count: times, ["count": String(times)])
+        return lastUsed > 0 ? tr("{used} · last {date}", ["used": used, "date": lastUsedText]) : used
     }
 
     /// The sentence the page shows above the list.
     public static func summary(total: Int, shown: Int, query: String) -> String {
-        if total == 0 { return "Inkling has not learned any words yet." }
+        if total == 0 { return tr("Inkling has not learned any words yet.") }
         if query.trimmed().isEmpty {
-            return shown < total ? "\(total) learned words; the \(shown) most used are shown. Search to find others." : "\(total) learned words."
+            return shown < total
+                ? tr("{total} learned words; the {shown} most used are shown. Search to find others.", ["total": String(total), "shown": String(shown)])
+                : trn("{count} learned word.", "{count} learned words.", count: total, ["count": String(total)])
         }
-        return shown == 0 ? "No learned word contains “\(query)”." : "\(shown) of \(total) learned words match."
+        return shown == 0
+            ? tr("No learned word contains “{query}”.", ["query": query])
+            : trn("{shown} of {total} learned words matches.", "{shown} of {total} learned words match.", count: shown, ["shown": String(shown), "total": String(total)])
     }
 
     /// The wipe confirmation's body.
     public static func wipeConfirmation(total: Int) -> String {
-        "Forget all \(total) learned words? Suggestions return to the language pack alone. This cannot be undone."
+        trn("Forget the one learned word? Suggestions return to the language pack alone. This cannot be undone.", "Forget all {count} learned words? Suggestions return to the language pack alone. This cannot be undone.", count: total, ["count": String(total)])
     }
 }

@@ -1,3 +1,5 @@
+import InklingCore
+
 /// The Languages page's model: rows parsed from `inkling packs list`, the progress of a
 /// download, and the CLI's messages turned into sentences.
 ///
@@ -8,6 +10,8 @@ public struct PackRow: Equatable, Sendable {
     public enum State: Equatable, Sendable {
         case bundled
         case installed
+        /// Installed by the system's package manager (`inkling-lang-de`): usable, removed with apt.
+        case system
         case available
         /// The manifest's URL is refused (not https://): shown, cannot be installed.
         case refused
@@ -31,20 +35,24 @@ public struct PackRow: Equatable, Sendable {
 
     /// The row's subtitle.
     public var subtitle: String {
-        var parts = ["version \(version)", sizeKiB >= 1024 ? "\((sizeKiB + 512) / 1024) MB" : "\(sizeKiB) KB"]
+        var parts = [
+            tr("version {version}", ["version": version]),
+            sizeKiB >= 1024 ? tr("{size} MB", ["size": String((sizeKiB + 512) / 1024)]) : tr("{size} KB", ["size": String(sizeKiB)]),
+        ]
         switch state {
-        case .bundled: parts.append("included with Inkling")
-        case .installed: parts.append("installed")
-        case .available: parts.append("not installed")
-        case .refused: parts.append("cannot be downloaded (the manifest gives an insecure address)")
+        case .bundled: parts.append(tr("included with Inkling"))
+        case .installed: parts.append(tr("installed"))
+        case .system: parts.append(tr("installed by the system (remove it with the package manager)"))
+        case .available: parts.append(tr("not installed"))
+        case .refused: parts.append(tr("cannot be downloaded (the manifest gives an insecure address)"))
         }
-        if let needsVersion { parts.append("needs Inkling \(needsVersion) or newer") }
+        if let needsVersion { parts.append(tr("needs Inkling {version} or newer", ["version": needsVersion])) }
         return parts.joined(separator: " · ")
     }
 
     public var canDownload: Bool { state == .available && needsVersion == nil }
     public var canRemove: Bool { state == .installed }
-    public var canChoose: Bool { state == .installed || state == .bundled }
+    public var canChoose: Bool { state == .installed || state == .bundled || state == .system }
 
     /// Parses the output of `inkling packs list` (tab-separated: code, name, version, `N KiB`,
     /// status); lines that do not fit are skipped. A "no manifest" line gives no rows.
@@ -59,6 +67,7 @@ public struct PackRow: Equatable, Sendable {
             switch statusParts[0] {
             case "bundled": state = .bundled
             case "installed": state = .installed
+            case "system": state = .system
             case "available": state = .available
             default: state = .refused
             }
@@ -92,30 +101,30 @@ public enum PackMessage {
         let text = output.lowercased()
         let reason: String
         if text.contains("couldn't resolve host") || text.contains("could not resolve") {
-            reason = "The download server could not be found. Check the network connection and try again."
+            reason = tr("The download server could not be found. Check the network connection and try again.")
         } else if text.contains("couldn't connect") || text.contains("could not connect") || text.contains("connection refused")
             || text.contains("timeout was reached") || text.contains("took longer than")
         {
-            reason = "No download server could be reached. Check the network connection and try again."
+            reason = tr("No download server could be reached. Check the network connection and try again.")
         } else if text.contains("sha-256 mismatch") || text.contains("size ") && text.contains("expected") {
-            reason = "The downloaded file was damaged (it does not match its checksum), so it was not installed. Try again."
+            reason = tr("The downloaded file was damaged (it does not match its checksum), so it was not installed. Try again.")
         } else if text.contains("no space left") || text.contains("disk quota") {
-            reason = "The disk is full. Free some space, then try again."
+            reason = tr("The disk is full. Free some space, then try again.")
         } else if text.contains("http 404") {
-            reason = "The server does not have this pack (HTTP 404). The pack list may be out of date."
+            reason = tr("The server does not have this pack (HTTP 404). The pack list may be out of date.")
         } else if text.contains("the server answered http") {
-            reason = "The server refused the download (\(firstMatch(of: "http ", in: output) ?? "an HTTP error")). Try again later."
+            reason = tr("The server refused the download ({code}). Try again later.", ["code": firstMatch(of: "http ", in: output) ?? tr("an HTTP error")])
         } else if text.contains("no pack manifest") || text.contains("no manifest") {
-            reason = "There is no list of languages yet. Set the address of a pack list first."
+            reason = tr("There is no list of languages yet. Set the address of a pack list first.")
         } else if text.contains("refused") && text.contains("https://") {
-            reason = "The pack's address is not secure (https:// is required), so it was not downloaded."
+            reason = tr("The pack's address is not secure (https:// is required), so it was not downloaded.")
         } else if text.contains("corrupt") {
-            reason = "The pack file is damaged. Remove it and download it again."
+            reason = tr("The pack file is damaged. Remove it and download it again.")
         } else {
-            let line = output.split(separator: "\n").last { !$0.isEmpty }.map(String.init) ?? "it failed without a message"
+            let line = output.split(separator: "\n").last { !$0.isEmpty }.map(String.init) ?? tr("it failed without a message")
             reason = sentenceCase(line.hasPrefix("inkling: ") ? String(line.dropFirst(9)) : line)
         }
-        return "\(action) failed. \(reason)"
+        return tr("{action} failed. {reason}", ["action": action, "reason": reason])
     }
 
     static func firstMatch(of prefix: String, in text: String) -> String? {

@@ -51,12 +51,12 @@ public enum Shortcut {
         let name = keyName.count == 1 ? keyName.lowercased() : keyName
         accelerator += name
         guard KeyBinding(accelerator: accelerator) != nil else {
-            return .refused("Inkling cannot use \(label(keyName: keyName, modifiers: modifiers)): choose a letter, a digit, an F key, Return, space, Tab or an arrow key, with Control or Alt.")
+            return .refused(tr("Inkling cannot use {keys}: choose a letter, a digit, an F key, Return, space, Tab or an arrow key, with Control or Alt.", ["keys": label(keyName: keyName, modifiers: modifiers)]))
         }
         let isFunctionKey = lower.hasPrefix("f") && lower.count > 1 && lower.dropFirst().allSatisfy(\.isNumber)
         let typesSomething = !isFunctionKey && !["up", "down", "left", "right", "page_up", "page_down", "home", "end", "escape"].contains(lower)
         if typesSomething && modifiers.intersection([.control, .alt, .superKey]).isEmpty {
-            return .refused("\(label(keyName: keyName, modifiers: modifiers)) alone is used for typing: add Control or Alt.")
+            return .refused(tr("{keys} alone is used for typing: add Control or Alt.", ["keys": label(keyName: keyName, modifiers: modifiers)]))
         }
         return .accepted(accelerator)
     }
@@ -65,8 +65,8 @@ public enum Shortcut {
     /// empty → `Off`; one the engine cannot parse says so.
     public static func label(accelerator: String) -> String {
         let trimmed = accelerator.trimmed()
-        if trimmed.isEmpty { return "Off" }
-        guard KeyBinding(accelerator: String(trimmed)) != nil else { return "Not understood (\(trimmed))" }
+        if trimmed.isEmpty { return tr("Off") }
+        guard KeyBinding(accelerator: String(trimmed)) != nil else { return tr("Not understood ({accelerator})", ["accelerator": String(trimmed)]) }
         var rest = Substring(trimmed)
         var modifiers: ShortcutModifiers = []
         while rest.hasPrefix("<"), let close = rest.firstIndex(of: ">") {

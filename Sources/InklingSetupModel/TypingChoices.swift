@@ -27,12 +27,12 @@ public struct SettingChoices: Equatable, Sendable {
     /// `selection-keys`: F1…F9 or 1…9 (the engine falls back to F-keys).
     public static let selectionKeys = SettingChoices(
         key: "selection-keys", values: ["f-keys", "digits"],
-        labels: ["F1 … F9", "1 … 9 while the list is shown"], fallbackIndex: 0)
+        labels: ["F1 … F9", tr("1 … 9 while the list is shown")], fallbackIndex: 0)
 
     /// `autocorrect`: what space does with a likely typo (the engine falls back to off).
     public static let autocorrect = SettingChoices(
         key: "autocorrect", values: ["off", "very-likely", "always"],
-        labels: ["Off: only offer fixes", "When the fix is very likely", "Always take the best suggestion"],
+        labels: [tr("Off: only offer fixes"), tr("When the fix is very likely"), tr("Always take the best suggestion")],
         fallbackIndex: 0)
 }
 
@@ -57,6 +57,6 @@ public enum LayoutChoices {
 
     /// The row's label.
     public static func label(_ value: String) -> String {
-        value == automatic ? "Follow the language" : value.uppercased()
+        value == automatic ? tr("Follow the language") : value.uppercased()
     }
 }

@@ -69,26 +69,54 @@ enum PacksCommand {
         return bundledManifest().map { ($0, "") }
     }
 
+    /// The manifest's address: `--manifest-url`, else `$INKLING_MANIFEST_URL`, else the
+    /// `pack-manifest-url` setting (where a release publishes its packs).
     static func manifestURL(_ arguments: Arguments) -> String? {
-        arguments.options["--manifest-url"] ?? ProcessInfo.processInfo.environment["INKLING_MANIFEST_URL"]
+        arguments.options["--manifest-url"] ?? ProcessInfo.processInfo.environment["INKLING_MANIFEST_URL"] ?? settingManifestURL()
+    }
+
+    /// The `pack-manifest-url` setting; nil when the schema is not installed or the value is empty.
+    static func settingManifestURL() -> String? {
+        guard let source = g_settings_schema_source_get_default(),
+            let schema = g_settings_schema_source_lookup(source, "org.freedesktop.ibus.engine.inkling", 1)
+        else { return nil }
+        defer { g_settings_schema_unref(schema) }
+        guard g_settings_schema_has_key(schema, "pack-manifest-url") != 0, let settings = g_settings_new_full(schema, nil, nil) else {
+            return nil
+        }
+        defer { g_object_unref(settings) }
+        guard let value = g_settings_get_string(settings, "pack-manifest-url") else { return nil }
+        defer { g_free(value) }
+        let url = String(cString: value)
+        return url.isEmpty ? nil : url
     }
 
     // MARK: Commands
 
     static func list(_ arguments: Arguments) {
         removeAbandonedPartials()
-        guard let (manifest, source) = currentManifest() else {
+        let current = currentManifest()
+        // Packs installed by apt are listed even when the manifest in use does not name them.
+        let system = PackLocator.systemPackEntries(executablePath: PackLocator.currentExecutablePath())
+        guard current != nil || !system.isEmpty else {
             print("no pack manifest yet: run 'inkling packs update --manifest-url URL'")
             return
         }
-        for entry in manifest.packs.sorted(by: { $0.language < $1.language }) {
+        let known = current?.0.packs ?? []
+        let source = current?.source ?? ""
+        let entries = known + system.filter { entry in !known.contains { $0.language == entry.language } }
+        for entry in entries.sorted(by: { $0.language < $1.language }) {
             let path = packFolder + "/\(entry.language).inkpack"
             var status = "available"
             if entry.url.isEmpty { status = "bundled" }
             if !entry.url.isEmpty, (try? PackDownload.check(PackDownload.resolve(entry.url, against: source))) == nil {
                 status = "refused URL (https:// only)"
             }
-            if FileManager.default.fileExists(atPath: path) { status = "installed" }
+            if FileManager.default.fileExists(atPath: path) {
+                status = "installed"
+            } else if PackLocator.systemPack(language: entry.language, executablePath: PackLocator.currentExecutablePath()) != nil {
+                status = "system"
+            }
             if !entry.isSupported { status += ", needs Inkling \(entry.minEngineVersion)" }
             print("\(entry.language)\t\(entry.displayName)\t\(entry.version)\t\(entry.size / 1024) KiB\t\(status)")
         }

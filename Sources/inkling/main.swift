@@ -1,6 +1,7 @@
 import FoundationEssentials
 import InklingCommandLine
 import InklingCore
+import InklingGettext
 import InklingStore
 
 #if canImport(Glibc)
@@ -125,6 +126,7 @@ func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
     return options
 }
 
+Gettext.start()
 let parsed = Terminal.parse(Array(CommandLine.arguments.dropFirst()), with: Commands.inkling, version: InklingVersion.current)
 let arguments = Arguments(parsed)
 

@@ -57,6 +57,14 @@ def test_the_input_source_menu_switches_language_and_off_the_record():
     run_scenario("menu")
 
 
+def test_the_keyboard_layout_setting_changes_typo_weighting():
+    run_scenario("layout")
+
+
+def test_the_menu_is_in_german_with_language_de():
+    run_scenario("menu_german")
+
+
 def test_learning_is_persisted_and_private_fields_are_not_learned():
     run_scenario("learning")
 
@@ -626,12 +634,90 @@ def scenario_learning(checks):
         daemon.stop()
 
 
+def scenario_layout(checks):
+    """The keyboard-layout setting, followed live: "tje" for "the" is a neighbouring key (j next to
+    h) on QWERTY, but not on JCUKEN (no Latin letters), so its explanation in the correction list
+    changes (or the checker no longer flags it, the weight of the typo being lower)."""
+    from ibus_harness import CONTROL, Client, IBus, Timeout, pump_until
+
+    alt = int(IBus.ModifierType.MOD1_MASK)
+    daemon = make_daemon().start()
+
+    def explanation_of_tje():
+        client = Client(daemon)
+        client.focus_in()
+        client.set_engine("inkling")
+        try:
+            client.wait_for_surrounding_request()
+            client.type("I saw tje cat. ")
+            try:
+                pump_until(lambda: any("tje \u2192 the" in text for text, _ in client.aux), timeout=5,
+                           what="the chip for tje")
+            except Timeout:
+                return None
+            client.key(IBus.KEY_space, CONTROL | alt)  # the correction list: chip and explanation
+            pump_until(lambda: client.aux and client.aux[-1][0].startswith("tje \u2192 the: "),
+                       what="the explanation of tje")
+            return client.aux[-1][0].split(": ", 1)[1]
+        finally:
+            client.destroy()
+
+    try:
+        r = gsettings(daemon, "set", SCHEMA, "keyboard-layout", "qwerty")
+        checks.check("gsettings set keyboard-layout qwerty", r.returncode == 0, r.stderr)
+        pump_for(0.8)
+        qwerty = explanation_of_tje()
+        checks.check("on QWERTY, j is a neighbouring key of h", qwerty == "neighbouring key: j typed for h", qwerty)
+        pid = daemon.engine_pid()
+        r = gsettings(daemon, "set", SCHEMA, "keyboard-layout", "jcuken")
+        checks.check("gsettings set keyboard-layout jcuken", r.returncode == 0, r.stderr)
+        pump_for(0.8)
+        jcuken = explanation_of_tje()
+        checks.check("on JCUKEN, j is no neighbour of h: a wrong letter, or not flagged at all",
+                     jcuken in (None, "wrong letter: j for h"), jcuken)
+        checks.check("the same engine followed the setting", daemon.engine_pid() == pid, (pid, daemon.engine_pid()))
+    finally:
+        daemon.stop()
+
+
+def scenario_menu_german(checks):
+    """LANGUAGE=de (with a locale that is not C, which gettext needs) and the po/ catalogues
+    compiled into a private locale folder: the engine's menu is German."""
+    from ibus_harness import ALL_CAPS, Client, Daemon, IBus
+
+    root = os.path.dirname(os.path.dirname(HERE))
+    locale = tempfile.mkdtemp(prefix="inkling-locale-")
+    subprocess.run(["bash", os.path.join(root, "po", "build.sh"), locale], check=True)
+    schemas = compile_schema(tempfile.mkdtemp(prefix="inkling-schema-"))
+    daemon = Daemon(env={"GSETTINGS_SCHEMA_DIR": schemas, "GSETTINGS_BACKEND": "keyfile", "LANGUAGE": "de",
+                         "LC_ALL": "C.UTF-8", "INKLING_LOCALEDIR": locale}, global_engine=None, verbose=True)
+    daemon.start()
+    try:
+        client = Client(daemon, caps=ALL_CAPS | IBus.Capabilite.PROPERTY)
+        client.focus_in()
+        client.set_engine("inkling")
+        menu = None
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and not (client.menus and "InputMode" in client.menus[-1]):
+            pump_for(0.1)
+        menu = client.menus[-1] if client.menus else {}
+        checks.check("the language menu's title is German",
+                     menu.get("InputMode", {}).get("label") == "Sprache: English", menu)
+        checks.check("the off-the-record toggle is German",
+                     menu.get("inkling.off-the-record", {}).get("label") == "Vertraulich", menu)
+        client.destroy()
+    finally:
+        daemon.stop()
+        shutil.rmtree(locale, ignore_errors=True)
+
+
 def helper_main(name):
     checks = Checks()
     error = None
     try:
         {"settings": scenario_settings, "languages": scenario_languages, "menu": scenario_menu,
-         "learning": scenario_learning, "changed": scenario_changed}[name](checks)
+         "learning": scenario_learning, "changed": scenario_changed, "menu_german": scenario_menu_german,
+         "layout": scenario_layout}[name](checks)
     except Exception:  # reported, not raised: the parent prints the checks
         import traceback
 

@@ -45,7 +45,7 @@ assert schema.get("path") == "/org/freedesktop/ibus/engine/inkling/", schema.get
 expected = {"page-size": "i", "selection-keys": "s", "next-word-predictions": "b", "autocorrect": "s",
             "apply-fix-key": "s", "correction-panel-key": "s", "keep-word-key": "s", "cloud-check": "b",
             "cloud-endpoint": "s", "cloud-model": "s", "languages": "as", "off-the-record": "b",
-            "keyboard-layout": "s"}
+            "keyboard-layout": "s", "pack-manifest-url": "s"}
 keys = {k.get("name"): k for k in schema.findall("key")}
 assert set(keys) == set(expected), sorted(set(keys) ^ set(expected))
 for name, key in keys.items():

@@ -11,4 +11,6 @@ status=0
 /usr/bin/python3 Tests/Packs/test_pack_safety.py || status=1
 # A pack rewritten or truncated on disk while `inkling predict --stdio` uses it.
 /usr/bin/python3 Tests/Packs/test_pack_in_use.py || status=1
+# Language packs as Debian packages (inkling-lang-de), installed into a private dpkg root.
+/usr/bin/python3 -m pytest -p no:cacheprovider -q Tests/Packs/test_lang_debs.py || status=1
 exit $status

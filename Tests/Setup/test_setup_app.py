@@ -479,3 +479,27 @@ def test_shortcut_recorder_stores_only_keys_the_engine_understands(world):
     wait_for(lambda: find(w.app, "Ctrl+Alt+J", "label"), "the row to show Ctrl+Alt+J")
     click(find(w.app, "Reset: Keep exactly what was typed", "push button"))
     wait_for(lambda: gsettings(w, "get", SCHEMA, "keep-word-key") == "'<Control><Alt>k'", "the default back")
+
+
+def test_the_app_is_german_with_language_de(world):
+    """LANGUAGE=de with po/ compiled into a private locale folder: the window, its pages and their
+    accessible names are German. Runs last: GApplication is single-instance, so the English app
+    of the other tests is closed first."""
+    w = world
+    w.app_process.terminate()
+    w.app_process.wait(timeout=10)
+    locale = os.path.join(w.root, "locale")
+    subprocess.run(["bash", os.path.join(ROOT, "po", "build.sh"), locale], check=True)
+    env = dict(w.env, LANGUAGE="de", LC_ALL="C.UTF-8", INKLING_LOCALEDIR=locale)
+    w.app_process = subprocess.Popen([SETUP, "--page", "typing"], env=env, stdout=subprocess.DEVNULL,
+                                     stderr=open(os.path.join(w.root, "app-de.log"), "w"))
+
+    def german_typing_page():
+        # The closed English app may still be listed for a moment; its nodes then match nothing.
+        app = find_app("inkling-setup")
+        return app if find(app, "Vorschläge pro Seite", "spin button") else None
+
+    german = wait_for(german_typing_page, "the German Typing page")
+    tabs = {t.name for t in pyatspi.findAllDescendants(german, lambda n: n.getRoleName() == "page tab")}
+    assert {"Tippen", "Sprachen", "Gelernte Wörter", "Cloud-Prüfung", "Info"} <= tabs, tabs
+    assert find(german, "Suggestions per page") is None

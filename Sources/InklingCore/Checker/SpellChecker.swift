@@ -295,28 +295,28 @@ public struct SpellChecker: Sendable {
             if differing.count == 1 {
                 let i = differing[0]
                 if layout.areAdjacent(typed[i], intended[i]) {
-                    return "neighbouring key: \(s(typed[i])) typed for \(s(intended[i]))"
+                    return tr("neighbouring key: {typed} typed for {intended}", ["typed": s(typed[i]), "intended": s(intended[i])])
                 }
-                return "wrong letter: \(s(typed[i])) for \(s(intended[i]))"
+                return tr("wrong letter: {typed} for {intended}", ["typed": s(typed[i]), "intended": s(intended[i])])
             }
             if differing.count == 2, differing[1] == differing[0] + 1,
                 typed[differing[0]] == intended[differing[1]], typed[differing[1]] == intended[differing[0]]
             {
-                return "swapped letters: \(s(typed[differing[0]]))\(s(typed[differing[1]]))"
+                return tr("swapped letters: {letters}", ["letters": s(typed[differing[0]]) + s(typed[differing[1]])])
             }
         }
         if typed.count + 1 == intended.count {
             for i in intended.indices where Array(intended[..<i] + intended[(i + 1)...]) == typed {
-                return "missing letter: \(s(intended[i]))"
+                return tr("missing letter: {letter}", ["letter": s(intended[i])])
             }
         }
         if typed.count == intended.count + 1 {
             // Prefer a doubled key (`thee`) over an extra one when both explain the word.
             let extras = typed.indices.filter { Array(typed[..<$0] + typed[($0 + 1)...]) == intended }
-            if let i = extras.first(where: { $0 > 0 && typed[$0 - 1] == typed[$0] }) { return "doubled letter: \(s(typed[i]))" }
-            if let i = extras.first { return "extra letter: \(s(typed[i]))" }
+            if let i = extras.first(where: { $0 > 0 && typed[$0 - 1] == typed[$0] }) { return tr("doubled letter: {letter}", ["letter": s(typed[i])]) }
+            if let i = extras.first { return tr("extra letter: {letter}", ["letter": s(typed[i])]) }
         }
-        return "unknown word; a similar word is much more likely here"
+        return tr("unknown word; a similar word is much more likely here")
     }
 }
 

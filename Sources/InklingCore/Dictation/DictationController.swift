@@ -15,13 +15,13 @@
 ///   within `stopTimeoutMilliseconds` is hung: `helperHung` says so and the glue kills it.
 public struct DictationController: Sendable {
     /// The auxiliary text while listening (the partial follows it).
-    public static let listeningLabel = "🎙 listening…"
+    public static var listeningLabel: String { tr("🎙 listening…") }
     /// Shown by the key when dictation is not enabled.
-    public static let offNotice = "Dictation is off — enable it in Inkling Settings"
+    public static var offNotice: String { tr("Dictation is off — enable it in Inkling Settings") }
     /// Shown by the key in a password or PIN field.
-    public static let refusedNotice = "🎙 no dictation in password fields"
+    public static var refusedNotice: String { tr("🎙 no dictation in password fields") }
     /// Shown when the helper failed (no microphone, no model, crashed).
-    public static let failedNotice = "🎙 dictation stopped: the speech helper failed"
+    public static var failedNotice: String { tr("🎙 dictation stopped: the speech helper failed") }
 
     /// Where a field's listening period is.
     public enum Phase: Equatable, Sendable {

@@ -118,7 +118,7 @@ public struct CloudCheck: Sendable {
             }
             let flag = TypoFlag(
                 word: fix.original, replacements: [fix.replacement],
-                explanation: fix.explanation ?? "suggested by the cloud check", margin: 0)
+                explanation: fix.explanation ?? tr("suggested by the cloud check"), margin: 0)
             corrections.add(
                 flag, before: Substring(String(String.UnicodeScalarView(scalars[..<begin]))),
                 tail: String(String.UnicodeScalarView(scalars[end...])), origin: .cloud)

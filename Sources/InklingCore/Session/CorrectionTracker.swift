@@ -48,14 +48,14 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noSurroundingText: return "fix not applied: this application does not report its text"
-        case .stoppedReportingText: return "fix not applied: this application stopped reporting its text after it was typed into"
-        case .notReportedYet: return "fix not applied: this application has not reported its text yet"
-        case .unreliableOffsets: return "fix not applied: this application counts text positions differently"
-        case .textChanged: return "fix not applied: the text changed"
-        case .selection: return "fix not applied: text is selected"
-        case .unconfirmed: return "fix not applied: the application has not reported the text before the cursor yet"
-        case .whitespaceNotReported: return "fix not applied: this application has not reported the space before the cursor"
+        case .noSurroundingText: return tr("fix not applied: this application does not report its text")
+        case .stoppedReportingText: return tr("fix not applied: this application stopped reporting its text after it was typed into")
+        case .notReportedYet: return tr("fix not applied: this application has not reported its text yet")
+        case .unreliableOffsets: return tr("fix not applied: this application counts text positions differently")
+        case .textChanged: return tr("fix not applied: the text changed")
+        case .selection: return tr("fix not applied: text is selected")
+        case .unconfirmed: return tr("fix not applied: the application has not reported the text before the cursor yet")
+        case .whitespaceNotReported: return tr("fix not applied: this application has not reported the space before the cursor")
         }
     }
 }

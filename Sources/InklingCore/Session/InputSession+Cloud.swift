@@ -77,5 +77,5 @@ extension InputSession {
     }
 
     /// Shown in the auxiliary text while a cloud check is in flight.
-    public static let cloudHint = "   \u{2601} checking\u{2026}"
+    public static var cloudHint: String { "   " + tr("☁ checking…") }
 }

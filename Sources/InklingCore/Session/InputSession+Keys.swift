@@ -43,7 +43,7 @@ extension InputSession {
         if let binding = settings.offTheRecordKey, binding.matches(event) {
             settings.offTheRecord.toggle()
             learning.dropUnfinished()
-            notice = settings.offTheRecord ? "off the record: nothing is learned or sent" : "back on the record"
+            notice = settings.offTheRecord ? tr("off the record: nothing is learned or sent") : tr("back on the record")
             return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
         }
         return nil
@@ -57,7 +57,7 @@ extension InputSession {
                 let word = suggestions.items[index]
                 let known = predictor.userModel.knows(WordText.key(word))
                 predictor.updateUserModel { $0.forget(word) }
-                notice = known ? "forgot \u{201C}\(word)\u{201D}" : "\u{201C}\(word)\u{201D} was not learned"
+                notice = known ? tr("forgot “{word}”", ["word": word]) : tr("“{word}” was not learned", ["word": word])
                 lastSuggestionKey = nil
                 return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: true)
             }
