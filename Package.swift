@@ -26,7 +26,10 @@ let package = Package(
         /// The `inkling` command-line tool: a thin shell over InklingCore.
         .executableTarget(
             name: "inkling",
-            dependencies: ["InklingCore", "InklingCommandLine", "CGio", "CCurl", "InklingStore", "InklingDigest", "InklingAccount", "InklingServerProtocol", "InklingGettext"]),
+            dependencies: [
+                "InklingCore", "InklingCommandLine", "CGio", "CCurl", "InklingStore", "InklingDigest", "InklingAccount",
+                "InklingServerProtocol", "InklingGettext",
+            ]),
         /// SHA-256 of pack files (GLib's GChecksum), shared by the CLI and the engine.
         .target(name: "InklingDigest", dependencies: ["CGio"]),
         /// GIO (pkg-config `gio-2.0`) for `inkling config` (GSettings) and `InklingDigest` (GChecksum).
@@ -61,7 +64,10 @@ let package = Package(
         /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
         .executableTarget(
             name: "InklingEngine",
-            dependencies: ["InklingCore", "InklingCommandLine", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest", "InklingLog", "InklingGettext"],
+            dependencies: [
+                "InklingCore", "InklingCommandLine", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest",
+                "InklingLog", "InklingGettext",
+            ],
             path: "Sources/InklingEngine"
         ),
         /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.
@@ -84,7 +90,10 @@ let package = Package(
         /// `inkling-cloud`: the opt-in cloud-check helper process (JSON lines on stdin/stdout ⇄ HTTPS).
         .executableTarget(
             name: "InklingCloud",
-            dependencies: ["InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog", "InklingCloudClient", "InklingAccount", "InklingServerProtocol"],
+            dependencies: [
+                "InklingCore", "InklingCommandLine", "CCurl", "CSecret", "InklingLog", "InklingCloudClient",
+                "InklingAccount", "InklingServerProtocol",
+            ],
             path: "Sources/InklingCloud"
         ),
         /// The client side of an Inkling Server account: the device token in the keyring
@@ -145,9 +154,12 @@ let package = Package(
         /// password hashing, database drivers and the upstream transport are injected.
         .target(name: "InklingServerCore", dependencies: ["InklingServerProtocol", "InklingCore"]),
         /// libmicrohttpd (pkg-config `libmicrohttpd`) for inkling-server's HTTP; typed wrappers.
-        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
         /// libargon2 (pkg-config `libargon2`) for inkling-server's password hashes; getrandom.
-        .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(
+            name: "CArgon2", path: "Sources/CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         /// libpq (pkg-config `libpq`) for inkling-server's PostgreSQL storage.
         .systemLibrary(name: "CPQ", path: "Sources/CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         /// inkling-server's drivers: SQLite and PostgreSQL connections, Argon2id, getrandom, clock.
@@ -155,7 +167,10 @@ let package = Package(
         /// `inkling-server`: the Inkling Server (HTTP on libmicrohttpd, admin commands).
         .executableTarget(
             name: "InklingServer",
-            dependencies: ["InklingServerCore", "InklingServerStore", "InklingServerProtocol", "InklingCore", "InklingCloudClient", "CMicroHTTPD", "CGio", "InklingLog"],
+            dependencies: [
+                "InklingServerCore", "InklingServerStore", "InklingServerProtocol", "InklingCore", "InklingCloudClient",
+                "CMicroHTTPD", "CGio", "InklingLog",
+            ],
             path: "Sources/InklingServer"
         ),
         .testTarget(

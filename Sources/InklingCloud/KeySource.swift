@@ -12,9 +12,9 @@ enum KeySource {
 
         static func == (lhs: FileResult, rhs: FileResult) -> Bool {
             switch (lhs, rhs) {
-            case let (.key(a), .key(b)): a == b
+            case (.key(let a), .key(let b)): a == b
             case (.missing, .missing): true
-            case let (.refused(a), .refused(b)): a.description == b.description
+            case (.refused(let a), .refused(let b)): a.description == b.description
             default: false
             }
         }
@@ -40,7 +40,9 @@ enum KeySource {
         guard fstat(fd, &info) == 0 else { return .refused("it cannot be examined") }
         guard info.st_mode & S_IFMT == S_IFREG else { return .refused("it must be a regular file") }
         guard info.st_uid == owner else { return .refused("it must be owned by the user") }
-        guard info.st_mode & 0o077 == 0 else { return .refused("its mode must be 0600 or stricter: run chmod 600 on it") }
+        guard info.st_mode & 0o077 == 0 else {
+            return .refused("its mode must be 0600 or stricter: run chmod 600 on it")
+        }
         guard info.st_size <= maximumFileBytes else { return .refused("it is too large for a key") }
         var bytes = [UInt8](repeating: 0, count: maximumFileBytes + 1)
         var total = 0
@@ -86,27 +88,31 @@ enum KeySource {
     static func keyringKey(endpoint: String) -> String? {
         guard let secret = inkling_secret_lookup(endpoint) else { return nil }
         defer { inkling_secret_free(secret) }
-        let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(secret).assumingMemoryBound(to: UInt8.self), count: strlen(secret)))
-        if case let .key(key) = parseKey(bytes) { return key }
+        let bytes = Array(
+            UnsafeBufferPointer(
+                start: UnsafeRawPointer(secret).assumingMemoryBound(to: UInt8.self), count: strlen(secret)))
+        if case .key(let key) = parseKey(bytes) { return key }
         return nil
     }
 
     /// Resolves the key once, logging (without contents) where it came from or why a file was refused.
     static func resolve(options: Options, environment: (String) -> String?) -> String? {
-        if options.useKeyring, sessionBusAvailable(environment: environment), let key = keyringKey(endpoint: options.endpoint) {
+        if options.useKeyring, sessionBusAvailable(environment: environment),
+            let key = keyringKey(endpoint: options.endpoint)
+        {
             Log.note("using the API key from the keyring")
             return key
         }
         let explicit = options.keyFile != nil
         guard let path = options.keyFile ?? Options.defaultKeyFile(environment: environment) else { return nil }
         switch readKeyFile(path: path) {
-        case let .key(key):
+        case .key(let key):
             Log.config("using the API key from the key file", path: path)
             return key
         case .missing:
             if explicit { Log.config("no key in the key file; sending requests without a key", path: path) }
             return nil
-        case let .refused(reason):
+        case .refused(let reason):
             Log.config("refusing to use the key file, sending requests without a key", detail: reason, path: path)
             return nil
         }

@@ -16,7 +16,9 @@ enum Log {
     /// A configuration problem about a file: the path is the user's configuration, not text.
     static func config(_ message: StaticString, detail: StaticString = "", path: String) {
         let extra = detail.utf8CodeUnitCount > 0 ? " (\(detail))" : ""
-        emit("\(message)\(extra): \(path.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(String.init).joined())")
+        emit(
+            "\(message)\(extra): \(path.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(String.init).joined())"
+        )
     }
 
     /// Command-line problems: the messages are the helper's own, never input.

@@ -26,16 +26,28 @@ struct Options: Equatable, Sendable {
     static let command: CommandSpec = {
         var command = CommandSpec(
             ["inkling-cloud"], synopsis: "--endpoint URL [--model NAME] [--key-file PATH] [--timeout-ms N]",
-            summary: "The cloud-check helper of the Inkling input method, started by the engine: JSON lines on standard input and output, HTTPS to an OpenAI-compatible endpoint. The API key comes from the keyring or the key file, never from the command line.",
+            summary:
+                "The cloud-check helper of the Inkling input method, started by the engine: JSON lines on standard input and output, HTTPS to an OpenAI-compatible endpoint. The API key comes from the keyring or the key file, never from the command line.",
             options: [
-                OptionSpec("--endpoint", value: "URL", help: "the service's https:// URL (http:// only to this machine)"),
-                OptionSpec("--model", value: "NAME", help: "the model name sent with each request (default: the endpoint's; unused for an Inkling Server)"),
-                OptionSpec("--key-file", value: "PATH", help: "the API key file (default $XDG_CONFIG_HOME/inkling/cloud-key, mode 0600)"),
-                OptionSpec("--timeout-ms", value: "N", help: "request deadline in milliseconds, 100 to 120000 (default 8000)"),
+                OptionSpec(
+                    "--endpoint", value: "URL", help: "the service's https:// URL (http:// only to this machine)"),
+                OptionSpec(
+                    "--model", value: "NAME",
+                    help:
+                        "the model name sent with each request (default: the endpoint's; unused for an Inkling Server)"),
+                OptionSpec(
+                    "--key-file", value: "PATH",
+                    help: "the API key file (default $XDG_CONFIG_HOME/inkling/cloud-key, mode 0600)"),
+                OptionSpec(
+                    "--timeout-ms", value: "N", help: "request deadline in milliseconds, 100 to 120000 (default 8000)"),
                 OptionSpec("--no-keyring", help: "do not ask the keyring for the key (tests)"),
-                OptionSpec("--breaker-ms", value: "N", help: "first pause after repeated failures in milliseconds, 10 to 300000 (tests)"),
+                OptionSpec(
+                    "--breaker-ms", value: "N",
+                    help: "first pause after repeated failures in milliseconds, 10 to 300000 (tests)"),
                 OptionSpec("--verbose", help: "one line per request on standard error (numbers only, never text)"),
-                OptionSpec("--account-look-ms", value: "N", help: "without a key: look for an Inkling Server sign-in this often (tests)", hidden: true),
+                OptionSpec(
+                    "--account-look-ms", value: "N",
+                    help: "without a key: look for an Inkling Server sign-in this often (tests)", hidden: true),
             ])
         command.quotesArguments = false
         return command
@@ -71,8 +83,12 @@ struct Options: Equatable, Sendable {
         options.keyFile = parsed.value("--key-file")
         do {
             if let ms = try parsed.integer("--timeout-ms", in: 100...120_000) { options.timeoutMilliseconds = ms }
-            if let ms = try parsed.integer("--breaker-ms", in: 10...300_000) { options.breakerMilliseconds = UInt64(ms) }
-            if let ms = try parsed.integer("--account-look-ms", in: 10...3_600_000) { options.accountLookMilliseconds = UInt64(ms) }
+            if let ms = try parsed.integer("--breaker-ms", in: 10...300_000) {
+                options.breakerMilliseconds = UInt64(ms)
+            }
+            if let ms = try parsed.integer("--account-look-ms", in: 10...3_600_000) {
+                options.accountLookMilliseconds = UInt64(ms)
+            }
         } catch {
             throw .usage(error.message)
         }
@@ -80,7 +96,8 @@ struct Options: Equatable, Sendable {
         options.verbose = parsed.has("--verbose")
         guard let endpoint, !endpoint.isEmpty else { throw .usage("--endpoint is required") }
         if let model {
-            guard !model.isEmpty, model.utf8.count <= 256, !model.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+            guard !model.isEmpty, model.utf8.count <= 256,
+                !model.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
             else { throw .usage("--model takes a name of 1 to 256 bytes") }
             options.model = model
         }
@@ -99,11 +116,15 @@ struct Options: Equatable, Sendable {
         else { throw .usage("--endpoint must be a plain http(s) URL without query or fragment") }
         let lower = url.lowercased()
         let isHTTPS = lower.hasPrefix("https://")
-        guard isHTTPS || lower.hasPrefix("http://") else { throw .usage("--endpoint must start with https:// (or http:// for a local server)") }
+        guard isHTTPS || lower.hasPrefix("http://") else {
+            throw .usage("--endpoint must start with https:// (or http:// for a local server)")
+        }
         let rest = lower.dropFirst(isHTTPS ? 8 : 7)
         let authority = rest.prefix { $0 != "/" }
         guard !authority.isEmpty else { throw .usage("--endpoint has no host") }
-        guard !authority.contains("@") else { throw .usage("--endpoint must not contain credentials; use the keyring or the key file") }
+        guard !authority.contains("@") else {
+            throw .usage("--endpoint must not contain credentials; use the keyring or the key file")
+        }
         if !isHTTPS, !isLoopback(authority: String(authority)) {
             throw .usage("--endpoint uses http:// to a host that is not this machine; use https://")
         }

@@ -198,9 +198,9 @@ final class Service: Sendable {
             return .queued(dropped: dropped)
         }
         switch decision {
-        case let .reply(reply):
+        case .reply(let reply):
             output.send(reply)
-        case let .queued(dropped):
+        case .queued(let dropped):
             if let dropped {
                 Log.note("queue full, dropped the oldest pending check", ("id", dropped.request.id))
                 output.send(CloudReply(type: "error", id: dropped.request.id, message: CloudError.overloaded))
@@ -233,7 +233,10 @@ final class Service: Sendable {
         let keyringUsable = options.useKeyring && AccountKeyring.sessionBusAvailable(environment: environment)
         let wall = SystemWallClock()
         let markerPath = SignInMarker.path(environment: environment)
-        var account = keyringUsable ? AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath) : nil
+        var account =
+            keyringUsable
+            ? AccountMode.start(
+                endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath) : nil
         func marker() -> SignInMarker.Stamp? { markerPath.flatMap { SignInMarker.stamp(path: $0) } }
         var accountLooks = KeyringLookSchedule(
             interval: options.accountLookMilliseconds, lookedAt: clock.milliseconds(), marker: marker())
@@ -250,7 +253,8 @@ final class Service: Sendable {
                 let stamp = marker()
                 if accountLooks.isDue(now: clock.milliseconds(), marker: stamp) {
                     accountLooks.looked(now: clock.milliseconds(), marker: stamp)
-                    account = AccountMode.start(endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath)
+                    account = AccountMode.start(
+                        endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath)
                 }
             }
             if let reply = serve(job, client: client, key: key, account: account) {
@@ -287,8 +291,8 @@ final class Service: Sendable {
         }
         let remaining: UInt64
         switch start {
-        case let .reply(reply): return reply
-        case let .send(value): remaining = value
+        case .reply(let reply): return reply
+        case .send(let value): remaining = value
         }
 
         let outcome: HTTPOutcome
@@ -296,11 +300,13 @@ final class Service: Sendable {
             switch account.check(request, client: client, timeoutMilliseconds: Int(remaining), cancel: job.cancel) {
             case .refused:
                 state.withLock { $0.current = nil }
-                return job.cancel.isSet ? nil : CloudReply(type: "error", id: request.id, message: CloudError.signInRequired)
+                return job.cancel.isSet
+                    ? nil : CloudReply(type: "error", id: request.id, message: CloudError.signInRequired)
             case .rateLimited:
                 state.withLock { $0.current = nil }
-                return job.cancel.isSet ? nil : CloudReply(type: "error", id: request.id, message: CloudError.rateLimited)
-            case let .outcome(result):
+                return job.cancel.isSet
+                    ? nil : CloudReply(type: "error", id: request.id, message: CloudError.rateLimited)
+            case .outcome(let result):
                 outcome = result
             }
         } else {
@@ -322,11 +328,11 @@ final class Service: Sendable {
         case .tooLarge:
             reply = CloudReply(type: "error", id: request.id, message: CloudError.responseTooLarge)
             succeeded = false
-        case let .network(code):
+        case .network(let code):
             status = -code
             reply = CloudReply(type: "error", id: request.id, message: CloudError.network)
             succeeded = false
-        case let .response(code, responseBody):
+        case .response(let code, let responseBody):
             status = code
             if account != nil, code == 401 {
                 // Not the network's fault: no reason to open the circuit.
@@ -339,7 +345,8 @@ final class Service: Sendable {
                 succeeded = false
             } else if account != nil {
                 // An Inkling Server answers with the model-output object itself (`CheckAnswer`).
-                let parsed = ChatCompletion.reply(fromContent: String(decoding: responseBody, as: UTF8.self), request: request)
+                let parsed = ChatCompletion.reply(
+                    fromContent: String(decoding: responseBody, as: UTF8.self), request: request)
                 reply = parsed.reply.validated(against: request)
                 cacheable = parsed.wellFormed
                 succeeded = true

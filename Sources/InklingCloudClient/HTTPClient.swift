@@ -71,7 +71,9 @@ public final class HTTPClient {
 
     /// POSTs `body` to the client's URL, or to `url` when given (account mode: the server's
     /// check and rotate paths on the same connection).
-    public func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag, url: String? = nil) -> HTTPOutcome {
+    public func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag, url: String? = nil)
+        -> HTTPOutcome
+    {
         curl_easy_reset(handle)
         lastResponseAsksRotation = false
         lastResponseRetryAfter = nil
@@ -103,42 +105,51 @@ public final class HTTPClient {
         _ = inkling_curl_set_long(handle, CURLOPT_MAXFILESIZE, Self.maximumBodyBytes)
         _ = inkling_curl_set_headers(handle, headers)
         _ = inkling_curl_set_long(handle, CURLOPT_POST, 1)
-        let bodyCode = body.isEmpty ? inkling_curl_set_post_body(handle, "", 0) : body.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                inkling_curl_set_post_body(handle, chars.baseAddress, buffer.count)
+        let bodyCode =
+            body.isEmpty
+            ? inkling_curl_set_post_body(handle, "", 0)
+            : body.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    inkling_curl_set_post_body(handle, chars.baseAddress, buffer.count)
+                }
             }
-        }
         guard bodyCode == CURLE_OK else { return .network(code: Int(bodyCode.rawValue)) }
-        _ = inkling_curl_set_write(handle, { data, size, count, user in
-            guard let user else { return 0 }
-            let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-            let length = size * count
-            if transfer.cancel.isSet { return 0 }
-            if transfer.body.count + length > transfer.limit {
-                transfer.tooLarge = true
-                return 0
-            }
-            if length > 0, let data {
-                transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
-            }
-            return length
-        }, context.toOpaque())
-        _ = inkling_curl_set_xferinfo(handle, { user, _, _, _, _ in
-            guard let user else { return 1 }
-            return Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().cancel.isSet ? 1 : 0
-        }, context.toOpaque())
-
-        _ = inkling_curl_set_header_callback(handle, { data, size, count, user in
-            guard let user else { return 0 }
-            let length = size * count
-            if let data, length > 0, length < 256 {
-                let line = Array(UnsafeRawBufferPointer(start: data, count: length))
+        _ = inkling_curl_set_write(
+            handle,
+            { data, size, count, user in
+                guard let user else { return 0 }
                 let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-                if HTTPClient.isRotateRequest(headerLine: line) { transfer.asksRotation = true }
-                if let seconds = HTTPClient.retryAfterSeconds(headerLine: line) { transfer.retryAfter = seconds }
-            }
-            return length
-        }, context.toOpaque())
+                let length = size * count
+                if transfer.cancel.isSet { return 0 }
+                if transfer.body.count + length > transfer.limit {
+                    transfer.tooLarge = true
+                    return 0
+                }
+                if length > 0, let data {
+                    transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+                }
+                return length
+            }, context.toOpaque())
+        _ = inkling_curl_set_xferinfo(
+            handle,
+            { user, _, _, _, _ in
+                guard let user else { return 1 }
+                return Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().cancel.isSet ? 1 : 0
+            }, context.toOpaque())
+
+        _ = inkling_curl_set_header_callback(
+            handle,
+            { data, size, count, user in
+                guard let user else { return 0 }
+                let length = size * count
+                if let data, length > 0, length < 256 {
+                    let line = Array(UnsafeRawBufferPointer(start: data, count: length))
+                    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+                    if HTTPClient.isRotateRequest(headerLine: line) { transfer.asksRotation = true }
+                    if let seconds = HTTPClient.retryAfterSeconds(headerLine: line) { transfer.retryAfter = seconds }
+                }
+                return length
+            }, context.toOpaque())
 
         let code = curl_easy_perform(handle)
         lastResponseAsksRotation = transfer.asksRotation

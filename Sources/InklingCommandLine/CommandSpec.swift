@@ -56,7 +56,8 @@ public struct CommandSpec: Sendable {
 
     /// Creates a command.
     public init(
-        _ path: [String], synopsis: String = "", summary: String, options: [OptionSpec] = [], arguments: ClosedRange<Int> = 0...0,
+        _ path: [String], synopsis: String = "", summary: String, options: [OptionSpec] = [],
+        arguments: ClosedRange<Int> = 0...0,
         subcommands: [CommandSpec] = [], details: String = "", hidden: Bool = false
     ) {
         self.path = path
@@ -73,7 +74,8 @@ public struct CommandSpec: Sendable {
     public var name: String { path.joined(separator: " ") }
 
     /// The line every command's `--help` ends with (and the man page repeats).
-    public static let exitStatusLine = "exit status: 0 success, 1 failure, 2 usage error (unknown option, missing or invalid argument)"
+    public static let exitStatusLine =
+        "exit status: 0 success, 1 failure, 2 usage error (unknown option, missing or invalid argument)"
 
     /// The `--help` and `--version` options every command has.
     public static let standardOptions = [
@@ -90,7 +92,8 @@ public struct CommandSpec: Sendable {
 
     /// `usage: …` with one line per form.
     public var usage: String {
-        usageLines.enumerated().map { index, line in (index == 0 ? "usage: " : "       ") + line }.joined(separator: "\n")
+        usageLines.enumerated().map { index, line in (index == 0 ? "usage: " : "       ") + line }.joined(
+            separator: "\n")
     }
 
     /// The full `--help` text.
@@ -102,7 +105,10 @@ public struct CommandSpec: Sendable {
             let width = visibleCommands.map { $0.path.last?.count ?? 0 }.max() ?? 0
             for command in visibleCommands {
                 let word = command.path.last ?? ""
-                text += Self.wrap("  " + word + String(repeating: " ", count: width - word.count + 2) + command.summary, hanging: width + 4) + "\n"
+                text +=
+                    Self.wrap(
+                        "  " + word + String(repeating: " ", count: width - word.count + 2) + command.summary,
+                        hanging: width + 4) + "\n"
             }
             text += "Run '\(name) COMMAND --help' for a command's options.\n"
         }
@@ -114,9 +120,14 @@ public struct CommandSpec: Sendable {
         let width = min(28, labels.map(\.count).max() ?? 0)
         for (label, option) in zip(labels, visibleOptions) {
             if label.count > width {
-                text += "  " + label + "\n" + Self.wrap(String(repeating: " ", count: width + 4) + option.help, hanging: width + 4) + "\n"
+                text +=
+                    "  " + label + "\n"
+                    + Self.wrap(String(repeating: " ", count: width + 4) + option.help, hanging: width + 4) + "\n"
             } else {
-                text += Self.wrap("  " + label + String(repeating: " ", count: width - label.count + 2) + option.help, hanging: width + 4) + "\n"
+                text +=
+                    Self.wrap(
+                        "  " + label + String(repeating: " ", count: width - label.count + 2) + option.help,
+                        hanging: width + 4) + "\n"
             }
         }
         if !details.isEmpty { text += "\n" + Self.wrap(details) + "\n" }

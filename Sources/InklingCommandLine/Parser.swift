@@ -51,7 +51,9 @@ public struct ParsedArguments: Sendable {
     public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = values[name] else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound)\(quoted(text))", command: command)
+            throw UsageError(
+                "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound)\(quoted(text))",
+                command: command)
         }
         return number
     }
@@ -60,7 +62,9 @@ public struct ParsedArguments: Sendable {
     public func number(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
         guard let text = values[name] else { return nil }
         guard let number = Double(text), number.isFinite, range.contains(number) else {
-            throw UsageError("\(name) takes a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))\(quoted(text))", command: command)
+            throw UsageError(
+                "\(name) takes a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))\(quoted(text))",
+                command: command)
         }
         return number
     }
@@ -72,8 +76,10 @@ public struct ParsedArguments: Sendable {
 
     /// A value for a message: control characters dropped, long values cut.
     static func shown(_ text: String) -> String {
-        let clean = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
-        return clean.unicodeScalars.count > 40 ? String(String.UnicodeScalarView(clean.unicodeScalars.prefix(40))) + "…" : clean
+        let clean = String(
+            String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
+        return clean.unicodeScalars.count > 40
+            ? String(String.UnicodeScalarView(clean.unicodeScalars.prefix(40))) + "…" : clean
     }
 
     static func format(_ value: Double) -> String {
@@ -93,7 +99,9 @@ extension CommandSpec {
     public func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         if !subcommands.isEmpty {
             guard let first = arguments.first else {
-                throw UsageError("needs a command: \(subcommands.filter { !$0.hidden }.compactMap(\.path.last).joined(separator: ", "))", command: self)
+                throw UsageError(
+                    "needs a command: \(subcommands.filter { !$0.hidden }.compactMap(\.path.last).joined(separator: ", "))",
+                    command: self)
             }
             switch first {
             case "-h", "--help": return .help(self)
@@ -107,7 +115,8 @@ extension CommandSpec {
             default: break
             }
             if first.hasPrefix("-") && first != "-" {
-                throw UsageError("unknown option '\(ParsedArguments.shown(first))' (a command comes first)", command: self)
+                throw UsageError(
+                    "unknown option '\(ParsedArguments.shown(first))' (a command comes first)", command: self)
             }
             guard let sub = subcommand(named: first) else {
                 let kind = path.count > 1 ? "subcommand" : "command"
@@ -167,7 +176,9 @@ extension CommandSpec {
         }
         if parsed.positional.count > self.arguments.upperBound {
             let extra = parsed.positional[self.arguments.upperBound]
-            throw UsageError(quotesArguments ? "unexpected argument '\(ParsedArguments.shown(extra))'" : "unexpected argument", command: self)
+            throw UsageError(
+                quotesArguments ? "unexpected argument '\(ParsedArguments.shown(extra))'" : "unexpected argument",
+                command: self)
         }
         return .run(parsed)
     }
@@ -178,7 +189,13 @@ extension CommandSpec {
         var depth = 0
         var outside = ""
         for character in synopsis {
-            if character == "[" { depth += 1 } else if character == "]" { depth = max(0, depth - 1) } else if depth == 0 { outside.append(character) }
+            if character == "[" {
+                depth += 1
+            } else if character == "]" {
+                depth = max(0, depth - 1)
+            } else if depth == 0 {
+                outside.append(character)
+            }
         }
         var names: [String] = []
         var skipValue = false

@@ -32,7 +32,8 @@ final class PulseSource: AudioSource {
     func bufferedSamples() -> Int {
         var error: Int32 = 0
         let microseconds = pa_simple_get_latency(stream, &error)
-        return microseconds == UInt64.max ? 0 : Int(microseconds / 1_000_000 * 16000 + microseconds % 1_000_000 * 16 / 1000)
+        return microseconds == UInt64.max
+            ? 0 : Int(microseconds / 1_000_000 * 16000 + microseconds % 1_000_000 * 16 / 1000)
     }
 }
 
@@ -99,9 +100,12 @@ final class WAVFileSource: AudioSource {
 
     /// The samples of a RIFF/WAVE file holding 16 kHz mono 16-bit PCM; nil for anything else.
     static func pcmSamples(_ bytes: [UInt8]) -> [Int16]? {
-        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        func u32(_ at: Int) -> Int {
+            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        }
         func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8) else { return nil }
+        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)
+        else { return nil }
         var offset = 12
         var formatOK = false
         while offset + 8 <= bytes.count {

@@ -29,7 +29,9 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     private var wasInSpeech = false
 
     init?(model: RecognizerModel) {
-        guard let decoder = inkling_ps_new(model.acousticModel, model.dictionary, model.languageModel) else { return nil }
+        guard let decoder = inkling_ps_new(model.acousticModel, model.dictionary, model.languageModel) else {
+            return nil
+        }
         self.decoder = decoder
     }
 

@@ -202,11 +202,15 @@ final class Service: @unchecked Sendable {
     static let maximumDrainSamples = 3 * 16000
 
     /// Feeds what the source has already recorded; finals found on the way are sent.
-    private func drain(_ source: any AudioSource, into recognizer: any SpeechRecognizer, samples: inout [Int16], session: Int?) {
+    private func drain(
+        _ source: any AudioSource, into recognizer: any SpeechRecognizer, samples: inout [Int16], session: Int?
+    ) {
         var left = min(source.bufferedSamples(), Self.maximumDrainSamples)
         while left > 0 {
             let wanted = min(left, samples.count)
-            let count = samples.withUnsafeMutableBufferPointer { source.read(into: UnsafeMutableBufferPointer(rebasing: $0[0..<wanted])) }
+            let count = samples.withUnsafeMutableBufferPointer {
+                source.read(into: UnsafeMutableBufferPointer(rebasing: $0[0..<wanted]))
+            }
             if count <= 0 { return }
             left -= count
             let step = samples.withUnsafeBufferPointer { recognizer.feed(UnsafeBufferPointer(rebasing: $0[0..<count])) }

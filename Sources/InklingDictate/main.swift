@@ -17,7 +17,7 @@ do {
     options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
     switch error {
-    case let .usage(problem):
+    case .usage(let problem):
         Log.usage(problem)
         exit(2)
     case .help:
@@ -40,9 +40,9 @@ while true {
     if count <= 0 { output.exit() }
     for item in splitter.feed(buffer[0..<count]) {
         switch item {
-        case let .line(line):
+        case .line(let line):
             if service.handle(line: line) == .shutdown { output.exit() }
-        case let .oversized(length):
+        case .oversized(let length):
             service.ignore(bytes: length)
         }
     }

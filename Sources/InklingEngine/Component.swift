@@ -49,7 +49,8 @@ enum Component {
     /// /usr/libexec has the app on PATH in /usr/bin (where scripts/deb-build.sh puts it).
     static func setupPath(exec: String) -> String {
         let folder = exec.lastIndex(of: "/").map { String(exec[..<$0]) } ?? "."
-        return (folder.hasSuffix("/libexec") ? String(folder.dropLast("libexec".count)) + "bin" : folder) + "/inkling-setup"
+        return (folder.hasSuffix("/libexec") ? String(folder.dropLast("libexec".count)) + "bin" : folder)
+            + "/inkling-setup"
     }
 
     private static func escape(_ text: String) -> String {

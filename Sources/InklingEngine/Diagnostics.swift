@@ -106,7 +106,8 @@ final class MemoryDiagnostics {
                 + " suggest_us_p50=\(Self.percentile(suggestMicros, 50)) suggest_us_p99=\(Self.percentile(suggestMicros, 99))"
                 + " suggest_us_max=\(suggestMicros.max() ?? 0) suggest_count=\(suggestMicros.count)"
                 + " work_us_p50=\(Self.percentile(workMicros, 50)) work_us_p99=\(Self.percentile(workMicros, 99))"
-                + " work_cpu_us_p50=\(Self.percentile(workCPUMicros, 50)) work_cpu_us_p99=\(Self.percentile(workCPUMicros, 99))")
+                + " work_cpu_us_p50=\(Self.percentile(workCPUMicros, 50)) work_cpu_us_p99=\(Self.percentile(workCPUMicros, 99))"
+        )
         keyMicros.removeAll(keepingCapacity: true)
         suggestMicros.removeAll(keepingCapacity: true)
         workMicros.removeAll(keepingCapacity: true)

@@ -56,7 +56,8 @@ final class DictationBridge {
     private let helper = HelperProcess(
         name: "dictation",
         limits: .init(
-            maximumLinesPerSecond: DictationBridge.maximumLinesPerSecond, maximumLineBytes: DictationProtocol.maximumLineBytes,
+            maximumLinesPerSecond: DictationBridge.maximumLinesPerSecond,
+            maximumLineBytes: DictationProtocol.maximumLineBytes,
             maximumPendingBytes: DictationBridge.maximumPendingBytes),
         shutdownGraceMilliseconds: DictationBridge.shutdownGraceMilliseconds)
     private var idleTimer: guint = 0
@@ -71,7 +72,8 @@ final class DictationBridge {
         extraArguments = env("INKLING_DICTATE_ARGS").map { $0.split(separator: " ").map(String.init) } ?? []
         silenceTimeout = env("INKLING_DICTATION_SILENCE_MS").flatMap { Int64($0) }
         let executable = PackLocator.currentExecutablePath()
-        let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+            separator: "/")
         helperPath = env("INKLING_DICTATE_HELPER") ?? (directory + "/inkling-dictate")
         helper.onLine = { [unowned self] line in received(line) }
         helper.onFailure = { [unowned self] _ in helperFailed() }
@@ -93,7 +95,9 @@ final class DictationBridge {
         if client.controller.enabled != enabled {
             render(client.controller.setEnabled(enabled, now: now), for: client)
         }
-        if client.controller.key != session.settings.dictationKey { client.controller.key = session.settings.dictationKey }
+        if client.controller.key != session.settings.dictationKey {
+            client.controller.key = session.settings.dictationKey
+        }
         followDevice(session.settings.dictationDevice)
     }
 
@@ -190,11 +194,13 @@ final class DictationBridge {
         guard let deadline = client.controller.deadline, let instance = client.instance else { return }
         let delay = max(0, deadline - InputSession.monotonicMilliseconds())
         let data = UnsafeMutableRawPointer(bitPattern: UInt(instance.id))
-        client.timer = g_timeout_add(guint(min(delay, 600_000)) + 1, { data in
-            let id = Int(UInt(bitPattern: data))
-            MainActor.assumeIsolated { DictationBridge.shared.timerFired(client: id) }
-            return 0
-        }, data)
+        client.timer = g_timeout_add(
+            guint(min(delay, 600_000)) + 1,
+            { data in
+                let id = Int(UInt(bitPattern: data))
+                MainActor.assumeIsolated { DictationBridge.shared.timerFired(client: id) }
+                return 0
+            }, data)
     }
 
     private func timerFired(client id: Int) {
@@ -215,14 +221,16 @@ final class DictationBridge {
             idleTimer = 0
         }
         guard helper.isRunning, !clients.values.contains(where: { $0.controller.isActive }) else { return }
-        idleTimer = g_timeout_add(Self.idleShutdownMilliseconds, { _ in
-            MainActor.assumeIsolated {
-                let bridge = DictationBridge.shared
-                bridge.idleTimer = 0
-                if !bridge.clients.values.contains(where: { $0.controller.isActive }) { bridge.shutDownHelper() }
-            }
-            return 0
-        }, nil)
+        idleTimer = g_timeout_add(
+            Self.idleShutdownMilliseconds,
+            { _ in
+                MainActor.assumeIsolated {
+                    let bridge = DictationBridge.shared
+                    bridge.idleTimer = 0
+                    if !bridge.clients.values.contains(where: { $0.controller.isActive }) { bridge.shutDownHelper() }
+                }
+                return 0
+            }, nil)
     }
 
     // MARK: Events in

@@ -122,7 +122,8 @@ final class EngineInstance {
             trace(
                 "set-surrounding-text scalars=\(length) cursor=\(cursor) anchor=\(anchor)"
                     + " valid=\(surrounding != nil) suggest=\(result.needsSuggestions)"
-                    + " known=\(session.knownContext.unicodeScalars.count) echoes-preedit=\(session.clientEchoesPreedit)")
+                    + " known=\(session.knownContext.unicodeScalars.count) echoes-preedit=\(session.clientEchoesPreedit)"
+            )
         }
         render(result.effects)
         if result.needsSuggestions { scheduleSuggestions() }
@@ -172,15 +173,18 @@ final class EngineInstance {
         guard !idleQueued, engine != nil else { return }
         idleQueued = true
         let retained = Unmanaged.passRetained(self).toOpaque()
-        g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, { data in
-            guard let data else { return 0 }
-            let instance = Unmanaged<EngineInstance>.fromOpaque(data).takeUnretainedValue()
-            MainActor.assumeIsolated { instance.runSuggestions() }
-            return 0  // G_SOURCE_REMOVE
-        }, retained, { data in
-            guard let data else { return }
-            Unmanaged<EngineInstance>.fromOpaque(data).release()
-        })
+        g_idle_add_full(
+            G_PRIORITY_DEFAULT_IDLE,
+            { data in
+                guard let data else { return 0 }
+                let instance = Unmanaged<EngineInstance>.fromOpaque(data).takeUnretainedValue()
+                MainActor.assumeIsolated { instance.runSuggestions() }
+                return 0  // G_SOURCE_REMOVE
+            }, retained,
+            { data in
+                guard let data else { return }
+                Unmanaged<EngineInstance>.fromOpaque(data).release()
+            })
     }
 
     private func runSuggestions() {
@@ -231,7 +235,8 @@ final class EngineInstance {
         func state(_ on: Bool) -> IBusPropState { on ? PROP_STATE_CHECKED : PROP_STATE_UNCHECKED }
         let languageItems = ibus_prop_list_new()
         for item in menu.languages {
-            let radio = ibus_property_new(item.key, PROP_TYPE_RADIO, text(item.label), nil, nil, 1, 1, state(item.isChosen), nil)
+            let radio = ibus_property_new(
+                item.key, PROP_TYPE_RADIO, text(item.label), nil, nil, 1, 1, state(item.isChosen), nil)
             ibus_prop_list_append(languageItems, radio)
         }
         let languageMenu = ibus_property_new(
@@ -252,7 +257,8 @@ final class EngineInstance {
     /// A menu item was chosen in the desktop's input-source menu.
     func propertyActivated(name: String, state: UInt32) {
         trace("property \(name) \(state)")
-        guard let action = propertyMenu?.action(forProperty: name, state: PropertyState(rawValue: state) ?? .unchecked) else {
+        guard let action = propertyMenu?.action(forProperty: name, state: PropertyState(rawValue: state) ?? .unchecked)
+        else {
             return
         }
         switch action {
@@ -326,7 +332,9 @@ private let releaseInstance: GClosureNotify = { data, _ in
 }
 
 @MainActor
-private func connect(_ engine: UnsafeMutablePointer<IBusEngine>, _ signal: String, _ instance: EngineInstance, _ handler: GCallback) {
+private func connect(
+    _ engine: UnsafeMutablePointer<IBusEngine>, _ signal: String, _ instance: EngineInstance, _ handler: GCallback
+) {
     let data = Unmanaged.passRetained(instance).toOpaque()
     inkling_signal_connect(engine, signal, handler, data, releaseInstance)
 }
@@ -364,7 +372,8 @@ private func connectVoid(
 /// Connects every engine signal the session cares about to `instance`.
 @MainActor
 func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstance) {
-    typealias KeyHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, guint, guint, guint, gpointer?) -> gboolean
+    typealias KeyHandler =
+        @convention(c) (UnsafeMutablePointer<IBusEngine>?, guint, guint, guint, gpointer?) -> gboolean
     let key: KeyHandler = { _, keyval, keycode, state, data in
         let target = engineInstance(data)
         return MainActor.assumeIsolated { target.processKey(keyval: keyval, keycode: keycode, state: state) } ? 1 : 0
@@ -385,7 +394,8 @@ func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstanc
     ]
     for (signal, action) in actions { connectVoid(engine, signal, instance, action) }
 
-    typealias SurroundingHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, gpointer?, guint, guint, gpointer?) -> Void
+    typealias SurroundingHandler =
+        @convention(c) (UnsafeMutablePointer<IBusEngine>?, gpointer?, guint, guint, gpointer?) -> Void
     let surrounding: SurroundingHandler = { _, text, cursor, anchor, data in
         let target = engineInstance(data)
         let ibusText = inkling_text(text)
@@ -407,7 +417,8 @@ func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstanc
     }
     connect(engine, "set-capabilities", instance, unsafeBitCast(capabilities, to: GCallback.self))
 
-    typealias PropertyHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, UnsafePointer<gchar>?, guint, gpointer?) -> Void
+    typealias PropertyHandler =
+        @convention(c) (UnsafeMutablePointer<IBusEngine>?, UnsafePointer<gchar>?, guint, gpointer?) -> Void
     let property: PropertyHandler = { _, name, state, data in
         let target = engineInstance(data)
         let key = name.map { String(cString: $0) } ?? ""

@@ -24,10 +24,12 @@ enum LearningBridge {
         } catch {
             log("learning: cannot use the user store \(path): \(error); learned words last until the engine exits")
         }
-        g_timeout_add_seconds(1, { _ in
-            MainActor.assumeIsolated { LearningBridge.tick() }
-            return 1  // G_SOURCE_CONTINUE
-        }, nil)
+        g_timeout_add_seconds(
+            1,
+            { _ in
+                MainActor.assumeIsolated { LearningBridge.tick() }
+                return 1  // G_SOURCE_CONTINUE
+            }, nil)
     }
 
     /// Takes the model's changes and queues them for the writer (never blocks on disk).

@@ -79,14 +79,16 @@ enum PackLoader {
         DispatchQueue.global(qos: .userInitiated).async {
             var unhashedDigest: String?
             let outcome = load(language: language, unhashedDigest: &unhashedDigest)
-            let result = LoadResult(ticket: ticket, language: language, outcome: outcome, unhashedDigest: unhashedDigest)
+            let result = LoadResult(
+                ticket: ticket, language: language, outcome: outcome, unhashedDigest: unhashedDigest)
             let box = Unmanaged.passRetained(result).toOpaque()
-            g_idle_add({ data in
-                guard let data else { return 0 }  // G_SOURCE_REMOVE; the box above is never nil
-                let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
-                MainActor.assumeIsolated { PackLoader.finished(result) }
-                return 0  // G_SOURCE_REMOVE
-            }, box)
+            g_idle_add(
+                { data in
+                    guard let data else { return 0 }  // G_SOURCE_REMOVE; the box above is never nil
+                    let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
+                    MainActor.assumeIsolated { PackLoader.finished(result) }
+                    return 0  // G_SOURCE_REMOVE
+                }, box)
         }
     }
 
@@ -99,10 +101,15 @@ enum PackLoader {
         case .failure(let failure):
             log("language pack '\(result.language)' refused: \(failure.reason)")
             if let english = englishPredictor() { activate(english, language: "en") }
-            let message = "Inkling: the \(result.language) language pack cannot be used (\(failure.reason)); typing in English"
+            let message =
+                "Inkling: the \(result.language) language pack cannot be used (\(failure.reason)); typing in English"
             // Shown where the user is typing; before any focus-in, at the next one.
             if let focused = EngineRegistry.lastFocused {
-                if let session = focused.session { focused.show(session.showNotice(message)) } else { focused.show([.updateAuxiliaryText(message)]) }
+                if let session = focused.session {
+                    focused.show(session.showNotice(message))
+                } else {
+                    focused.show([.updateAuxiliaryText(message)])
+                }
             } else {
                 pendingNotice = message
             }
@@ -169,7 +176,9 @@ enum PackLoader {
     /// Whether a pack is whole is checked when it is chosen, off the main thread.
     static func installedLanguages() -> Set<String> {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: UserPaths.packFolder())) ?? []
-        let downloaded = Set(files.filter { $0.hasSuffix(".inkpack") }.map { String($0.dropLast(".inkpack".count)) }.filter(LanguageCode.isValid))
+        let downloaded = Set(
+            files.filter { $0.hasSuffix(".inkpack") }.map { String($0.dropLast(".inkpack".count)) }.filter(
+                LanguageCode.isValid))
         return downloaded.union(PackLocator.systemPackLanguages(executablePath: PackLocator.currentExecutablePath()))
     }
 
@@ -196,15 +205,17 @@ enum PackLoader {
             guard actual != digest else { return }
             unlink(verificationRecordPath(language: loaded.language))
             let refusal = LoadResult(
-                ticket: loaded.ticket, language: loaded.language, outcome: .failure(Failure(reason: "SHA-256 mismatch")))
+                ticket: loaded.ticket, language: loaded.language, outcome: .failure(Failure(reason: "SHA-256 mismatch"))
+            )
             let box = Unmanaged.passRetained(refusal).toOpaque()
-            g_idle_add({ data in
-                guard let data else { return 0 }  // G_SOURCE_REMOVE
-                let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
-                // Superseded (another language asked for since) means the pack is no longer in use.
-                MainActor.assumeIsolated { PackLoader.finished(result) }
-                return 0  // G_SOURCE_REMOVE
-            }, box)
+            g_idle_add(
+                { data in
+                    guard let data else { return 0 }  // G_SOURCE_REMOVE
+                    let result = Unmanaged<LoadResult>.fromOpaque(data).takeRetainedValue()
+                    // Superseded (another language asked for since) means the pack is no longer in use.
+                    MainActor.assumeIsolated { PackLoader.finished(result) }
+                    return 0  // G_SOURCE_REMOVE
+                }, box)
         }
     }
 
@@ -218,13 +229,17 @@ enum PackLoader {
         var manifest = manifest()
         if stat(path, &status) != 0 {
             // No downloaded copy: a pack installed by a Debian package, checked against its own entry.
-            guard let system = PackLocator.systemPack(language: language, executablePath: PackLocator.currentExecutablePath()),
+            guard
+                let system = PackLocator.systemPack(
+                    language: language, executablePath: PackLocator.currentExecutablePath()),
                 stat(system.packPath, &status) == 0
             else {
                 return .failure(Failure(reason: "not installed; run 'inkling packs install \(language)'"))
             }
             path = system.packPath
-            manifest = (try? Data(contentsOf: URL(filePath: system.manifestPath))).flatMap { try? PackManifest.parse($0) }
+            manifest = (try? Data(contentsOf: URL(filePath: system.manifestPath))).flatMap {
+                try? PackManifest.parse($0)
+            }
         }
         guard let manifest, let entry = manifest.entry(for: language) else {
             return .failure(Failure(reason: "no manifest entry"))
@@ -243,7 +258,8 @@ enum PackLoader {
             let before = identity(of: path)
             let data = try PackFile.read(path: path)
             let recordPath = verificationRecordPath(language: language)
-            let record = (try? String(contentsOfFile: recordPath, encoding: .utf8)).flatMap(PackVerificationRecord.init(encoded:))
+            let record = (try? String(contentsOfFile: recordPath, encoding: .utf8)).flatMap(
+                PackVerificationRecord.init(encoded:))
             let unchanged = before != nil && before == identity(of: path)
             var trusted = false
             if let before, unchanged,
@@ -268,7 +284,9 @@ enum PackLoader {
                 }
                 return digest
             }
-            return PackVerifier.verify(data, against: entry, path: path, sha256: sha256).mapError { Failure(reason: $0.reason) }
+            return PackVerifier.verify(data, against: entry, path: path, sha256: sha256).mapError {
+                Failure(reason: $0.reason)
+            }
         } catch {
             return .failure(Failure(reason: "\(error)"))
         }

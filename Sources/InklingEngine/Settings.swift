@@ -234,7 +234,9 @@ enum EngineSettings {
         if let value = bool("off-the-record") { settings.offTheRecord = value }
         if let value = string("keyboard-layout") {
             let known = KeyboardLayout.all.map(\.name)
-            if !known.contains(value) && value != "auto" { note("settings: keyboard-layout '\(value)' is unknown; following the language") }
+            if !known.contains(value) && value != "auto" {
+                note("settings: keyboard-layout '\(value)' is unknown; following the language")
+            }
             layoutOverride = known.contains(value) ? value : nil
         }
         if let value = bool("dictation") { settings.dictation = value }

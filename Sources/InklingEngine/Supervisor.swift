@@ -122,7 +122,8 @@ enum Supervisor {
             inherited.append(String(cString: pointer))
             entry += 1
         }
-        let environment = EngineEnvironment.forEngine(inheriting: inherited, supervisorProcessID: getpid(), recovering: recovering)
+        let environment = EngineEnvironment.forEngine(
+            inheriting: inherited, supervisorProcessID: getpid(), recovering: recovering)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]

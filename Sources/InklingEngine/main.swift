@@ -21,7 +21,8 @@ import InklingLog
 /// The engine's command line (shared conventions: `--help`, `--version`, exit status 2).
 let commandSpec = CommandSpec(
     ["ibus-engine-inkling"], synopsis: "[--supervise] [--ibus] | --xml",
-    summary: "The Inkling input method engine for IBus. ibus-daemon starts it with --supervise --ibus; without options it registers its component with the running daemon itself and serves it (development).",
+    summary:
+        "The Inkling input method engine for IBus. ibus-daemon starts it with --supervise --ibus; without options it registers its component with the running daemon itself and serves it (development).",
     options: [
         OptionSpec(
             "--supervise",
@@ -55,7 +56,8 @@ enum EngineProcess {
     static func loadPack() {
         defer {
             diagnostics = MemoryDiagnostics(
-                environment: getenv("INKLING_DEBUG_MEMORY").map { String(cString: $0) }, packBytes: pack?.file.size ?? 0)
+                environment: getenv("INKLING_DEBUG_MEMORY").map { String(cString: $0) }, packBytes: pack?.file.size ?? 0
+            )
         }
         let executable = PackLocator.currentExecutablePath()
         guard let path = PackLocator.bundledPack(language: "en", executablePath: executable) else {
@@ -113,11 +115,14 @@ func runEngine(ownName: Bool) -> Never {
     let connection = ibus_bus_get_connection(bus)
     EngineProcess.connection = connection
     let factory = ibus_factory_new(connection)
-    typealias CreateHandler = @convention(c) (gpointer?, UnsafePointer<gchar>?, gpointer?) -> UnsafeMutablePointer<IBusEngine>?
+    typealias CreateHandler =
+        @convention(c) (gpointer?, UnsafePointer<gchar>?, gpointer?) -> UnsafeMutablePointer<IBusEngine>?
     let create: CreateHandler = { _, name, _ in
         let engineName = name.map { String(cString: $0) } ?? ""
         // Pointers are not Sendable: cross the isolation boundary as an address.
-        let address = MainActor.assumeIsolated { EngineProcess.createEngine(named: engineName).map { UInt(bitPattern: $0) } }
+        let address = MainActor.assumeIsolated {
+            EngineProcess.createEngine(named: engineName).map { UInt(bitPattern: $0) }
+        }
         return address.flatMap { UnsafeMutablePointer<IBusEngine>(bitPattern: $0) }
     }
     inkling_signal_connect(factory, "create-engine", unsafeBitCast(create, to: GCallback.self), nil, nil)

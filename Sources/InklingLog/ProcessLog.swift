@@ -100,7 +100,9 @@ public enum ProcessLog {
 
     /// The fields that matter here: MESSAGE, GLIB_DOMAIN, and whether `write` made the entry
     /// (it carries our SYSLOG_IDENTIFIER).
-    private static func read(_ fields: UnsafePointer<GLogField>, _ count: gsize) -> (message: String?, domain: String?, ours: Bool) {
+    private static func read(_ fields: UnsafePointer<GLogField>, _ count: gsize) -> (
+        message: String?, domain: String?, ours: Bool
+    ) {
         var message: String?
         var domain: String?
         var ours = false

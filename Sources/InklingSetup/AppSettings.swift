@@ -16,7 +16,9 @@ final class AppSettings {
 
     init() {
         // g_settings_new aborts on a schema that is not installed: look it up first.
-        if let source = g_settings_schema_source_get_default(), let found = g_settings_schema_source_lookup(source, EngineSettingsSchema.id, 1) {
+        if let source = g_settings_schema_source_get_default(),
+            let found = g_settings_schema_source_lookup(source, EngineSettingsSchema.id, 1)
+        {
             schema = found
             settings = g_settings_new_full(found, nil, nil)
         } else {
@@ -50,7 +52,9 @@ final class AppSettings {
     }
 
     func int(_ key: String) -> Int { settings.flatMap { has(key) ? Int(g_settings_get_int($0, key)) : nil } ?? 0 }
-    func bool(_ key: String) -> Bool { settings.flatMap { has(key) ? g_settings_get_boolean($0, key) != 0 : nil } ?? false }
+    func bool(_ key: String) -> Bool {
+        settings.flatMap { has(key) ? g_settings_get_boolean($0, key) != 0 : nil } ?? false
+    }
     func string(_ key: String) -> String {
         guard let settings, has(key), let value = g_settings_get_string(settings, key) else { return "" }
         defer { g_free(value) }
@@ -74,7 +78,9 @@ final class AppSettings {
     }
     func set(_ key: String, bool value: Bool) {
         guard let settings, has(key), !refreshing else { return }
-        if (g_settings_get_boolean(settings, key) != 0) != value { g_settings_set_boolean(settings, key, value ? 1 : 0) }
+        if (g_settings_get_boolean(settings, key) != 0) != value {
+            g_settings_set_boolean(settings, key, value ? 1 : 0)
+        }
     }
     func set(_ key: String, string value: String) {
         guard let settings, has(key), !refreshing else { return }

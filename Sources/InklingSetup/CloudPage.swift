@@ -16,7 +16,8 @@ final class CommandAccountService: AccountService {
     }
 
     func signIn(server: String, username: String, password: String) -> AccountResult {
-        let result = InklingCommand.runAndWait(AccountForm.arguments(signIn: server, username: username), input: password + "\n")
+        let result = InklingCommand.runAndWait(
+            AccountForm.arguments(signIn: server, username: username), input: password + "\n")
         return result.status == 0 ? .done(status(server: server)) : .failed(AccountForm.failure(output: result.stderr))
     }
 
@@ -48,18 +49,28 @@ final class CloudPage {
 
         // The group's description states what is sent and when (above the switch).
         let check = group(title: tr("Cloud check"))
-        add(check, TypingPage.switchRow(settings, key: "cloud-check", title: tr("Check finished sentences in the cloud"), subtitle: tr("Confirms or retracts Inkling's flags and may add fixes with explanations")))
+        add(
+            check,
+            TypingPage.switchRow(
+                settings, key: "cloud-check", title: tr("Check finished sentences in the cloud"),
+                subtitle: tr("Confirms or retracts Inkling's flags and may add fixes with explanations")))
         let endpoint = Self.entryRow(settings, key: "cloud-endpoint", title: tr("Endpoint (HTTPS address)"))
         add(check, endpoint)
         add(check, Self.entryRow(settings, key: "cloud-model", title: tr("Model (empty: the endpoint's default)")))
         let refreshStatement = {
-            adw_preferences_group_set_description(cast(check), CloudStatement.text(enabled: settings.bool("cloud-check"), endpoint: settings.string("cloud-endpoint")))
+            adw_preferences_group_set_description(
+                cast(check),
+                CloudStatement.text(enabled: settings.bool("cloud-check"), endpoint: settings.string("cloud-endpoint")))
         }
         settings.watch("cloud-check", refreshStatement)
         settings.watch("cloud-endpoint", refreshStatement)
         add(page: widget, check)
 
-        let signIn = group(title: tr("Inkling Server"), description: tr("Instead of an endpoint of your own, sign in to an Inkling Server. The password is sent once to get a token for this device, which is kept in your keyring."))
+        let signIn = group(
+            title: tr("Inkling Server"),
+            description: tr(
+                "Instead of an endpoint of your own, sign in to an Inkling Server. The password is sent once to get a token for this device, which is kept in your keyring."
+            ))
         let statusRow = actionRow(title: tr("Account"))
         accountStatus = statusRow
         add(signIn, statusRow)
@@ -73,22 +84,32 @@ final class CloudPage {
         adw_preferences_row_set_title(cast(password), tr("Password"))
         add(signIn, password)
         let buttons = actionRow(title: "")
-        adw_action_row_add_suffix(cast(buttons), button(tr("Sign out everywhere"), accessibleName: tr("Sign out everywhere"), style: "flat") { [weak self] in
-            guard let self else { return }
-            self.apply(self.account.signOutEverywhere(server: self.currentServer))
-        })
-        adw_action_row_add_suffix(cast(buttons), button(tr("Sign out"), accessibleName: tr("Sign out")) { [weak self] in
-            guard let self else { return }
-            self.apply(self.account.signOut(server: self.currentServer))
-        })
-        adw_action_row_add_suffix(cast(buttons), button(tr("Sign in"), accessibleName: tr("Sign in"), style: "suggested-action") { [weak self] in self?.signInClicked() })
+        adw_action_row_add_suffix(
+            cast(buttons),
+            button(tr("Sign out everywhere"), accessibleName: tr("Sign out everywhere"), style: "flat") { [weak self] in
+                guard let self else { return }
+                self.apply(self.account.signOutEverywhere(server: self.currentServer))
+            })
+        adw_action_row_add_suffix(
+            cast(buttons),
+            button(tr("Sign out"), accessibleName: tr("Sign out")) { [weak self] in
+                guard let self else { return }
+                self.apply(self.account.signOut(server: self.currentServer))
+            })
+        adw_action_row_add_suffix(
+            cast(buttons),
+            button(tr("Sign in"), accessibleName: tr("Sign in"), style: "suggested-action") { [weak self] in
+                self?.signInClicked()
+            })
         add(signIn, buttons)
         add(page: widget, signIn)
         show(account.status(server: currentServer))
     }
 
     /// The server typed in the group, else the cloud-endpoint setting.
-    var currentServer: String { AccountForm.server(typed: editableText(server), endpoint: app.settings.string("cloud-endpoint")) }
+    var currentServer: String {
+        AccountForm.server(typed: editableText(server), endpoint: app.settings.string("cloud-endpoint"))
+    }
 
     /// An entry row for a string setting: written when the user applies it (Enter or ✓).
     static func entryRow(_ settings: AppSettings, key: String, title: String) -> Widget {
@@ -115,7 +136,9 @@ final class CloudPage {
     }
 
     private func signInClicked() {
-        let serverText = editableText(server), user = editableText(username), secret = editableText(password)
+        let serverText = editableText(server)
+        let user = editableText(username)
+        let secret = editableText(password)
         if let problem = AccountForm.problem(server: serverText, username: user, password: secret) {
             app.toast(problem)
             return
@@ -144,7 +167,8 @@ final class AboutPage {
         add(about, actionRow(title: tr("Licence"), subtitle: tr("GNU General Public License, version 3 or later")))
         add(page: widget, about)
 
-        let data = group(title: tr("Where your data lives"), description: tr("Nothing you type is stored anywhere else."))
+        let data = group(
+            title: tr("Where your data lives"), description: tr("Nothing you type is stored anywhere else."))
         for (title, path) in DataLocations.rows() {
             let row = actionRow(title: title, subtitle: path)
             add(data, row)

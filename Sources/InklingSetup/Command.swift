@@ -34,7 +34,8 @@ final class InklingCommand {
     /// Returns nil (after calling `completion` with status 127) when it cannot start.
     @discardableResult
     static func run(
-        _ arguments: [String], executable: String? = nil, input: String? = nil, completion: @escaping (Int32, String, String) -> Void
+        _ arguments: [String], executable: String? = nil, input: String? = nil,
+        completion: @escaping (Int32, String, String) -> Void
     ) -> InklingCommand? {
         var argv: [UnsafeMutablePointer<CChar>?] = ([executable ?? path] + arguments).map { strdup($0) }
         argv.append(nil)
@@ -69,7 +70,9 @@ final class InklingCommand {
             let stderr = err.map { String(cString: $0) } ?? ""
             g_free(out)
             g_free(err)
-            let status: Int32 = g_subprocess_get_if_exited(command.process) != 0 ? g_subprocess_get_exit_status(command.process) : 128 + g_subprocess_get_term_sig(command.process)
+            let status: Int32 =
+                g_subprocess_get_if_exited(command.process) != 0
+                ? g_subprocess_get_exit_status(command.process) : 128 + g_subprocess_get_term_sig(command.process)
             command.completion?(status, stdout, stderr)
             command.completion = nil
             g_object_unref(raw(cast(command.process) as UnsafeMutablePointer<GObject>))
@@ -79,7 +82,9 @@ final class InklingCommand {
     }
 
     /// Runs the command and waits (short commands whose answer the caller needs at once).
-    static func runAndWait(_ arguments: [String], input: String? = nil) -> (status: Int32, stdout: String, stderr: String) {
+    static func runAndWait(_ arguments: [String], input: String? = nil) -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
         var result: (Int32, String, String)?
         run(arguments, input: input) { result = ($0, $1, $2) }
         while true {

@@ -26,17 +26,26 @@ final class DictationPage {
 
         let dictation = group(
             title: "Dictation",
-            description: "Speech is recognised on this computer by Inkling's speech helper (PocketSphinx). Audio never leaves the machine, and nothing heard is stored. Only finished sentences are typed, never in password fields.")
-        add(dictation, TypingPage.switchRow(settings, key: "dictation", title: "Dictation", subtitle: "The dictation key starts and stops listening in the focused field"))
+            description:
+                "Speech is recognised on this computer by Inkling's speech helper (PocketSphinx). Audio never leaves the machine, and nothing heard is stored. Only finished sentences are typed, never in password fields."
+        )
+        add(
+            dictation,
+            TypingPage.switchRow(
+                settings, key: "dictation", title: "Dictation",
+                subtitle: "The dictation key starts and stops listening in the focused field"))
         add(dictation, ShortcutRow.make(app, key: "dictation-key", title: "Start and stop dictation"))
         let language = actionRow(title: "Language")
         settings.watch("languages") {
-            adw_action_row_set_subtitle(cast(language), DictationLanguage.summary(activeLanguage: settings.strings("languages").first ?? "en"))
+            adw_action_row_set_subtitle(
+                cast(language), DictationLanguage.summary(activeLanguage: settings.strings("languages").first ?? "en"))
         }
         add(dictation, language)
         add(page: widget, dictation)
 
-        let check = group(title: "Microphone", description: "Click Test, then say a sentence: what dictation would type appears below.")
+        let check = group(
+            title: "Microphone",
+            description: "Click Test, then say a sentence: what dictation would type appears below.")
         microphone = made(adw_combo_row_new())
         adw_preferences_row_set_title(cast(microphone), "Microphone")
         add(check, microphone)
@@ -59,7 +68,9 @@ final class DictationPage {
         name(testButton, "Test the microphone")
         adw_action_row_add_suffix(cast(testRow), testButton)
         on(raw(testButton), "clicked") { [weak self] in self?.toggleTest() }
-        let refresh = button("Refresh", accessibleName: "Refresh the microphones", style: "flat") { [weak self] in self?.listMicrophones() }
+        let refresh = button("Refresh", accessibleName: "Refresh the microphones", style: "flat") { [weak self] in
+            self?.listMicrophones()
+        }
         adw_action_row_add_suffix(cast(microphone), refresh)
         onNotify(raw(microphone), "selected") { [weak self] in self?.microphoneChosen() }
         settings.watch("dictation-device") { [weak self] in self?.showMicrophones() }
@@ -92,7 +103,9 @@ final class DictationPage {
             var pointers: [UnsafeMutablePointer<CChar>?] = rows.map { strdup($0.label) }
             pointers.append(nil)
             let model = pointers.withUnsafeBufferPointer { buffer in
-                made(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { gtk_string_list_new($0) }
+                made(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+                    gtk_string_list_new($0)
+                }
             }
             for pointer in pointers { free(pointer) }
             adw_combo_row_set_model(cast(microphone), model)
@@ -154,7 +167,9 @@ final class HelperTest {
     init(arguments: [String], update: @escaping (DictationTestRun) -> Void) {
         self.update = update
         // Tests on a loaded machine: INKLING_DICTATION_TEST_SECONDS lets a slow recogniser finish a file.
-        let seconds = getenv("INKLING_DICTATION_TEST_SECONDS").flatMap { Int64(String(cString: $0)) } ?? Int64(DictationTestRun.listenSeconds)
+        let seconds =
+            getenv("INKLING_DICTATION_TEST_SECONDS").flatMap { Int64(String(cString: $0)) }
+            ?? Int64(DictationTestRun.listenSeconds)
         deadline = InputSession.monotonicMilliseconds() + seconds * 1000
         guard spawn([Self.helperPath] + arguments) else {
             run.helperEnded("cannot start \(Self.helperPath)")

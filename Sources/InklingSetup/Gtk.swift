@@ -52,7 +52,10 @@ private final class SignalBox {
     let text: ((String) -> Void)?
     let integer: ((Int32) -> Void)?
     let key: ((UInt32, UInt32) -> Bool)?
-    init(zero: (() -> Void)? = nil, text: ((String) -> Void)? = nil, integer: ((Int32) -> Void)? = nil, key: ((UInt32, UInt32) -> Bool)? = nil) {
+    init(
+        zero: (() -> Void)? = nil, text: ((String) -> Void)? = nil, integer: ((Int32) -> Void)? = nil,
+        key: ((UInt32, UInt32) -> Bool)? = nil
+    ) {
         self.zero = zero
         self.text = text
         self.integer = integer
@@ -153,7 +156,9 @@ func label(_ text: String, wrap: Bool = true, dim: Bool = false) -> Widget {
 
 func setLabel(_ widget: Widget, _ text: String) { gtk_label_set_text(cast(widget), text) }
 
-func button(_ text: String, accessibleName: String? = nil, style: String? = nil, _ action: @escaping () -> Void) -> Widget {
+func button(_ text: String, accessibleName: String? = nil, style: String? = nil, _ action: @escaping () -> Void)
+    -> Widget
+{
     let widget = made(gtk_button_new_with_label(text))
     gtk_widget_set_valign(widget, GTK_ALIGN_CENTER)
     if let style { gtk_widget_add_css_class(widget, style) }

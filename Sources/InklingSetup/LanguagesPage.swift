@@ -23,7 +23,11 @@ final class LanguagesPage {
         self.app = app
         widget = page(title: tr("Languages"), icon: "preferences-desktop-locale-symbolic", name: "languages")
 
-        let packs = group(title: tr("Language packs"), description: tr("Inkling suggests words in the language in use. Downloaded packs are checked (size and SHA-256) before they are installed."))
+        let packs = group(
+            title: tr("Language packs"),
+            description: tr(
+                "Inkling suggests words in the language in use. Downloaded packs are checked (size and SHA-256) before they are installed."
+            ))
         list = made(gtk_list_box_new())
         gtk_widget_add_css_class(list, "boxed-list")
         gtk_list_box_set_selection_mode(cast(list), GTK_SELECTION_NONE)
@@ -47,11 +51,15 @@ final class LanguagesPage {
         add(status, message)
         add(page: widget, status)
 
-        let refresh = button(tr("Check for new languages"), accessibleName: tr("Check for new languages"), style: "flat") { [weak self] in self?.update() }
+        let refresh = button(
+            tr("Check for new languages"), accessibleName: tr("Check for new languages"), style: "flat"
+        ) { [weak self] in self?.update() }
         adw_preferences_group_set_header_suffix(cast(packs), refresh)
 
         // Cancel lives in the progress row (created after `self` is complete).
-        let cancel = button(tr("Cancel"), accessibleName: tr("Cancel download")) { [weak self] in self?.download?.cancel() }
+        let cancel = button(tr("Cancel"), accessibleName: tr("Cancel download")) { [weak self] in
+            self?.download?.cancel()
+        }
         adw_action_row_add_suffix(cast(progressRow), cancel)
 
         app.settings.watch("languages") { [weak self] in self?.render() }
@@ -66,7 +74,12 @@ final class LanguagesPage {
             guard let self else { return }
             self.rows = status == 0 ? PackRow.parse(listOutput: stdout) : []
             if status != 0 { self.say(PackMessage.sentence(forError: stderr, action: tr("Listing the languages"))) }
-            if status == 0, self.rows.isEmpty { self.say(tr("No list of languages is installed. Set INKLING_MANIFEST_URL or run “inkling packs update --manifest-url URL”, then check again.")) }
+            if status == 0, self.rows.isEmpty {
+                self.say(
+                    tr(
+                        "No list of languages is installed. Set INKLING_MANIFEST_URL or run “inkling packs update --manifest-url URL”, then check again."
+                    ))
+            }
             self.render()
         }
     }
@@ -82,7 +95,10 @@ final class LanguagesPage {
         say(tr("Checking for new languages…"))
         InklingCommand.run(["packs", "update"]) { [weak self] status, _, stderr in
             guard let self else { return }
-            self.say(status == 0 ? tr("The list of languages is up to date.") : PackMessage.sentence(forError: stderr, action: tr("Checking for new languages")))
+            self.say(
+                status == 0
+                    ? tr("The list of languages is up to date.")
+                    : PackMessage.sentence(forError: stderr, action: tr("Checking for new languages")))
             self.reload()
         }
     }
@@ -91,17 +107,37 @@ final class LanguagesPage {
         removeAllRows(list)
         let active = app.settings.strings("languages").first ?? "en"
         for pack in rows {
-            let row = actionRow(title: "\(pack.displayName) (\(pack.language))", subtitle: pack.subtitle + (pack.language == active ? " · " + tr("in use") : ""))
+            let row = actionRow(
+                title: "\(pack.displayName) (\(pack.language))",
+                subtitle: pack.subtitle + (pack.language == active ? " · " + tr("in use") : ""))
             name(row, pack.displayName)
             if pack.canDownload {
-                adw_action_row_add_suffix(cast(row), button(tr("Download"), accessibleName: tr("Download {language}", ["language": pack.displayName]), style: "suggested-action") { [weak self] in self?.install(pack) })
+                adw_action_row_add_suffix(
+                    cast(row),
+                    button(
+                        tr("Download"), accessibleName: tr("Download {language}", ["language": pack.displayName]),
+                        style: "suggested-action"
+                    ) { [weak self] in self?.install(pack) })
             }
             if pack.canRemove {
-                adw_action_row_add_suffix(cast(row), button(tr("Verify"), accessibleName: tr("Verify {language}", ["language": pack.displayName])) { [weak self] in self?.verify(pack) })
-                adw_action_row_add_suffix(cast(row), button(tr("Remove"), accessibleName: tr("Remove {language}", ["language": pack.displayName]), style: "destructive-action") { [weak self] in self?.remove(pack) })
+                adw_action_row_add_suffix(
+                    cast(row),
+                    button(tr("Verify"), accessibleName: tr("Verify {language}", ["language": pack.displayName])) {
+                        [weak self] in self?.verify(pack)
+                    })
+                adw_action_row_add_suffix(
+                    cast(row),
+                    button(
+                        tr("Remove"), accessibleName: tr("Remove {language}", ["language": pack.displayName]),
+                        style: "destructive-action"
+                    ) { [weak self] in self?.remove(pack) })
             }
             if pack.canChoose, pack.language != active {
-                adw_action_row_add_suffix(cast(row), button(tr("Use"), accessibleName: tr("Use {language}", ["language": pack.displayName])) { [weak self] in self?.use(pack) })
+                adw_action_row_add_suffix(
+                    cast(row),
+                    button(tr("Use"), accessibleName: tr("Use {language}", ["language": pack.displayName])) {
+                        [weak self] in self?.use(pack)
+                    })
             }
             gtk_list_box_append(cast(list), row)
         }
@@ -123,9 +159,14 @@ final class LanguagesPage {
                 self.say("\(pack.displayName) was downloaded; checking it…")
                 self.verify(pack, after: "\(pack.displayName) is installed")
             } else if status == 128 + SIGTERM {
-                self.say(tr("The download of {language} was cancelled; nothing was installed.", ["language": pack.displayName]))
+                self.say(
+                    tr(
+                        "The download of {language} was cancelled; nothing was installed.",
+                        ["language": pack.displayName]))
             } else {
-                self.say(PackMessage.sentence(forError: stderr, action: tr("Downloading {language}", ["language": pack.displayName])))
+                self.say(
+                    PackMessage.sentence(
+                        forError: stderr, action: tr("Downloading {language}", ["language": pack.displayName])))
             }
             self.reload()
         }
@@ -134,11 +175,13 @@ final class LanguagesPage {
         every(milliseconds: 100) { [weak self] in
             guard let self, self.download != nil else { return false }
             var written = 0
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where PackProgress.isPartial(name, language: pack.language, processID: pid) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            where PackProgress.isPartial(name, language: pack.language, processID: pid) {
                 var info = stat()
                 if stat(folder + "/" + name, &info) == 0 { written = Int(info.st_size) }
             }
-            gtk_progress_bar_set_fraction(cast(self.progressBar), PackProgress.fraction(written: written, expected: expected))
+            gtk_progress_bar_set_fraction(
+                cast(self.progressBar), PackProgress.fraction(written: written, expected: expected))
             return true
         }
     }
@@ -149,7 +192,9 @@ final class LanguagesPage {
             if status == 0 {
                 self.say("\(prefix ?? pack.displayName) and verified: the file matches its checksum.")
             } else {
-                self.say(PackMessage.sentence(forError: stdout + stderr, action: tr("Verifying {language}", ["language": pack.displayName])))
+                self.say(
+                    PackMessage.sentence(
+                        forError: stdout + stderr, action: tr("Verifying {language}", ["language": pack.displayName])))
             }
         }
     }
@@ -157,13 +202,18 @@ final class LanguagesPage {
     func remove(_ pack: PackRow) {
         InklingCommand.run(["packs", "remove", pack.language]) { [weak self] status, _, stderr in
             guard let self else { return }
-            self.say(status == 0 ? tr("{language} was removed.", ["language": pack.displayName]) : PackMessage.sentence(forError: stderr, action: tr("Removing {language}", ["language": pack.displayName])))
+            self.say(
+                status == 0
+                    ? tr("{language} was removed.", ["language": pack.displayName])
+                    : PackMessage.sentence(
+                        forError: stderr, action: tr("Removing {language}", ["language": pack.displayName])))
             self.reload()
         }
     }
 
     func use(_ pack: PackRow) {
-        app.settings.set("languages", strings: PropertyMenu.languages(app.settings.strings("languages"), choosing: pack.language))
+        app.settings.set(
+            "languages", strings: PropertyMenu.languages(app.settings.strings("languages"), choosing: pack.language))
         say(tr("Inkling now suggests {language} words.", ["language": pack.displayName]))
     }
 }

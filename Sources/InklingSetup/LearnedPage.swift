@@ -24,7 +24,11 @@ final class LearnedPage {
         widget = page(title: tr("Learned words"), icon: "accessories-dictionary-symbolic", name: "learned")
 
         let privacy = group(title: tr("Learning"))
-        add(privacy, TypingPage.switchRow(app.settings, key: "off-the-record", title: tr("Off the record"), subtitle: tr("Learn nothing and skip the cloud check until this is off again; suggestions still work")))
+        add(
+            privacy,
+            TypingPage.switchRow(
+                app.settings, key: "off-the-record", title: tr("Off the record"),
+                subtitle: tr("Learn nothing and skip the cloud check until this is off again; suggestions still work")))
         add(page: widget, privacy)
 
         let words = group(title: tr("Words Inkling learned from your typing"))
@@ -44,14 +48,26 @@ final class LearnedPage {
         add(page: widget, words)
 
         let manage = group(title: tr("Your data"))
-        let exportRow = actionRow(title: tr("Export"), subtitle: tr("Save every learned word to a file (kept private, mode 0600)"))
-        adw_action_row_add_suffix(cast(exportRow), button(tr("Export…"), accessibleName: tr("Export learned words")) { [weak self] in self?.choose(save: true) })
+        let exportRow = actionRow(
+            title: tr("Export"), subtitle: tr("Save every learned word to a file (kept private, mode 0600)"))
+        adw_action_row_add_suffix(
+            cast(exportRow),
+            button(tr("Export…"), accessibleName: tr("Export learned words")) { [weak self] in self?.choose(save: true)
+            })
         add(manage, exportRow)
         let importRow = actionRow(title: tr("Import"), subtitle: tr("Add the words of an exported file to these"))
-        adw_action_row_add_suffix(cast(importRow), button(tr("Import…"), accessibleName: tr("Import learned words")) { [weak self] in self?.choose(save: false) })
+        adw_action_row_add_suffix(
+            cast(importRow),
+            button(tr("Import…"), accessibleName: tr("Import learned words")) { [weak self] in self?.choose(save: false)
+            })
         add(manage, importRow)
-        let wipeRow = actionRow(title: tr("Forget everything"), subtitle: tr("Remove every learned word; this cannot be undone"))
-        adw_action_row_add_suffix(cast(wipeRow), button(tr("Forget all…"), accessibleName: tr("Forget all learned words"), style: "destructive-action") { [weak self] in self?.confirmWipe() })
+        let wipeRow = actionRow(
+            title: tr("Forget everything"), subtitle: tr("Remove every learned word; this cannot be undone"))
+        adw_action_row_add_suffix(
+            cast(wipeRow),
+            button(tr("Forget all…"), accessibleName: tr("Forget all learned words"), style: "destructive-action") {
+                [weak self] in self?.confirmWipe()
+            })
         add(manage, wipeRow)
         add(page: widget, manage)
 
@@ -66,7 +82,9 @@ final class LearnedPage {
         if FileManager.default.fileExists(atPath: path) {
             do {
                 let store = try UserStore.open(path: path, recoverCorrupt: false)
-                all = try store.words(limit: 100_000).map { LearnedWordRow(word: $0.display, count: $0.count, lastUsed: $0.lastUsed) }
+                all = try store.words(limit: 100_000).map {
+                    LearnedWordRow(word: $0.display, count: $0.count, lastUsed: $0.lastUsed)
+                }
                 store.close()
             } catch {
                 setLabel(summary, tr("The learned words cannot be read: {error}", ["error": "\(error)"]))
@@ -86,7 +104,11 @@ final class LearnedPage {
             let row = actionRow(title: entry.word, subtitle: entry.subtitle(lastUsedText: Self.date(entry.lastUsed)))
             adw_preferences_row_set_use_markup(cast(row), 0)
             name(row, entry.word)
-            adw_action_row_add_suffix(cast(row), button(tr("Forget"), accessibleName: tr("Forget {word}", ["word": entry.word]), style: "flat") { [weak self] in self?.forget(entry.word) })
+            adw_action_row_add_suffix(
+                cast(row),
+                button(tr("Forget"), accessibleName: tr("Forget {word}", ["word": entry.word]), style: "flat") {
+                    [weak self] in self?.forget(entry.word)
+                })
             gtk_list_box_append(cast(list), row)
         }
         setVisible(list, !shown.isEmpty)
@@ -95,13 +117,20 @@ final class LearnedPage {
     func forget(_ word: String) {
         InklingCommand.run(["learned", "forget", word]) { [weak self] status, _, stderr in
             guard let self else { return }
-            self.app.toast(status == 0 ? tr("Forgot “{word}”.", ["word": word]) : tr("Could not forget “{word}”: {reason}", ["word": word, "reason": AccountForm.failure(output: stderr)]))
+            self.app.toast(
+                status == 0
+                    ? tr("Forgot “{word}”.", ["word": word])
+                    : tr(
+                        "Could not forget “{word}”: {reason}",
+                        ["word": word, "reason": AccountForm.failure(output: stderr)]))
             self.reload()
         }
     }
 
     func confirmWipe() {
-        let dialog = made(adw_message_dialog_new(cast(app.window), tr("Forget every learned word?"), LearnedWordRow.wipeConfirmation(total: all.count)))
+        let dialog = made(
+            adw_message_dialog_new(
+                cast(app.window), tr("Forget every learned word?"), LearnedWordRow.wipeConfirmation(total: all.count)))
         adw_message_dialog_add_response(cast(dialog), "cancel", tr("Cancel"))
         adw_message_dialog_add_response(cast(dialog), "wipe", tr("Forget all"))
         adw_message_dialog_set_response_appearance(cast(dialog), "wipe", ADW_RESPONSE_DESTRUCTIVE)
@@ -109,7 +138,10 @@ final class LearnedPage {
         onText(raw(dialog), "response") { [weak self] response in
             guard let self, response == "wipe" else { return }
             InklingCommand.run(["learned", "wipe", "--yes"]) { status, _, stderr in
-                self.app.toast(status == 0 ? tr("Every learned word was forgotten.") : tr("Nothing was wiped: {reason}", ["reason": AccountForm.failure(output: stderr)]))
+                self.app.toast(
+                    status == 0
+                        ? tr("Every learned word was forgotten.")
+                        : tr("Nothing was wiped: {reason}", ["reason": AccountForm.failure(output: stderr)]))
                 self.reload()
             }
         }
@@ -118,13 +150,16 @@ final class LearnedPage {
 
     /// A file chooser for export (save) or import (open), then the `inkling learned` command.
     func choose(save: Bool) {
-        let chooser = made(gtk_file_chooser_native_new(
-            save ? tr("Export learned words") : tr("Import learned words"), cast(app.window),
-            save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN, save ? tr("Export") : tr("Import"), tr("Cancel")))
+        let chooser = made(
+            gtk_file_chooser_native_new(
+                save ? tr("Export learned words") : tr("Import learned words"), cast(app.window),
+                save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN, save ? tr("Export") : tr("Import"),
+                tr("Cancel")))
         if save { gtk_file_chooser_set_current_name(cast(chooser), "inkling-learned-words.tsv") }
         onInteger(raw(chooser), "response") { [weak self] response in
             defer { g_object_unref(raw(chooser)) }
-            guard let self, response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(cast(chooser)),
+            guard let self, response == GTK_RESPONSE_ACCEPT.rawValue,
+                let file = gtk_file_chooser_get_file(cast(chooser)),
                 let pathPointer = g_file_get_path(file)
             else { return }
             let path = String(cString: pathPointer)
@@ -132,7 +167,10 @@ final class LearnedPage {
             g_object_unref(raw(file))
             InklingCommand.run(["learned", save ? "export" : "import", path]) { status, stdout, stderr in
                 if status == 0 {
-                    self.app.toast(save ? tr("Exported to {path}.", ["path": path]) : (stdout.split(separator: "\n").first.map(String.init) ?? tr("Imported.")))
+                    self.app.toast(
+                        save
+                            ? tr("Exported to {path}.", ["path": path])
+                            : (stdout.split(separator: "\n").first.map(String.init) ?? tr("Imported.")))
                 } else {
                     self.app.toast(AccountForm.failure(output: stderr))
                 }

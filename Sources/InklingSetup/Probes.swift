@@ -10,7 +10,9 @@ import InklingStore
 /// Reads the engine's heartbeat file (`Heartbeat`) and checks its process.
 enum HeartbeatProbe {
     static func status() -> Heartbeat.Status {
-        guard let path = Heartbeat.path(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }) else { return .notRunning }
+        guard let path = Heartbeat.path(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }) else {
+            return .notRunning
+        }
         var info = stat()
         guard stat(path, &info) == 0, let data = FileManager.default.contents(atPath: path) else { return .notRunning }
         let pid = Heartbeat.processID(in: String(decoding: data, as: UTF8.self))

@@ -15,16 +15,32 @@ enum TypingPage {
 
         let suggestions = group(title: tr("Suggestions"))
         add(suggestions, pageSizeRow(settings))
-        add(suggestions, comboRow(settings, SettingChoices.selectionKeys, title: tr("Keys that pick a suggestion"), subtitle: tr("Digits are typed as usual when F-keys pick")))
-        add(suggestions, switchRow(settings, key: "next-word-predictions", title: tr("Predict the next word"), subtitle: tr("After a word and a space, suggest what usually comes next")))
+        add(
+            suggestions,
+            comboRow(
+                settings, SettingChoices.selectionKeys, title: tr("Keys that pick a suggestion"),
+                subtitle: tr("Digits are typed as usual when F-keys pick")))
+        add(
+            suggestions,
+            switchRow(
+                settings, key: "next-word-predictions", title: tr("Predict the next word"),
+                subtitle: tr("After a word and a space, suggest what usually comes next")))
         add(page: page, suggestions)
 
         let corrections = group(title: tr("Corrections"))
-        add(corrections, comboRow(settings, SettingChoices.autocorrect, title: tr("Space corrects a likely typo"), subtitle: tr("The keep-word key always commits exactly what you typed")))
+        add(
+            corrections,
+            comboRow(
+                settings, SettingChoices.autocorrect, title: tr("Space corrects a likely typo"),
+                subtitle: tr("The keep-word key always commits exactly what you typed")))
         add(corrections, layoutRow(settings))
         add(page: page, corrections)
 
-        let keys = group(title: tr("Keys"), description: tr("Each key works only while Inkling shows what it acts on; otherwise the application gets it. Click Change, then press the new keys."))
+        let keys = group(
+            title: tr("Keys"),
+            description: tr(
+                "Each key works only while Inkling shows what it acts on; otherwise the application gets it. Click Change, then press the new keys."
+            ))
         add(keys, ShortcutRow.make(app, key: "apply-fix-key", title: tr("Apply the offered fix")))
         add(keys, ShortcutRow.make(app, key: "correction-panel-key", title: tr("Open the correction list")))
         add(keys, ShortcutRow.make(app, key: "keep-word-key", title: tr("Keep exactly what was typed")))
@@ -34,18 +50,26 @@ enum TypingPage {
 
     static func pageSizeRow(_ settings: AppSettings) -> Widget {
         let row = actionRow(title: tr("Suggestions per page"), subtitle: tr("Page Up and Page Down show the others"))
-        let spin = made(gtk_spin_button_new_with_range(Double(PageSize.range.lowerBound), Double(PageSize.range.upperBound), 1))
+        let spin = made(
+            gtk_spin_button_new_with_range(Double(PageSize.range.lowerBound), Double(PageSize.range.upperBound), 1))
         gtk_widget_set_valign(spin, GTK_ALIGN_CENTER)
         // Named by the row's title (AdwActionRow labels its activatable widget).
         adw_action_row_add_suffix(cast(row), spin)
         adw_action_row_set_activatable_widget(cast(row), spin)
-        settings.watch("page-size") { gtk_spin_button_set_value(cast(spin), Double(PageSize.shown(settings.int("page-size")))) }
-        on(raw(spin), "value-changed") { settings.set("page-size", int: Int(gtk_spin_button_get_value_as_int(cast(spin)))) }
+        settings.watch("page-size") {
+            gtk_spin_button_set_value(cast(spin), Double(PageSize.shown(settings.int("page-size"))))
+        }
+        on(raw(spin), "value-changed") {
+            settings.set("page-size", int: Int(gtk_spin_button_get_value_as_int(cast(spin))))
+        }
         return row
     }
 
-    static func comboRow(_ settings: AppSettings, _ choices: SettingChoices, title: String, subtitle: String) -> Widget {
-        comboRow(settings, key: choices.key, labels: choices.labels, title: title, subtitle: subtitle, index: choices.index(of:), value: choices.value(at:))
+    static func comboRow(_ settings: AppSettings, _ choices: SettingChoices, title: String, subtitle: String) -> Widget
+    {
+        comboRow(
+            settings, key: choices.key, labels: choices.labels, title: title, subtitle: subtitle,
+            index: choices.index(of:), value: choices.value(at:))
     }
 
     static func layoutRow(_ settings: AppSettings) -> Widget {
@@ -66,7 +90,9 @@ enum TypingPage {
         var pointers: [UnsafeMutablePointer<CChar>?] = labels.map { strdup($0) }
         pointers.append(nil)
         let model = pointers.withUnsafeBufferPointer { buffer in
-            made(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { gtk_string_list_new($0) }
+            made(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+                gtk_string_list_new($0)
+            }
         }
         for pointer in pointers { free(pointer) }
         adw_combo_row_set_model(cast(row), model)
@@ -97,17 +123,26 @@ enum ShortcutRow {
     static func make(_ app: SetupApp, key: String, title: String) -> Widget {
         let settings = app.settings
         let row = actionRow(title: title)
-        let change = button(tr("Change…"), accessibleName: tr("Change: {action}", ["action": title])) { record(app, key: key, title: title) }
-        let reset = button(tr("Reset"), accessibleName: tr("Reset: {action}", ["action": title]), style: "flat") { settings.reset(key) }
+        let change = button(tr("Change…"), accessibleName: tr("Change: {action}", ["action": title])) {
+            record(app, key: key, title: title)
+        }
+        let reset = button(tr("Reset"), accessibleName: tr("Reset: {action}", ["action": title]), style: "flat") {
+            settings.reset(key)
+        }
         adw_action_row_add_suffix(cast(row), change)
         adw_action_row_add_suffix(cast(row), reset)
-        settings.watch(key) { adw_action_row_set_subtitle(cast(row), Shortcut.label(accelerator: settings.string(key))) }
+        settings.watch(key) {
+            adw_action_row_set_subtitle(cast(row), Shortcut.label(accelerator: settings.string(key)))
+        }
         return row
     }
 
     /// A dialog that takes the next key press: stored if the engine can use it, else explained.
     static func record(_ app: SetupApp, key: String, title: String) {
-        let dialog = made(adw_message_dialog_new(cast(app.window), tr("Press the new keys"), tr("For “{action}”. Escape cancels; Backspace turns the key off.", ["action": title])))
+        let dialog = made(
+            adw_message_dialog_new(
+                cast(app.window), tr("Press the new keys"),
+                tr("For “{action}”. Escape cancels; Backspace turns the key off.", ["action": title])))
         adw_message_dialog_add_response(cast(dialog), "cancel", tr("Cancel"))
         name(dialog, tr("Record keys: {action}", ["action": title]))
         let controller = made(gtk_event_controller_key_new())

@@ -33,7 +33,13 @@ final class SetupApp {
         adw_preferences_window_set_search_enabled(cast(window), 0)
         if !settings.available {
             let warning = page(title: tr("Settings"), icon: "dialog-warning-symbolic", name: "missing")
-            add(page: warning, group(title: tr("Inkling's settings are not installed"), description: tr("The GSettings schema org.freedesktop.ibus.engine.inkling was not found. Install the ibus-inkling package, or set GSETTINGS_SCHEMA_DIR to a folder where it is compiled.")))
+            add(
+                page: warning,
+                group(
+                    title: tr("Inkling's settings are not installed"),
+                    description: tr(
+                        "The GSettings schema org.freedesktop.ibus.engine.inkling was not found. Install the ibus-inkling package, or set GSETTINGS_SCHEMA_DIR to a folder where it is compiled."
+                    )))
             adw_preferences_window_add(cast(window), cast(warning))
         }
         let languages = LanguagesPage(self)
@@ -42,7 +48,9 @@ final class SetupApp {
         let cloud = CloudPage(self, account: CommandAccountService())
         let about = AboutPage(self)
         pages = [languages, learned, dictation, cloud, about]
-        for page in [TypingPage.make(self), languages.widget, learned.widget, dictation.widget, cloud.widget, about.widget] {
+        for page in [
+            TypingPage.make(self), languages.widget, learned.widget, dictation.widget, cloud.widget, about.widget,
+        ] {
             adw_preferences_window_add(cast(window), cast(page))
         }
         if let firstPage { adw_preferences_window_set_visible_page_name(cast(window), firstPage) }
@@ -63,11 +71,16 @@ while let option = arguments.first {
     arguments.removeFirst()
     switch option {
     case "--page":
-        guard let name = arguments.first else { fputs("inkling-setup: --page needs a name\n", stderr); exit(2) }
+        guard let name = arguments.first else {
+            fputs("inkling-setup: --page needs a name\n", stderr)
+            exit(2)
+        }
         arguments.removeFirst()
         setup.firstPage = name
     case "-h", "--help":
-        print("usage: inkling-setup [--page typing|languages|learned|dictation|cloud|about]\nInkling's settings: typing, languages, learned words, dictation, cloud check.")
+        print(
+            "usage: inkling-setup [--page typing|languages|learned|dictation|cloud|about]\nInkling's settings: typing, languages, learned words, dictation, cloud check."
+        )
         exit(0)
     case "--version":
         print("inkling-setup \(InklingVersion.current)")

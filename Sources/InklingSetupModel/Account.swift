@@ -24,7 +24,8 @@ public enum AccountStatus: Equatable, Sendable {
     public var sentence: String {
         switch self {
         case .signedOut: return tr("Not signed in.")
-        case .signedIn(let server, let username): return tr("Signed in to {server} as {user}.", ["server": server, "user": username])
+        case .signedIn(let server, let username):
+            return tr("Signed in to {server} as {user}.", ["server": server, "user": username])
         case .unavailable(let why): return why
         }
     }
@@ -61,7 +62,9 @@ public enum AccountForm {
     public static func arguments(signIn server: String, username: String) -> [String] {
         ["account", "login", "--server", server.trimmed(), "--user", username.trimmed()]
     }
-    public static func statusArguments(server: String) -> [String] { ["account", "status", "--server", server.trimmed()] }
+    public static func statusArguments(server: String) -> [String] {
+        ["account", "status", "--server", server.trimmed()]
+    }
     public static func signOutArguments(server: String, everywhere: Bool) -> [String] {
         ["account", "logout", "--server", server.trimmed()] + (everywhere ? ["--everywhere"] : [])
     }
@@ -92,13 +95,16 @@ public enum AccountForm {
         if text.contains("401") || text.contains("wrong user name or password") || text.contains("wrong password") {
             return tr("The user name or password is wrong.")
         }
-        if text.contains("couldn't connect") || text.contains("could not resolve") || text.contains("couldn't resolve") || text.contains("unreachable")
+        if text.contains("couldn't connect") || text.contains("could not resolve") || text.contains("couldn't resolve")
+            || text.contains("unreachable")
             || text.contains("cannot reach") || text.contains("could not be reached")
         {
             return tr("The server could not be reached. Check its address and the network connection.")
         }
         if text.contains("keyring") || text.contains("secret service") {
-            return tr("No keyring is available in this session to keep the sign-in. Unlock or start your keyring, then try again.")
+            return tr(
+                "No keyring is available in this session to keep the sign-in. Unlock or start your keyring, then try again."
+            )
         }
         let line = output.split(separator: "\n").last { !$0.isEmpty }.map(String.init) ?? "no message"
         return line.hasPrefix("inkling: ") ? String(line.dropFirst(9)) : line

@@ -66,7 +66,8 @@ public enum DictationLanguage {
         if withModel.contains(code) || code.isEmpty {
             return "English (US). English is the only language with a speech model so far."
         }
-        return "English (US) only: there is no speech model for the active language (\(activeLanguage)) yet, so dictation hears English."
+        return
+            "English (US) only: there is no speech model for the active language (\(activeLanguage)) yet, so dictation hears English."
     }
 }
 
@@ -129,7 +130,8 @@ public struct DictationTestRun: Equatable, Sendable {
         switch state {
         case .starting: return "Starting the speech helper…"
         case .listening: return heard.isEmpty ? "Say something…" : "Heard: \(heardText)"
-        case .finished: return heard.isEmpty ? "Heard nothing. Check the microphone and its level." : "Heard: \(heardText)"
+        case .finished:
+            return heard.isEmpty ? "Heard nothing. Check the microphone and its level." : "Heard: \(heardText)"
         case .failed(let why): return "The test failed: \(why)"
         }
     }

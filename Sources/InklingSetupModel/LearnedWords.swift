@@ -17,7 +17,9 @@ public struct LearnedWordRow: Equatable, Sendable {
     public static func filter(_ rows: [LearnedWordRow], query: String, limit: Int = 200) -> [LearnedWordRow] {
         let needle = query.trimmed().lowercased()
         let matching = needle.isEmpty ? rows : rows.filter { $0.word.lowercased().contains(needle) }
-        return Array(matching.sorted { ($0.count, $0.lastUsed, $1.word) > ($1.count, $1.lastUsed, $0.word) }.prefix(max(0, limit)))
+        return Array(
+            matching.sorted { ($0.count, $0.lastUsed, $1.word) > ($1.count, $1.lastUsed, $0.word) }.prefix(
+                max(0, limit)))
     }
 
     /// "used 12 times · last 2026-12-01" (the date given already formatted by the glue).
@@ -32,16 +34,23 @@ public struct LearnedWordRow: Equatable, Sendable {
         if total == 0 { return tr("Inkling has not learned any words yet.") }
         if query.trimmed().isEmpty {
             return shown < total
-                ? tr("{total} learned words; the {shown} most used are shown. Search to find others.", ["total": String(total), "shown": String(shown)])
+                ? tr(
+                    "{total} learned words; the {shown} most used are shown. Search to find others.",
+                    ["total": String(total), "shown": String(shown)])
                 : trn("{count} learned word.", "{count} learned words.", count: total, ["count": String(total)])
         }
         return shown == 0
             ? tr("No learned word contains “{query}”.", ["query": query])
-            : trn("{shown} of {total} learned words matches.", "{shown} of {total} learned words match.", count: shown, ["shown": String(shown), "total": String(total)])
+            : trn(
+                "{shown} of {total} learned words matches.", "{shown} of {total} learned words match.", count: shown,
+                ["shown": String(shown), "total": String(total)])
     }
 
     /// The wipe confirmation's body.
     public static func wipeConfirmation(total: Int) -> String {
-        trn("Forget the one learned word? Suggestions return to the language pack alone. This cannot be undone.", "Forget all {count} learned words? Suggestions return to the language pack alone. This cannot be undone.", count: total, ["count": String(total)])
+        trn(
+            "Forget the one learned word? Suggestions return to the language pack alone. This cannot be undone.",
+            "Forget all {count} learned words? Suggestions return to the language pack alone. This cannot be undone.",
+            count: total, ["count": String(total)])
     }
 }

@@ -24,7 +24,9 @@ public struct PackRow: Equatable, Sendable {
     /// The pack needs a newer engine (`needs Inkling X`), if so.
     public var needsVersion: String?
 
-    public init(language: String, displayName: String, version: String, sizeKiB: Int, state: State, needsVersion: String? = nil) {
+    public init(
+        language: String, displayName: String, version: String, sizeKiB: Int, state: State, needsVersion: String? = nil
+    ) {
         self.language = language
         self.displayName = displayName
         self.version = version
@@ -37,7 +39,9 @@ public struct PackRow: Equatable, Sendable {
     public var subtitle: String {
         var parts = [
             tr("version {version}", ["version": version]),
-            sizeKiB >= 1024 ? tr("{size} MB", ["size": String((sizeKiB + 512) / 1024)]) : tr("{size} KB", ["size": String(sizeKiB)]),
+            sizeKiB >= 1024
+                ? tr("{size} MB", ["size": String((sizeKiB + 512) / 1024)])
+                : tr("{size} KB", ["size": String(sizeKiB)]),
         ]
         switch state {
         case .bundled: parts.append(tr("included with Inkling"))
@@ -60,7 +64,9 @@ public struct PackRow: Equatable, Sendable {
         var rows: [PackRow] = []
         for line in listOutput.split(separator: "\n") {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 5, fields[3].hasSuffix(" KiB"), let size = Int(fields[3].dropLast(4)) else { continue }
+            guard fields.count == 5, fields[3].hasSuffix(" KiB"), let size = Int(fields[3].dropLast(4)) else {
+                continue
+            }
             guard !fields[4].isEmpty else { continue }
             let statusParts = fields[4].split(separator: ", ").map(String.init)
             let state: State
@@ -71,8 +77,13 @@ public struct PackRow: Equatable, Sendable {
             case "available": state = .available
             default: state = .refused
             }
-            let needs = statusParts.dropFirst().first { $0.hasPrefix("needs Inkling ") }.map { String($0.dropFirst("needs Inkling ".count)) }
-            rows.append(PackRow(language: fields[0], displayName: fields[1], version: fields[2], sizeKiB: size, state: state, needsVersion: needs))
+            let needs = statusParts.dropFirst().first { $0.hasPrefix("needs Inkling ") }.map {
+                String($0.dropFirst("needs Inkling ".count))
+            }
+            rows.append(
+                PackRow(
+                    language: fields[0], displayName: fields[1], version: fields[2], sizeKiB: size, state: state,
+                    needsVersion: needs))
         }
         return rows
     }
@@ -102,18 +113,22 @@ public enum PackMessage {
         let reason: String
         if text.contains("couldn't resolve host") || text.contains("could not resolve") {
             reason = tr("The download server could not be found. Check the network connection and try again.")
-        } else if text.contains("couldn't connect") || text.contains("could not connect") || text.contains("connection refused")
+        } else if text.contains("couldn't connect") || text.contains("could not connect")
+            || text.contains("connection refused")
             || text.contains("timeout was reached") || text.contains("took longer than")
         {
             reason = tr("No download server could be reached. Check the network connection and try again.")
         } else if text.contains("sha-256 mismatch") || text.contains("size ") && text.contains("expected") {
-            reason = tr("The downloaded file was damaged (it does not match its checksum), so it was not installed. Try again.")
+            reason = tr(
+                "The downloaded file was damaged (it does not match its checksum), so it was not installed. Try again.")
         } else if text.contains("no space left") || text.contains("disk quota") {
             reason = tr("The disk is full. Free some space, then try again.")
         } else if text.contains("http 404") {
             reason = tr("The server does not have this pack (HTTP 404). The pack list may be out of date.")
         } else if text.contains("the server answered http") {
-            reason = tr("The server refused the download ({code}). Try again later.", ["code": firstMatch(of: "http ", in: output) ?? tr("an HTTP error")])
+            reason = tr(
+                "The server refused the download ({code}). Try again later.",
+                ["code": firstMatch(of: "http ", in: output) ?? tr("an HTTP error")])
         } else if text.contains("no pack manifest") || text.contains("no manifest") {
             reason = tr("There is no list of languages yet. Set the address of a pack list first.")
         } else if text.contains("refused") && text.contains("https://") {
@@ -121,7 +136,8 @@ public enum PackMessage {
         } else if text.contains("corrupt") {
             reason = tr("The pack file is damaged. Remove it and download it again.")
         } else {
-            let line = output.split(separator: "\n").last { !$0.isEmpty }.map(String.init) ?? tr("it failed without a message")
+            let line =
+                output.split(separator: "\n").last { !$0.isEmpty }.map(String.init) ?? tr("it failed without a message")
             reason = sentenceCase(line.hasPrefix("inkling: ") ? String(line.dropFirst(9)) : line)
         }
         return tr("{action} failed. {reason}", ["action": action, "reason": reason])

@@ -51,12 +51,20 @@ public enum Shortcut {
         let name = keyName.count == 1 ? keyName.lowercased() : keyName
         accelerator += name
         guard KeyBinding(accelerator: accelerator) != nil else {
-            return .refused(tr("Inkling cannot use {keys}: choose a letter, a digit, an F key, Return, space, Tab or an arrow key, with Control or Alt.", ["keys": label(keyName: keyName, modifiers: modifiers)]))
+            return .refused(
+                tr(
+                    "Inkling cannot use {keys}: choose a letter, a digit, an F key, Return, space, Tab or an arrow key, with Control or Alt.",
+                    ["keys": label(keyName: keyName, modifiers: modifiers)]))
         }
         let isFunctionKey = lower.hasPrefix("f") && lower.count > 1 && lower.dropFirst().allSatisfy(\.isNumber)
-        let typesSomething = !isFunctionKey && !["up", "down", "left", "right", "page_up", "page_down", "home", "end", "escape"].contains(lower)
+        let typesSomething =
+            !isFunctionKey
+            && !["up", "down", "left", "right", "page_up", "page_down", "home", "end", "escape"].contains(lower)
         if typesSomething && modifiers.intersection([.control, .alt, .superKey]).isEmpty {
-            return .refused(tr("{keys} alone is used for typing: add Control or Alt.", ["keys": label(keyName: keyName, modifiers: modifiers)]))
+            return .refused(
+                tr(
+                    "{keys} alone is used for typing: add Control or Alt.",
+                    ["keys": label(keyName: keyName, modifiers: modifiers)]))
         }
         return .accepted(accelerator)
     }
@@ -66,7 +74,9 @@ public enum Shortcut {
     public static func label(accelerator: String) -> String {
         let trimmed = accelerator.trimmed()
         if trimmed.isEmpty { return tr("Off") }
-        guard KeyBinding(accelerator: String(trimmed)) != nil else { return tr("Not understood ({accelerator})", ["accelerator": String(trimmed)]) }
+        guard KeyBinding(accelerator: String(trimmed)) != nil else {
+            return tr("Not understood ({accelerator})", ["accelerator": String(trimmed)])
+        }
         var rest = Substring(trimmed)
         var modifiers: ShortcutModifiers = []
         while rest.hasPrefix("<"), let close = rest.firstIndex(of: ">") {
@@ -87,7 +97,10 @@ public enum Shortcut {
         if modifiers.contains(.alt) { parts.append("Alt") }
         if modifiers.contains(.shift) { parts.append("Shift") }
         if modifiers.contains(.superKey) { parts.append("Super") }
-        let names = ["space": "Space", "return": "Return", "backspace": "Backspace", "tab": "Tab", "page_up": "Page Up", "page_down": "Page Down"]
+        let names = [
+            "space": "Space", "return": "Return", "backspace": "Backspace", "tab": "Tab", "page_up": "Page Up",
+            "page_down": "Page Down",
+        ]
         let key = names[keyName.lowercased()] ?? (keyName.count == 1 ? keyName.uppercased() : keyName)
         parts.append(key)
         return parts.joined(separator: "+")

@@ -32,7 +32,9 @@ public struct SettingChoices: Equatable, Sendable {
     /// `autocorrect`: what space does with a likely typo (the engine falls back to off).
     public static let autocorrect = SettingChoices(
         key: "autocorrect", values: ["off", "very-likely", "always"],
-        labels: [tr("Off: only offer fixes"), tr("When the fix is very likely"), tr("Always take the best suggestion")],
+        labels: [
+            tr("Off: only offer fixes"), tr("When the fix is very likely"), tr("Always take the best suggestion"),
+        ],
         fallbackIndex: 0)
 }
 

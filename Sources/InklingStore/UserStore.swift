@@ -29,7 +29,8 @@ public enum UserStoreError: Error, Equatable, CustomStringConvertible {
         case .newerSchema(let path, let found, let supported):
             "the user store \(path) has schema version \(found), written by a newer Inkling; this one reads up to version \(supported). Update Inkling, or move the file away to start afresh."
         case .busy(let operation): "the user store is busy (another process holds it): \(operation)"
-        case .sqlite(let operation, let code, let message): "user store: \(operation) failed: \(message) (SQLite \(code))"
+        case .sqlite(let operation, let code, let message):
+            "user store: \(operation) failed: \(message) (SQLite \(code))"
         }
     }
 }
@@ -150,17 +151,25 @@ public final class UserStore {
         let check: [String]
         do {
             check = try rows(db, "PRAGMA quick_check(5)", operation: "checking the file")
-        } catch UserStoreError.sqlite(_, let code, let message) where code & 0xff == SQLITE_NOTADB || code & 0xff == SQLITE_CORRUPT {
+        } catch UserStoreError.sqlite(_, let code, let message)
+            where code & 0xff == SQLITE_NOTADB || code & 0xff == SQLITE_CORRUPT
+        {
             throw UserStoreError.corrupt(path: path, detail: message)
         }
         guard check == ["ok"] else {
             throw UserStoreError.corrupt(path: path, detail: "quick_check: " + check.prefix(3).joined(separator: "; "))
         }
-        let version = try rows(db, "PRAGMA user_version", operation: "reading the schema version").first.flatMap { Int32($0) } ?? 0
-        if version > schemaVersion { throw UserStoreError.newerSchema(path: path, found: version, supported: schemaVersion) }
+        let version =
+            try rows(db, "PRAGMA user_version", operation: "reading the schema version").first.flatMap { Int32($0) }
+            ?? 0
+        if version > schemaVersion {
+            throw UserStoreError.newerSchema(path: path, found: version, supported: schemaVersion)
+        }
 
         let mode = try rows(db, "PRAGMA journal_mode=WAL", operation: "switching to WAL").first ?? ""
-        guard mode.lowercased() == "wal" else { throw UserStoreError.cannotOpen(path: path, reason: "WAL mode refused (\(mode))") }
+        guard mode.lowercased() == "wal" else {
+            throw UserStoreError.cannotOpen(path: path, reason: "WAL mode refused (\(mode))")
+        }
         // synchronous=NORMAL in WAL mode: a COMMIT has written its pages into the -wal file (the
         // write(2) returned, so they are in the kernel's page cache) before it returns; only the
         // fsync is left to checkpoints. Killing the process (kill -9, a crash) therefore loses no
@@ -180,10 +189,17 @@ public final class UserStore {
             try exec(db, "BEGIN IMMEDIATE", operation: "creating the schema")
             do {
                 // Another process may have created it while we waited for the lock.
-                let now = try rows(db, "PRAGMA user_version", operation: "reading the schema version").first.flatMap { Int32($0) } ?? 0
-                if now > schemaVersion { throw UserStoreError.newerSchema(path: path, found: now, supported: schemaVersion) }
+                let now =
+                    try rows(db, "PRAGMA user_version", operation: "reading the schema version").first.flatMap {
+                        Int32($0)
+                    } ?? 0
+                if now > schemaVersion {
+                    throw UserStoreError.newerSchema(path: path, found: now, supported: schemaVersion)
+                }
                 if now < schemaVersion {
-                    try exec(db, """
+                    try exec(
+                        db,
+                        """
                         CREATE TABLE IF NOT EXISTS entries(
                             context TEXT NOT NULL,
                             key TEXT NOT NULL,
@@ -203,8 +219,12 @@ public final class UserStore {
                 throw error
             }
         }
-        let tables = try rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('entries', 'meta')", operation: "checking the schema")
-        guard tables == ["2"] else { throw UserStoreError.corrupt(path: path, detail: "schema version \(schemaVersion) without its tables") }
+        let tables = try rows(
+            db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('entries', 'meta')",
+            operation: "checking the schema")
+        guard tables == ["2"] else {
+            throw UserStoreError.corrupt(path: path, detail: "schema version \(schemaVersion) without its tables")
+        }
         try addRemovalLog(db)
     }
 
@@ -212,10 +232,16 @@ public final class UserStore {
     /// holding older changes do not write removed words back. Added to any version-1 store (an
     /// older Inkling ignores it), so the schema version stays 1.
     private static func addRemovalLog(_ db: OpaquePointer) throws {
-        let present = try rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'forgotten'", operation: "checking the schema")
-        let metaRows = try rows(db, "SELECT count(*) FROM meta WHERE name IN ('wiped_at', 'forgotten_complete_since')", operation: "checking the schema")
+        let present = try rows(
+            db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'forgotten'",
+            operation: "checking the schema")
+        let metaRows = try rows(
+            db, "SELECT count(*) FROM meta WHERE name IN ('wiped_at', 'forgotten_complete_since')",
+            operation: "checking the schema")
         guard present != ["1"] || metaRows != ["2"] else { return }
-        try exec(db, """
+        try exec(
+            db,
+            """
             BEGIN IMMEDIATE;
             CREATE TABLE IF NOT EXISTS forgotten(tag INTEGER PRIMARY KEY, generation INTEGER NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID;
             INSERT OR IGNORE INTO meta(name, value) VALUES ('wiped_at', 0), ('forgotten_complete_since', 0);
@@ -260,16 +286,22 @@ public final class UserStore {
         gmtime_r(&seconds, &parts)
         var buffer = [CChar](repeating: 0, count: 32)
         let length = strftime(&buffer, buffer.count, "%Y%m%dT%H%M%SZ", &parts)
-        var target = path + ".corrupt-" + String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var target =
+            path + ".corrupt-" + String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var attempt = 1
         while access(target, F_OK) == 0 {
             attempt += 1
-            target = path + ".corrupt-" + String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) + "-\(attempt)"
+            target =
+                path + ".corrupt-"
+                + String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) + "-\(attempt)"
         }
         guard rename(path, target) == 0 else {
-            throw UserStoreError.cannotOpen(path: path, reason: "damaged, and moving it aside failed: \(String(cString: strerror(errno)))")
+            throw UserStoreError.cannotOpen(
+                path: path, reason: "damaged, and moving it aside failed: \(String(cString: strerror(errno)))")
         }
-        for suffix in ["-wal", "-journal"] where access(path + suffix, F_OK) == 0 { _ = rename(path + suffix, target + suffix) }
+        for suffix in ["-wal", "-journal"] where access(path + suffix, F_OK) == 0 {
+            _ = rename(path + suffix, target + suffix)
+        }
         _ = unlink(path + "-shm")
         return target
     }
@@ -304,7 +336,9 @@ public final class UserStore {
             if unlink(file) == 0 {
                 removed += 1
             } else if errno != ENOENT {
-                throw UserStoreError.cannotOpen(path: file, reason: "could not remove this damaged copy of the store: \(String(cString: strerror(errno)))")
+                throw UserStoreError.cannotOpen(
+                    path: file,
+                    reason: "could not remove this damaged copy of the store: \(String(cString: strerror(errno)))")
             }
         }
         return removed
@@ -358,7 +392,8 @@ public final class UserStore {
         return RemovalLog(
             wipedAt: try scalar("SELECT value FROM meta WHERE name = 'wiped_at'", operation: "reading the removal log"),
             forgotten: forgotten,
-            completeSince: try scalar("SELECT value FROM meta WHERE name = 'forgotten_complete_since'", operation: "reading the removal log"))
+            completeSince: try scalar(
+                "SELECT value FROM meta WHERE name = 'forgotten_complete_since'", operation: "reading the removal log"))
     }
 
     /// The learned words (no context), most used first.
@@ -370,10 +405,12 @@ public final class UserStore {
     }
 
     /// Number of entries (words and contexts).
-    public var count: Int { (try? scalar("SELECT count(*) FROM entries", operation: "counting")) .map(Int.init) ?? 0 }
+    public var count: Int { (try? scalar("SELECT count(*) FROM entries", operation: "counting")).map(Int.init) ?? 0 }
 
     /// Number of learned words (entries without a context).
-    public var wordCount: Int { (try? scalar("SELECT count(*) FROM entries WHERE context = ''", operation: "counting")).map(Int.init) ?? 0 }
+    public var wordCount: Int {
+        (try? scalar("SELECT count(*) FROM entries WHERE context = ''", operation: "counting")).map(Int.init) ?? 0
+    }
 
     /// Bytes on disk: the database file and its write-ahead log.
     public var fileSize: Int64 {
@@ -410,11 +447,14 @@ public final class UserStore {
     }
 
     /// `apply`, but only if the store is still at `expected` (nil: unconditionally).
-    public func apply(_ changes: [(context: String, key: String, entry: LearnedEntry?)], ifGeneration expected: Int64?) throws -> ApplyOutcome {
+    public func apply(_ changes: [(context: String, key: String, entry: LearnedEntry?)], ifGeneration expected: Int64?)
+        throws -> ApplyOutcome
+    {
         try writeTransaction {
             let current = try generation()
             if let expected, expected != current { return .stale(generation: current) }
-            let upsert = try statement("""
+            let upsert = try statement(
+                """
                 INSERT INTO entries(context, key, display, count, last_used) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT(context, key) DO UPDATE SET display = excluded.display, count = excluded.count, last_used = excluded.last_used
                 """)
@@ -480,11 +520,13 @@ public final class UserStore {
             let current = try generation()
             let next = current + 1
             let removals = try removalLog()
-            let upsert = try statement("""
+            let upsert = try statement(
+                """
                 INSERT INTO entries(context, key, display, count, last_used) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT(context, key) DO UPDATE SET display = excluded.display, count = excluded.count, last_used = excluded.last_used
                 """)
-            let merge = try statement("""
+            let merge = try statement(
+                """
                 INSERT INTO entries(context, key, display, count, last_used) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT(context, key) DO UPDATE SET
                     display = CASE WHEN excluded.last_used >= last_used THEN excluded.display ELSE display END,
@@ -530,7 +572,8 @@ public final class UserStore {
     /// Records a forgotten word's tag at `generation` and prunes tags older than `forgetLogSeconds`.
     private func logForget(_ key: String, generation: Int64) throws {
         let now = Int64(time(nil))
-        let record = try statement("""
+        let record = try statement(
+            """
             INSERT INTO forgotten(tag, generation, at) VALUES (?1, ?2, ?3)
             ON CONFLICT(tag) DO UPDATE SET generation = max(generation, excluded.generation), at = excluded.at
             """)
@@ -539,7 +582,8 @@ public final class UserStore {
             sqlite3_bind_int64(statement, 2, generation)
             sqlite3_bind_int64(statement, 3, now)
         }
-        let horizon = try statement("""
+        let horizon = try statement(
+            """
             UPDATE meta SET value = max(value, (SELECT coalesce(max(generation), 0) FROM forgotten WHERE at < ?1 OR at > ?2))
             WHERE name = 'forgotten_complete_since'
             """)
@@ -561,7 +605,8 @@ public final class UserStore {
         guard entry.count.isFinite, entry.count > 0, entry.count <= LearnedEntry.maximumCount, entry.sanitized() != nil,
             LearningPolicy.isStorableWord(entry.display)
         else { return false }
-        return entry.context.isEmpty || entry.context.split(separator: " ").allSatisfy { LearningPolicy.isStorableWord(String($0)) }
+        return entry.context.isEmpty
+            || entry.context.split(separator: " ").allSatisfy { LearningPolicy.isStorableWord(String($0)) }
     }
 
     /// Merges imported entries in one transaction: the larger count and the later use win (so
@@ -569,7 +614,8 @@ public final class UserStore {
     @discardableResult
     public func merge(_ entries: [LearnedEntry]) throws -> Int {
         try writeTransaction {
-            let merge = try statement("""
+            let merge = try statement(
+                """
                 INSERT INTO entries(context, key, display, count, last_used) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT(context, key) DO UPDATE SET
                     display = CASE WHEN excluded.last_used >= last_used THEN excluded.display ELSE display END,
@@ -599,7 +645,8 @@ public final class UserStore {
         let key = WordText.key(word)
         guard !key.isEmpty else { return 0 }
         let removed = try writeTransaction {
-            let delete = try statement("""
+            let delete = try statement(
+                """
                 DELETE FROM entries WHERE key = ?1 OR context = ?1
                     OR substr(context, 1, length(?1) + 1) = ?1 || ' '
                     OR (length(context) > length(?1) + 1 AND substr(context, -length(?1) - 1) = ' ' || ?1)
@@ -669,7 +716,10 @@ public final class UserStore {
     // MARK: SQLite plumbing
 
     private func connection() throws -> OpaquePointer {
-        guard let db else { throw UserStoreError.sqlite(operation: "using the store", code: SQLITE_MISUSE, message: "the store is closed") }
+        guard let db else {
+            throw UserStoreError.sqlite(
+                operation: "using the store", code: SQLITE_MISUSE, message: "the store is closed")
+        }
         return db
     }
 
@@ -689,7 +739,9 @@ public final class UserStore {
         bindings(statement)
         let status = sqlite3_step(statement)
         sqlite3_reset(statement)
-        guard status == SQLITE_DONE || status == SQLITE_ROW else { throw Self.error(try connection(), status, operation) }
+        guard status == SQLITE_DONE || status == SQLITE_ROW else {
+            throw Self.error(try connection(), status, operation)
+        }
     }
 
     private func query(_ sql: String, operation: String, bindings: (OpaquePointer) -> Void) throws -> [LearnedEntry] {

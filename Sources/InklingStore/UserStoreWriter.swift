@@ -44,8 +44,14 @@ public final class UserStoreWriter: Sendable {
         public var generation: Int64
     }
 
-    private struct EntryID: Hashable { var context: String; var key: String }
-    private struct Change { var entry: LearnedEntry?; var base: Int64 }
+    private struct EntryID: Hashable {
+        var context: String
+        var key: String
+    }
+    private struct Change {
+        var entry: LearnedEntry?
+        var base: Int64
+    }
 
     private struct State {
         var pending: [EntryID: Change] = [:]
@@ -73,7 +79,10 @@ public final class UserStoreWriter: Sendable {
 
     /// Takes over `store` (use it no more elsewhere). `generation` is the one the caller's model
     /// was loaded at (`UserStore.snapshot()`).
-    public init(store: sending UserStore, generation: Int64, interval: Duration = .seconds(1), onCommit: (@Sendable (Commit) -> Void)? = nil) {
+    public init(
+        store: sending UserStore, generation: Int64, interval: Duration = .seconds(1),
+        onCommit: (@Sendable (Commit) -> Void)? = nil
+    ) {
         connection = Connection(store)
         state = Mutex(State(modelGeneration: generation))
         self.interval = interval
@@ -82,7 +91,9 @@ public final class UserStoreWriter: Sendable {
 
     /// Opens the store at `path` and reads it: the entries to load into the model, and a writer
     /// that persists the model's changes from then on.
-    public static func open(path: String, interval: Duration = .seconds(1)) throws -> (writer: UserStoreWriter, entries: [LearnedEntry]) {
+    public static func open(path: String, interval: Duration = .seconds(1)) throws -> (
+        writer: UserStoreWriter, entries: [LearnedEntry]
+    ) {
         let store = try UserStore.open(path: path)
         let snapshot = try store.snapshot()
         return (UserStoreWriter(store: store, generation: snapshot.generation, interval: interval), snapshot.entries)
@@ -95,7 +106,8 @@ public final class UserStoreWriter: Sendable {
             guard !changes.isEmpty else { return (state.submitted, nil) }
             state.submitted += 1
             for change in changes {
-                state.pending[EntryID(context: change.context, key: change.key)] = Change(entry: change.entry, base: state.modelGeneration)
+                state.pending[EntryID(context: change.context, key: change.key)] = Change(
+                    entry: change.entry, base: state.modelGeneration)
             }
             state.pendingThrough = state.submitted
             guard !state.scheduled else { return (state.submitted, nil) }
@@ -168,7 +180,10 @@ public final class UserStoreWriter: Sendable {
         guard let work else { return }
         let store = connection.store
         do {
-            let changes = work.batch.map { UserStore.PendingChange(context: $0.key.context, key: $0.key.key, entry: $0.value.entry, base: $0.value.base) }
+            let changes = work.batch.map {
+                UserStore.PendingChange(
+                    context: $0.key.context, key: $0.key.key, entry: $0.value.entry, base: $0.value.base)
+            }
             let outcome = try store.reconcile(changes, modelGeneration: work.model)
             // Someone else wrote since the model was loaded: offer the store's state (read after
             // our write, so it holds our changes too) for the caller to take.
@@ -186,7 +201,8 @@ public final class UserStoreWriter: Sendable {
             onCommit?(Commit(through: work.through, entries: changes.count, generation: outcome.generation))
         } catch {
             let retry = state.withLock { state -> Bool in
-                state.lastError = error as? UserStoreError ?? .sqlite(operation: "writing", code: -1, message: "\(error)")
+                state.lastError =
+                    error as? UserStoreError ?? .sqlite(operation: "writing", code: -1, message: "\(error)")
                 for (id, change) in work.batch where state.pending[id] == nil { state.pending[id] = change }
                 guard !state.scheduled else { return false }
                 state.scheduled = true

@@ -96,7 +96,8 @@ public struct MarkedText: Equatable, Hashable, Sendable, CustomStringConvertible
         if let cursor, let selection, cursor != selection.lowerBound, cursor != selection.upperBound {
             throw .cursorInsideSelection
         }
-        return MarkedText(text: String(scalars), cursor: cursor ?? selection?.upperBound ?? offset, selection: selection)
+        return MarkedText(
+            text: String(scalars), cursor: cursor ?? selection?.upperBound ?? offset, selection: selection)
     }
 
     /// The text before the cursor (what a predictor sees).

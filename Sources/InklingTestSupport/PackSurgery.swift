@@ -75,7 +75,9 @@ public enum PackSurgery {
 
     /// Writes a little-endian integer into bytes at an offset.
     public static func put<T: FixedWidthInteger>(_ value: T, at offset: Int, in bytes: inout [UInt8]) {
-        for index in 0..<MemoryLayout<T>.size { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        for index in 0..<MemoryLayout<T>.size {
+            bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index))
+        }
     }
 
     /// Reads a little-endian integer from bytes at an offset.

@@ -111,14 +111,25 @@ public final class SessionFuzzer {
         case 470..<520:
             // The fix key, most of all when a chip is shown.
             let fix = KeyEvent.key(Keysym.returnKey, modifiers: [.control, .alt])
-            failure = session.corrections.flags.isEmpty ? key(randomTypingKey()) : key(rng.chance(70) ? fix : .key(Keysym.space, modifiers: [.control, .alt]))
+            failure =
+                session.corrections.flags.isEmpty
+                ? key(randomTypingKey()) : key(rng.chance(70) ? fix : .key(Keysym.space, modifiers: [.control, .alt]))
         case 520..<600: failure = key(.key(Keysym.space))
         case 600..<660: failure = key(.key(Keysym.backSpace))
         case 660..<700: failure = key(.typing(rng.pick(Array(",.;:!?()\"'-…%«»/@#&*".unicodeScalars))))
-        case 700..<740: failure = key(.key(rng.pick([DeadKeysym.acute, DeadKeysym.grave, DeadKeysym.circumflex, DeadKeysym.tilde, DeadKeysym.diaeresis, DeadKeysym.multiKey])))
+        case 700..<740:
+            failure = key(
+                .key(
+                    rng.pick([
+                        DeadKeysym.acute, DeadKeysym.grave, DeadKeysym.circumflex, DeadKeysym.tilde,
+                        DeadKeysym.diaeresis, DeadKeysym.multiKey,
+                    ])))
         case 740..<790: failure = key(.key(Keysym.f1 + UInt32.random(in: 0..<9, using: &rng)))
         case 790..<830:
-            let navigation = [Keysym.left, Keysym.right, Keysym.home, Keysym.end, Keysym.up, Keysym.down, Keysym.pageUp, Keysym.pageDown, Keysym.tab, Keysym.isoLeftTab]
+            let navigation = [
+                Keysym.left, Keysym.right, Keysym.home, Keysym.end, Keysym.up, Keysym.down, Keysym.pageUp,
+                Keysym.pageDown, Keysym.tab, Keysym.isoLeftTab,
+            ]
             failure = key(.key(rng.pick(navigation), modifiers: rng.chance(15) ? .shift : []))
         case 830..<845: failure = key(.key(Keysym.escape))
         case 845..<865: failure = key(.key(rng.chance(80) ? Keysym.returnKey : Keysym.keypadEnter))
@@ -180,10 +191,14 @@ public final class SessionFuzzer {
 
     /// Real words and common typos (which the checker flags), typed key by key, then a space.
     private func typeWord() -> String? {
-        let words = fieldIsSecretOrPrivate
+        let words =
+            fieldIsSecretOrPrivate
             ? ["\u{167}\u{111}\u{167}", "\u{111}\u{111}"]
-            : ["the", "teh", "adn", "and", "recieve", "becuase", "thier", "wiht", "I", "saw", "cat", "definately", "tommorow", "hte",
-                "naïve", "don't", "well-known", "Hello", "wrold", "seperate", "occured", "untill", "freind", "beleive"]
+            : [
+                "the", "teh", "adn", "and", "recieve", "becuase", "thier", "wiht", "I", "saw", "cat", "definately",
+                "tommorow", "hte",
+                "naïve", "don't", "well-known", "Hello", "wrold", "seperate", "occured", "untill", "freind", "beleive",
+            ]
         for scalar in rng.pick(words).unicodeScalars {
             if let failure = key(.typing(scalar)) { return failure }
         }
@@ -239,7 +254,9 @@ public final class SessionFuzzer {
             case .exact(let text, let expectedCursor):
                 if after == text && (expectedCursor == nil || expectedCursor == client.visibleCursor) {
                     // The first outcome is the key's plain effect; any other is a choice the user made.
-                    if position > 0 && after != before { counts["outcome: candidate or pending space", default: 0] += 1 }
+                    if position > 0 && after != before {
+                        counts["outcome: candidate or pending space", default: 0] += 1
+                    }
                     return nil
                 }
             case .fix:
@@ -256,11 +273,14 @@ public final class SessionFuzzer {
             }
         }
         let wanted = outcomes.compactMap { outcome -> String? in
-            if case .exact(let text, let c) = outcome { return "\(Self.string(text).debugDescription)@\(c.map(String.init) ?? "*")" }
+            if case .exact(let text, let c) = outcome {
+                return "\(Self.string(text).debugDescription)@\(c.map(String.init) ?? "*")"
+            }
             if case .fix = outcome { return "a fix" }
             return "an autocorrection"
         }
-        return "key \(Self.name(event)) turned \(Self.string(before).debugDescription) into \(Self.string(after).debugDescription)"
+        return
+            "key \(Self.name(event)) turned \(Self.string(before).debugDescription) into \(Self.string(after).debugDescription)"
             + " (cursor \(client.visibleCursor)); allowed: \(wanted.joined(separator: ", "))"
             + "; the engine's text before the cursor ends \(String(contextBefore.unicodeScalars.suffix(40)).debugDescription),"
             + " the client's \(String(String.UnicodeScalarView(textBefore.suffix(40))).debugDescription)"
@@ -281,7 +301,8 @@ public final class SessionFuzzer {
             modelComposing = []
             effective = []
         } else {
-            var (stepResult, pending) = TableComposer.step(TableComposer.latin, pending: modelComposing, keysym: event.keyval)
+            var (stepResult, pending) = TableComposer.step(
+                TableComposer.latin, pending: modelComposing, keysym: event.keyval)
             if stepResult == .cancelled {
                 (stepResult, pending) = TableComposer.step(TableComposer.latin, pending: [], keysym: event.keyval)
                 if stepResult == .none {
@@ -320,18 +341,24 @@ public final class SessionFuzzer {
         switch event.keyval {
         case Keysym.space:
             if pendingPreedit { outcomes.append(unchanged) }
-            if let table, table.cursorVisible { outcomes += candidateOutcomes(table, index: table.cursor, before: before, cursor: cursor, then: " ") }
-            if session.settings.autocorrect != .off, let typed = typedPreedit { outcomes.append(.autocorrection(typed: typed)) }
+            if let table, table.cursorVisible {
+                outcomes += candidateOutcomes(table, index: table.cursor, before: before, cursor: cursor, then: " ")
+            }
+            if session.settings.autocorrect != .off, let typed = typedPreedit {
+                outcomes.append(.autocorrection(typed: typed))
+            }
             if panel { outcomes += [unchanged, .fix(flags)] }
         case Keysym.returnKey, Keysym.keypadEnter:
             outcomes += pendingSpaceVariants(event, before: before, cursor: cursor)
             if let table, table.cursorVisible {
-                outcomes += candidateOutcomes(table, index: table.cursor, before: before, cursor: cursor, then: "", pending: false)
-                    .map { outcome in
-                        guard case .exact(var text, let position?) = outcome else { return outcome }
-                        text.insert("\n", at: position)
-                        return .exact(text, cursor: position + 1)
-                    }
+                outcomes += candidateOutcomes(
+                    table, index: table.cursor, before: before, cursor: cursor, then: "", pending: false
+                )
+                .map { outcome in
+                    guard case .exact(var text, let position?) = outcome else { return outcome }
+                    text.insert("\n", at: position)
+                    return .exact(text, cursor: position + 1)
+                }
             }
             if panel { outcomes += [unchanged, .fix(flags)] }
         case Keysym.backSpace:
@@ -349,13 +376,15 @@ public final class SessionFuzzer {
             if client.table != nil || panel { outcomes.append(unchanged) }
         case Keysym.f1...Keysym.f9:
             if let table {
-                outcomes += candidateOutcomes(table, row: Int(event.keyval - Keysym.f1), before: before, cursor: cursor, then: " ")
+                outcomes += candidateOutcomes(
+                    table, row: Int(event.keyval - Keysym.f1), before: before, cursor: cursor, then: " ")
             }
             if panel { outcomes += [.fix(flags)] }
         default:
             if let character = event.character {
                 if session.settings.selectionKeys == .digits, let table, ("1"..."9").contains(character) {
-                    outcomes += candidateOutcomes(table, row: Int(character.value - 0x31), before: before, cursor: cursor, then: " ")
+                    outcomes += candidateOutcomes(
+                        table, row: Int(character.value - 0x31), before: before, cursor: cursor, then: " ")
                 }
                 outcomes += pendingSpaceVariants(event, before: before, cursor: cursor)
             }
@@ -374,7 +403,9 @@ public final class SessionFuzzer {
 
     /// The word being typed, when the preedit is exactly that word.
     private var typedPreedit: [Unicode.Scalar]? {
-        guard let preedit = client.preedit, preedit.underlined > 0, preedit.underlined == preedit.text.unicodeScalars.count else { return nil }
+        guard let preedit = client.preedit, preedit.underlined > 0,
+            preedit.underlined == preedit.text.unicodeScalars.count
+        else { return nil }
         return Array(preedit.text.unicodeScalars)
     }
 
@@ -396,19 +427,25 @@ public final class SessionFuzzer {
     }
 
     /// The candidate of a labelled row of the page the user sees (selection keys and clicks).
-    private func candidateOutcomes(_ table: CandidateTable, row: Int, before: [Unicode.Scalar], cursor: Int, then suffix: String) -> [Outcome] {
+    private func candidateOutcomes(
+        _ table: CandidateTable, row: Int, before: [Unicode.Scalar], cursor: Int, then suffix: String
+    ) -> [Outcome] {
         let pageSize = max(1, table.pageSize)
         guard row >= 0, row < min(9, pageSize), row < table.labels.count else { return [] }
-        return candidateOutcomes(table, index: table.cursor / pageSize * pageSize + row, before: before, cursor: cursor, then: suffix)
+        return candidateOutcomes(
+            table, index: table.cursor / pageSize * pageSize + row, before: before, cursor: cursor, then: suffix)
     }
 
     /// A candidate replaces the word being typed (if any) and is followed by a space.
     private func candidateOutcomes(
-        _ table: CandidateTable, index: Int, before: [Unicode.Scalar], cursor: Int, then suffix: String, pending: Bool = true
+        _ table: CandidateTable, index: Int, before: [Unicode.Scalar], cursor: Int, then suffix: String,
+        pending: Bool = true
     ) -> [Outcome] {
         guard index >= 0, index < table.candidates.count else { return [] }
         var word = table.candidates[index]
-        if word.hasSuffix(InputSession.correctionMark) { word = String(word.dropLast(InputSession.correctionMark.count)) }
+        if word.hasSuffix(InputSession.correctionMark) {
+            word = String(word.dropLast(InputSession.correctionMark.count))
+        }
         let typed = typedPreedit ?? []
         var start = cursor - typed.count
         var end = cursor
@@ -454,7 +491,8 @@ public final class SessionFuzzer {
             _ = deleteSelection()
             text.insert(event.keyval == Keysym.tab ? "\t" : "\n", at: position)
             position += 1
-        case Keysym.left, Keysym.right, Keysym.home, Keysym.end, Keysym.up, Keysym.down, Keysym.pageUp, Keysym.pageDown, Keysym.isoLeftTab:
+        case Keysym.left, Keysym.right, Keysym.home, Keysym.end, Keysym.up, Keysym.down, Keysym.pageUp, Keysym.pageDown,
+            Keysym.isoLeftTab:
             return .exact(text, cursor: nil)
         default:
             if let character = event.character, character.value >= 0x20, character.value != 0x7F {
@@ -474,8 +512,10 @@ public final class SessionFuzzer {
             for replacement in tracked.flag.replacements {
                 let new = Array(replacement.unicodeScalars)
                 guard after.count == before.count - word.count + new.count else { continue }
-                for start in 0...(before.count - word.count) where before[start..<(start + word.count)].elementsEqual(word) {
-                    if before[..<start].elementsEqual(after[..<start]), after[start..<(start + new.count)].elementsEqual(new),
+                for start in 0...(before.count - word.count)
+                where before[start..<(start + word.count)].elementsEqual(word) {
+                    if before[..<start].elementsEqual(after[..<start]),
+                        after[start..<(start + new.count)].elementsEqual(new),
                         before[(start + word.count)...].elementsEqual(after[(start + new.count)...])
                     {
                         return true
@@ -487,10 +527,13 @@ public final class SessionFuzzer {
     }
 
     /// The word shown instead of `typed` when `after` is an autocorrection of it.
-    private static func autocorrected(before: [Unicode.Scalar], cursor: Int, typed: [Unicode.Scalar], after: [Unicode.Scalar]) -> [Unicode.Scalar]? {
+    private static func autocorrected(
+        before: [Unicode.Scalar], cursor: Int, typed: [Unicode.Scalar], after: [Unicode.Scalar]
+    ) -> [Unicode.Scalar]? {
         let start = cursor - typed.count
         guard start >= 0, after.count >= before.count - typed.count + 2,
-            after[..<start].elementsEqual(before[..<start]), after.suffix(before.count - cursor).elementsEqual(before[cursor...])
+            after[..<start].elementsEqual(before[..<start]),
+            after.suffix(before.count - cursor).elementsEqual(before[cursor...])
         else { return nil }
         let middle = Array(after[start..<(after.count - (before.count - cursor))])
         guard middle.last == " " else { return nil }
@@ -531,7 +574,8 @@ public final class SessionFuzzer {
             case .autocorrection: break
             }
         }
-        return "a click on row \(index) turned \(Self.string(before).debugDescription) into \(Self.string(after).debugDescription)"
+        return
+            "a click on row \(index) turned \(Self.string(before).debugDescription) into \(Self.string(after).debugDescription)"
     }
 
     /// A mouse click or drag: the client commits the preedit, resets the engine and moves.
@@ -577,7 +621,10 @@ public final class SessionFuzzer {
         filter.cancel()
         modelComposing = []
         client.apply(session.focusOut())
-        let words = ["Hello", "world.", "the", "cat", "teh", "😀", "naïve", "Straße", "e\u{301}", "👨‍👩‍👧", "\n", "adn", "recieve", "I"]
+        let words = [
+            "Hello", "world.", "the", "cat", "teh", "😀", "naïve", "Straße", "e\u{301}", "👨‍👩‍👧", "\n", "adn", "recieve",
+            "I",
+        ]
         var text: [String] = []
         for _ in 0..<Int.random(in: 0...8, using: &rng) { text.append(rng.pick(words)) }
         client.replaceText(text.joined(separator: " ") + (rng.chance(50) ? " " : ""))
@@ -635,7 +682,9 @@ public final class SessionFuzzer {
         case 5: settings.cloudCheck.toggle()
         default: settings.learning = rng.chance(80)
         }
-        note("settings autocorrect=\(settings.autocorrect) keys=\(settings.selectionKeys) page=\(settings.pageSize) cloud=\(settings.cloudCheck)", kind: "settings")
+        note(
+            "settings autocorrect=\(settings.autocorrect) keys=\(settings.selectionKeys) page=\(settings.pageSize) cloud=\(settings.cloudCheck)",
+            kind: "settings")
         return unchangedText { session.settings = settings }
     }
 
@@ -658,7 +707,10 @@ public final class SessionFuzzer {
         guard !cloudRequests.isEmpty || rng.chance(20) else { return nil }
         let line: String
         if cloudRequests.isEmpty || rng.chance(10) {
-            line = rng.pick(["", "{", "{\"v\":1,\"type\":\"result\",\"id\":-1}", "{\"v\":1,\"type\":\"hello\"}", "{\"v\":1,\"type\":\"error\",\"id\":1}"])
+            line = rng.pick([
+                "", "{", "{\"v\":1,\"type\":\"result\",\"id\":-1}", "{\"v\":1,\"type\":\"hello\"}",
+                "{\"v\":1,\"type\":\"error\",\"id\":1}",
+            ])
         } else {
             // The newest request (still wanted) or an older one (stale), answered with fixes.
             let request = rng.chance(70) ? cloudRequests[cloudRequests.count - 1] : rng.pick(cloudRequests)
@@ -667,14 +719,19 @@ public final class SessionFuzzer {
             var verdicts: [CloudVerdict] = []
             let words = WordText.words(in: request.sentence)
             if let word = words.isEmpty ? nil : rng.pick(words) {
-                let start = request.sentence.unicodeScalars.distance(from: request.sentence.unicodeScalars.startIndex, to: word.startIndex)
+                let start = request.sentence.unicodeScalars.distance(
+                    from: request.sentence.unicodeScalars.startIndex, to: word.startIndex)
                 let length = word.unicodeScalars.count
                 if start + length <= sentence.count {
-                    fixes.append(CloudFix(start: start, end: start + length, original: String(word), replacement: rng.pick(["the", "and", "cat", "Their", "a lot"])))
+                    fixes.append(
+                        CloudFix(
+                            start: start, end: start + length, original: String(word),
+                            replacement: rng.pick(["the", "and", "cat", "Their", "a lot"])))
                 }
             }
             for flag in request.flags where rng.chance(50) {
-                verdicts.append(CloudVerdict(start: flag.start, end: flag.end, verdict: rng.chance(50) ? "agree" : "disagree"))
+                verdicts.append(
+                    CloudVerdict(start: flag.start, end: flag.end, verdict: rng.chance(50) ? "agree" : "disagree"))
             }
             line = CloudLine.encode(CloudReply(type: "result", id: request.id, verdicts: verdicts, fixes: fixes))
         }
@@ -690,7 +747,8 @@ public final class SessionFuzzer {
         body()
         let after = client.visible
         guard after == before else {
-            return "the text changed from \(Self.string(before).debugDescription) to \(Self.string(after).debugDescription) on a step that must not edit"
+            return
+                "the text changed from \(Self.string(before).debugDescription) to \(Self.string(after).debugDescription) on a step that must not edit"
         }
         return nil
     }
@@ -754,7 +812,8 @@ public final class SessionFuzzer {
                 }
             }
         }
-        for request in cloudRequests where request.sentence.unicodeScalars.contains(where: { Self.secretLetters.contains($0) }) {
+        for request in cloudRequests
+        where request.sentence.unicodeScalars.contains(where: { Self.secretLetters.contains($0) }) {
             return "sent text of a password, PIN or PRIVATE field to the cloud: \(request.sentence.debugDescription)"
         }
         return nil

@@ -38,10 +38,14 @@ public final class TableComposer: KeysymComposer {
     public func reset() { pending = [] }
 
     /// One transition: where `pending` + `keysym` stands and what is pending afterwards.
-    public static func step(_ sequences: [[UInt32]: String], pending: [UInt32], keysym: UInt32) -> (ComposeStep, [UInt32]) {
+    public static func step(_ sequences: [[UInt32]: String], pending: [UInt32], keysym: UInt32) -> (
+        ComposeStep, [UInt32]
+    ) {
         let candidate = pending + [keysym]
         if let text = sequences[candidate] { return (.composed(text), []) }
-        if sequences.keys.contains(where: { $0.count > candidate.count && Array($0.prefix(candidate.count)) == candidate }) {
+        if sequences.keys.contains(where: {
+            $0.count > candidate.count && Array($0.prefix(candidate.count)) == candidate
+        }) {
             return (.composing, candidate)
         }
         return (pending.isEmpty ? .none : .cancelled, [])
@@ -123,7 +127,9 @@ public final class SimulatedClient {
             case .deleteSurroundingText(let offset, let count):
                 let start = cursor + offset
                 guard count >= 0, start >= 0, start + count <= scalars.count else {
-                    violations.append("deletion outside the text: offset \(offset), count \(count), cursor \(cursor) of \(scalars.count)")
+                    violations.append(
+                        "deletion outside the text: offset \(offset), count \(count), cursor \(cursor) of \(scalars.count)"
+                    )
                     continue
                 }
                 scalars.removeSubrange(start..<(start + count))

@@ -66,7 +66,9 @@ enum CheckCommand {
             if arguments.options["--show"] == "false" {
                 for (offset, flag) in found {
                     let context = document.utf8.prefix(offset).suffix(30)
-                    warn("flag on clean text: …\(String(decoding: context, as: UTF8.self))[\(flag.word) → \(flag.replacements.joined(separator: ", "))]")
+                    warn(
+                        "flag on clean text: …\(String(decoding: context, as: UTF8.self))[\(flag.word) → \(flag.replacements.joined(separator: ", "))]"
+                    )
                 }
             }
             checkTime += clock.now - start
@@ -89,9 +91,12 @@ enum CheckCommand {
                 text += document[cursor..<word.startIndex]
                 cursor = word.endIndex
                 let original = String(word)
-                let eligible = original.unicodeScalars.count >= 3 && !WordText.containsDigit(original)
+                let eligible =
+                    original.unicodeScalars.count >= 3 && !WordText.containsDigit(original)
                     && !WordText.isAllCaps(original)
-                if eligible, Double(injector.below(1_000_000)) / 1_000_000 < rate, let (typo, kind) = injector.corrupt(original) {
+                if eligible, Double(injector.below(1_000_000)) / 1_000_000 < rate,
+                    let (typo, kind) = injector.corrupt(original)
+                {
                     typos[text.utf8.count] = (original, typo, kind, pack.id(ofKey: WordText.key(typo)) != nil)
                     text += typo
                 } else {
@@ -100,7 +105,8 @@ enum CheckCommand {
             }
             text += document[cursor...]
             if arguments.options["--show"] == "text" { print(text) }
-            let found = Dictionary(flags(in: text, checker: checker).map { ($0.offset, $0.flag) }, uniquingKeysWith: { a, _ in a })
+            let found = Dictionary(
+                flags(in: text, checker: checker).map { ($0.offset, $0.flag) }, uniquingKeysWith: { a, _ in a })
             for (offset, typo) in typos {
                 injected += 1
                 if !typo.isWord { nonWordInjected += 1 }
@@ -110,24 +116,39 @@ enum CheckCommand {
                     caught += 1
                     entry.1 += 1
                     if !typo.isWord { caughtNonWord += 1 }
-                    if flag.replacements.first == typo.original { correct += 1 } else if arguments.options["--show"] == "wrong" {
-                        warn("wrong: \(typo.original) typed as \(typo.typo) (\(typo.kind.rawValue)) → \(flag.replacements)")
+                    if flag.replacements.first == typo.original {
+                        correct += 1
+                    } else if arguments.options["--show"] == "wrong" {
+                        warn(
+                            "wrong: \(typo.original) typed as \(typo.typo) (\(typo.kind.rawValue)) → \(flag.replacements)"
+                        )
                     }
                 } else if arguments.options["--show"] == "misses" {
-                    warn("missed: …\(String(decoding: text.utf8.prefix(offset).suffix(30), as: UTF8.self))[\(typo.original) typed as \(typo.typo) (\(typo.kind.rawValue)\(typo.isWord ? ", a word" : ""))")
+                    warn(
+                        "missed: …\(String(decoding: text.utf8.prefix(offset).suffix(30), as: UTF8.self))[\(typo.original) typed as \(typo.typo) (\(typo.kind.rawValue)\(typo.isWord ? ", a word" : ""))"
+                    )
                 }
                 byKind[typo.kind.rawValue] = entry
             }
             falseOnInjectedText += found.keys.filter { typos[$0] == nil }.count
         }
         func pct(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : String(format1(100 * Double(a) / Double(b))) + " %" }
-        print("clean text: \(words) words, \(falseFlags) false flags = \(format1(1000 * Double(falseFlags) / Double(max(1, words)))) per 1,000 words")
+        print(
+            "clean text: \(words) words, \(falseFlags) false flags = \(format1(1000 * Double(falseFlags) / Double(max(1, words)))) per 1,000 words"
+        )
         print("injected typos: \(injected) (seed \(seed), rate \(rate)); \(nonWordInjected) are not words of the pack")
-        print("recall (all typos): \(pct(caught, injected)); recall (non-word typos): \(pct(caughtNonWord, nonWordInjected))")
-        print("top-1 correction accuracy: \(pct(correct, injected)) of all typos, \(pct(correct, caught)) of flagged ones")
+        print(
+            "recall (all typos): \(pct(caught, injected)); recall (non-word typos): \(pct(caughtNonWord, nonWordInjected))"
+        )
+        print(
+            "top-1 correction accuracy: \(pct(correct, injected)) of all typos, \(pct(correct, caught)) of flagged ones"
+        )
         print("false flags on other words of the injected text: \(falseOnInjectedText)")
-        for (kind, entry) in byKind.sorted(by: { $0.key < $1.key }) { print("  \(kind): \(pct(entry.1, entry.0)) caught of \(entry.0)") }
-        let microseconds = Double(checkTime.components.attoseconds / 1_000_000_000_000 + checkTime.components.seconds * 1_000_000)
+        for (kind, entry) in byKind.sorted(by: { $0.key < $1.key }) {
+            print("  \(kind): \(pct(entry.1, entry.0)) caught of \(entry.0)")
+        }
+        let microseconds = Double(
+            checkTime.components.attoseconds / 1_000_000_000_000 + checkTime.components.seconds * 1_000_000)
         print("mean check time per word: \(format1(microseconds / Double(max(1, checks)))) µs")
     }
 

@@ -5,21 +5,39 @@ import InklingCore
 /// by `--help`, and documented in `packaging/inkling.1` (Tests/CLI checks that the two agree).
 /// A new option must be declared here, or the command line refuses it.
 enum Commands {
-    static let pack = OptionSpec("--pack", value: "PATH", help: "language pack file (default: the bundled English pack)")
-    static let db = OptionSpec("--db", value: "PATH", help: "the user store (default $XDG_DATA_HOME/inkling/user.sqlite3)")
-    static let layout = OptionSpec("--layout", value: "NAME", help: "keyboard layout for typo distances: qwerty (default), qwertz, azerty or jcuken")
+    static let pack = OptionSpec(
+        "--pack", value: "PATH", help: "language pack file (default: the bundled English pack)")
+    static let db = OptionSpec(
+        "--db", value: "PATH", help: "the user store (default $XDG_DATA_HOME/inkling/user.sqlite3)")
+    static let layout = OptionSpec(
+        "--layout", value: "NAME",
+        help: "keyboard layout for typo distances: qwerty (default), qwertz, azerty or jcuken")
 
     /// Predictor weights, for benchmarks (`predict --stdio`).
     static let tuning: [OptionSpec] = [
-        OptionSpec("--char-weight", value: "X", help: "weight of the character model in completions (default 0.35)", numbers: 0...100),
-        OptionSpec("--next-char-weight", value: "X", help: "weight of the character model in next-word predictions (default 0.15)", numbers: 0...100),
-        OptionSpec("--char-prior-share", value: "X", help: "share of the character model's prior, 0 to 1 (default 1)", numbers: 0...1),
-        OptionSpec("--cache-weight", value: "X", help: "weight of words already in the document (default 0.12)", numbers: 0...100),
-        OptionSpec("--cache-bigram-weight", value: "X", help: "weight of word pairs already in the document (default 0.25)", numbers: 0...100),
-        OptionSpec("--window", value: "N", help: "words of the document the cache remembers (default 32)", integers: 1...100_000),
-        OptionSpec("--learned-window", value: "N", help: "learned next words considered (default 12)", integers: 0...1000),
+        OptionSpec(
+            "--char-weight", value: "X", help: "weight of the character model in completions (default 0.35)",
+            numbers: 0...100),
+        OptionSpec(
+            "--next-char-weight", value: "X",
+            help: "weight of the character model in next-word predictions (default 0.15)", numbers: 0...100),
+        OptionSpec(
+            "--char-prior-share", value: "X", help: "share of the character model's prior, 0 to 1 (default 1)",
+            numbers: 0...1),
+        OptionSpec(
+            "--cache-weight", value: "X", help: "weight of words already in the document (default 0.12)",
+            numbers: 0...100),
+        OptionSpec(
+            "--cache-bigram-weight", value: "X", help: "weight of word pairs already in the document (default 0.25)",
+            numbers: 0...100),
+        OptionSpec(
+            "--window", value: "N", help: "words of the document the cache remembers (default 32)",
+            integers: 1...100_000),
+        OptionSpec(
+            "--learned-window", value: "N", help: "learned next words considered (default 12)", integers: 0...1000),
         OptionSpec("--user-weight", value: "X", help: "weight of learned words (default 0.3)", numbers: 0...100),
-        OptionSpec("--savings", value: "X", help: "favour longer completions by keystrokes saved (default 0)", numbers: 0...10),
+        OptionSpec(
+            "--savings", value: "X", help: "favour longer completions by keystrokes saved (default 0)", numbers: 0...10),
     ]
 
     /// Checker thresholds, for `check-bench` experiments.
@@ -27,33 +45,44 @@ enum Commands {
         OptionSpec("--margin", value: "X", help: "checker margin", numbers: -1000...1000, hidden: true),
         OptionSpec("--edit-cost", value: "X", help: "checker cost per edit", numbers: -1000...1000, hidden: true),
         OptionSpec("--name-margin", value: "X", help: "checker margin for names", numbers: -1000...1000, hidden: true),
-        OptionSpec("--unknown", value: "X", help: "log probability of an unknown word", numbers: -1000...1000, hidden: true),
-        OptionSpec("--frequent-prior", value: "X", help: "log prior of a frequent word", numbers: -1000...1000, hidden: true),
-        OptionSpec("--frequent-bonus", value: "X", help: "bonus of a frequent word", numbers: -1000...1000, hidden: true),
+        OptionSpec(
+            "--unknown", value: "X", help: "log probability of an unknown word", numbers: -1000...1000, hidden: true),
+        OptionSpec(
+            "--frequent-prior", value: "X", help: "log prior of a frequent word", numbers: -1000...1000, hidden: true),
+        OptionSpec(
+            "--frequent-bonus", value: "X", help: "bonus of a frequent word", numbers: -1000...1000, hidden: true),
     ]
 
     static let suggest = CommandSpec(
         ["inkling", "suggest"], synopsis: "[-n N] [--pack PATH] [--db PATH | --no-learned] [--] TEXT...",
-        summary: "Prints the suggestions for the text before the cursor, one per line, with the learned words the input method uses.",
+        summary:
+            "Prints the suggestions for the text before the cursor, one per line, with the learned words the input method uses.",
         options: [
             OptionSpec("-n", value: "N", help: "how many suggestions, 1 to 50 (default 5)", integers: 1...50),
             pack, db,
             OptionSpec("--no-learned", help: "ignore the learned words (the language pack alone)"),
         ],
         arguments: 0...Int.max,
-        details: "The words of TEXT are joined with spaces; end the text with a space for next-word predictions. Put -- before a text that starts with '-'.")
+        details:
+            "The words of TEXT are joined with spaces; end the text with a space for next-word predictions. Put -- before a text that starts with '-'."
+    )
 
     static let predict = CommandSpec(
-        ["inkling", "predict"], synopsis: "--stdio [--pack PATH] [--learn] [--user-file FILE] [--user-db PATH] [options]",
-        summary: "Answers the typing benchmark's line protocol: one JSON request per line on standard input, one JSON reply per line on standard output.",
+        ["inkling", "predict"],
+        synopsis: "--stdio [--pack PATH] [--learn] [--user-file FILE] [--user-db PATH] [options]",
+        summary:
+            "Answers the typing benchmark's line protocol: one JSON request per line on standard input, one JSON reply per line on standard output.",
         options: [
             OptionSpec("--stdio", help: "read requests from standard input (required)"),
             pack,
             OptionSpec("--no-rerank", help: "dictionary and word n-grams only, no character model (ablation)"),
             OptionSpec("--no-typo-completions", help: "no completions of nearby prefixes (tge → the)"),
             OptionSpec("--learn", help: "learn from commit requests"),
-            OptionSpec("--user-file", value: "FILE", help: "with --learn, keep what was learned in this TSV file between runs"),
-            OptionSpec("--user-db", value: "PATH", help: "load learned words from this user store; with --learn, save to it at exit"),
+            OptionSpec(
+                "--user-file", value: "FILE", help: "with --learn, keep what was learned in this TSV file between runs"),
+            OptionSpec(
+                "--user-db", value: "PATH",
+                help: "load learned words from this user store; with --learn, save to it at exit"),
         ] + tuning,
         details: """
             requests: {"id":N,"before":TEXT,"n":K} (K from 1 to 50, default 3), {"id":N,"reset":true},
@@ -69,100 +98,160 @@ enum Commands {
                 ["inkling", "pack", "build"], synopsis: "--prepared DIR -o FILE [options]",
                 summary: "Builds a language pack from prepared inputs (for developers; see data/ATTRIBUTION.md).",
                 options: [
-                    OptionSpec("--prepared", value: "DIR", help: "folder with wordfreq.tsv, corpus.txt and optional case.tsv, bigrams.tsv, hunspell.txt"),
+                    OptionSpec(
+                        "--prepared", value: "DIR",
+                        help: "folder with wordfreq.tsv, corpus.txt and optional case.tsv, bigrams.tsv, hunspell.txt"),
                     OptionSpec("-o", value: "FILE", help: "the pack file to write"),
                     OptionSpec("--language", value: "CODE", help: "the pack's language code (default en)"),
                     OptionSpec("--name", value: "NAME", help: "the pack's display name"),
                     OptionSpec("--pack-version", value: "V", help: "the pack's version string"),
                     OptionSpec("--vocabulary", value: "N", help: "words kept", integers: 1...10_000_000),
-                    OptionSpec("--char-table-bytes", value: "N", help: "size of the character model's table", integers: 1024...(1 << 31)),
+                    OptionSpec(
+                        "--char-table-bytes", value: "N", help: "size of the character model's table",
+                        integers: 1024...(1 << 31)),
                     OptionSpec("--char-order", value: "N", help: "character n-gram order", integers: 1...12),
-                    OptionSpec("--bigram-successors", value: "N", help: "next words kept per word", integers: 0...100_000),
-                    OptionSpec("--trigram-successors", value: "N", help: "next words kept per word pair", integers: 0...100_000),
-                    OptionSpec("--trigram-context-min", value: "N", help: "minimum count of a word pair with successors", integers: 0...1_000_000_000),
-                    OptionSpec("--trigram-successor-min", value: "X", help: "minimum count of a word pair's successor", numbers: 0...1e12),
-                    OptionSpec("--min-successor-count", value: "X", help: "minimum count of a successor", numbers: 0...1e12),
+                    OptionSpec(
+                        "--bigram-successors", value: "N", help: "next words kept per word", integers: 0...100_000),
+                    OptionSpec(
+                        "--trigram-successors", value: "N", help: "next words kept per word pair", integers: 0...100_000
+                    ),
+                    OptionSpec(
+                        "--trigram-context-min", value: "N", help: "minimum count of a word pair with successors",
+                        integers: 0...1_000_000_000),
+                    OptionSpec(
+                        "--trigram-successor-min", value: "X", help: "minimum count of a word pair's successor",
+                        numbers: 0...1e12),
+                    OptionSpec(
+                        "--min-successor-count", value: "X", help: "minimum count of a successor", numbers: 0...1e12),
                     OptionSpec("--discount", value: "X", help: "absolute discount of the n-gram model", numbers: 0...1),
-                    OptionSpec("--external-bigram-weight", value: "X", help: "weight of the external bigram list", numbers: 0...1000),
-                    OptionSpec("--hold-out-every", value: "N", help: "keep every Nth document out of the build", integers: 0...1_000_000),
+                    OptionSpec(
+                        "--external-bigram-weight", value: "X", help: "weight of the external bigram list",
+                        numbers: 0...1000),
+                    OptionSpec(
+                        "--hold-out-every", value: "N", help: "keep every Nth document out of the build",
+                        integers: 0...1_000_000),
                     OptionSpec("--held-out", value: "FILE", help: "write the held-out documents here"),
                 ]),
             CommandSpec(
-                ["inkling", "pack", "info"], synopsis: "FILE", summary: "Prints the header, sections and metadata of a language pack.",
+                ["inkling", "pack", "info"], synopsis: "FILE",
+                summary: "Prints the header, sections and metadata of a language pack.",
                 arguments: 1...1),
         ])
 
     static let config = CommandSpec(
-        ["inkling", "config"], summary: "Shows and changes the input method's settings (GSettings schema \(EngineSettingsSchema.id)).",
+        ["inkling", "config"],
+        summary: "Shows and changes the input method's settings (GSettings schema \(EngineSettingsSchema.id)).",
         subcommands: [
             CommandSpec(["inkling", "config", "list"], summary: "Prints every setting and its value."),
-            CommandSpec(["inkling", "config", "get"], synopsis: "KEY", summary: "Prints one setting's value.", arguments: 1...1),
             CommandSpec(
-                ["inkling", "config", "set"], synopsis: "KEY VALUE", summary: "Changes a setting after checking the value against the schema.",
+                ["inkling", "config", "get"], synopsis: "KEY", summary: "Prints one setting's value.", arguments: 1...1),
+            CommandSpec(
+                ["inkling", "config", "set"], synopsis: "KEY VALUE",
+                summary: "Changes a setting after checking the value against the schema.",
                 arguments: 2...2,
-                details: "values: true/false (also yes/no, on/off, 1/0) for switches, whole numbers for numbers, plain text for strings, comma-separated codes or ['en', 'de'] for lists. Put -- before a value that starts with '-' (a negative number needs none)."),
-            CommandSpec(["inkling", "config", "reset"], synopsis: "KEY", summary: "Returns a setting to its default.", arguments: 1...1),
+                details:
+                    "values: true/false (also yes/no, on/off, 1/0) for switches, whole numbers for numbers, plain text for strings, comma-separated codes or ['en', 'de'] for lists. Put -- before a value that starts with '-' (a negative number needs none)."
+            ),
             CommandSpec(
-                ["inkling", "config", "describe"], synopsis: "KEY", summary: "Prints a setting's summary, type, allowed values and default.",
+                ["inkling", "config", "reset"], synopsis: "KEY", summary: "Returns a setting to its default.",
+                arguments: 1...1),
+            CommandSpec(
+                ["inkling", "config", "describe"], synopsis: "KEY",
+                summary: "Prints a setting's summary, type, allowed values and default.",
                 arguments: 1...1),
         ])
 
     static let dictation = CommandSpec(
-        ["inkling", "dictation"], summary: "Turns dictation (speech recognised on this machine) on or off, and tests the microphone.",
+        ["inkling", "dictation"],
+        summary: "Turns dictation (speech recognised on this machine) on or off, and tests the microphone.",
         subcommands: [
-            CommandSpec(["inkling", "dictation", "enable"], summary: "Turns dictation on (the dictation-key then starts and stops listening)."),
+            CommandSpec(
+                ["inkling", "dictation", "enable"],
+                summary: "Turns dictation on (the dictation-key then starts and stops listening)."),
             CommandSpec(["inkling", "dictation", "disable"], summary: "Turns dictation off."),
             CommandSpec(
                 ["inkling", "dictation", "test"], synopsis: "[--seconds N] [--device NAME] [--audio-file WAV]",
-                summary: "Listens once and prints what was recognised, with a level meter; audio never leaves the machine.",
+                summary:
+                    "Listens once and prints what was recognised, with a level meter; audio never leaves the machine.",
                 options: [
-                    OptionSpec("--seconds", value: "N", help: "how long to listen, 1 to 120 (default 10)", integers: 1...120),
-                    OptionSpec("--device", value: "NAME", help: "the sound server's source to record from (default: the dictation-device setting)"),
-                    OptionSpec("--audio-file", value: "WAV", help: "recognise this 16 kHz mono WAV instead of the microphone"),
+                    OptionSpec(
+                        "--seconds", value: "N", help: "how long to listen, 1 to 120 (default 10)", integers: 1...120),
+                    OptionSpec(
+                        "--device", value: "NAME",
+                        help: "the sound server's source to record from (default: the dictation-device setting)"),
+                    OptionSpec(
+                        "--audio-file", value: "WAV", help: "recognise this 16 kHz mono WAV instead of the microphone"),
                 ]),
             CommandSpec(
                 ["inkling", "dictation", "words"], synopsis: "[-n N] [--pack PATH]",
-                summary: "Prints the language pack's words, most frequent first (to adapt the recogniser's dictionary; bench/dictation_wer.py).",
-                options: [OptionSpec("-n", value: "N", help: "how many words (default: all)", integers: 1...10_000_000), pack]),
+                summary:
+                    "Prints the language pack's words, most frequent first (to adapt the recogniser's dictionary; bench/dictation_wer.py).",
+                options: [
+                    OptionSpec("-n", value: "N", help: "how many words (default: all)", integers: 1...10_000_000), pack,
+                ]),
         ])
 
-    static let manifestURL = OptionSpec("--manifest-url", value: "URL", help: "fetch the list of packs from this https:// URL (default $INKLING_MANIFEST_URL)")
+    static let manifestURL = OptionSpec(
+        "--manifest-url", value: "URL",
+        help: "fetch the list of packs from this https:// URL (default $INKLING_MANIFEST_URL)")
 
     static let packs = CommandSpec(
-        ["inkling", "packs"], summary: "Lists, installs, removes, verifies and updates downloadable language packs (SHA-256 verified).",
+        ["inkling", "packs"],
+        summary: "Lists, installs, removes, verifies and updates downloadable language packs (SHA-256 verified).",
         subcommands: [
-            CommandSpec(["inkling", "packs", "list"], summary: "Lists the packs of the manifest and whether each is installed."),
             CommandSpec(
-                ["inkling", "packs", "install"], synopsis: "LANG [--manifest-url URL]", summary: "Downloads, verifies and installs a language pack.",
+                ["inkling", "packs", "list"], summary: "Lists the packs of the manifest and whether each is installed."),
+            CommandSpec(
+                ["inkling", "packs", "install"], synopsis: "LANG [--manifest-url URL]",
+                summary: "Downloads, verifies and installs a language pack.",
                 options: [manifestURL], arguments: 1...1),
-            CommandSpec(["inkling", "packs", "remove"], synopsis: "LANG", summary: "Removes an installed language pack.", arguments: 1...1),
             CommandSpec(
-                ["inkling", "packs", "verify"], synopsis: "[LANG]", summary: "Checks installed packs against the manifest's sizes and SHA-256 sums (exit status 1 when one fails).",
+                ["inkling", "packs", "remove"], synopsis: "LANG", summary: "Removes an installed language pack.",
+                arguments: 1...1),
+            CommandSpec(
+                ["inkling", "packs", "verify"], synopsis: "[LANG]",
+                summary:
+                    "Checks installed packs against the manifest's sizes and SHA-256 sums (exit status 1 when one fails).",
                 arguments: 0...1),
             CommandSpec(
-                ["inkling", "packs", "update"], synopsis: "[--manifest-url URL]", summary: "Fetches the newest manifest of downloadable packs.",
+                ["inkling", "packs", "update"], synopsis: "[--manifest-url URL]",
+                summary: "Fetches the newest manifest of downloadable packs.",
                 options: [manifestURL]),
         ])
 
     static let learned = CommandSpec(
-        ["inkling", "learned"], summary: "Shows, exports, imports, forgets and wipes the words learned from your typing.",
+        ["inkling", "learned"],
+        summary: "Shows, exports, imports, forgets and wipes the words learned from your typing.",
         subcommands: [
             CommandSpec(
-                ["inkling", "learned", "list"], synopsis: "[--limit N] [--db PATH]", summary: "Lists learned words with their counts and last use.",
-                options: [OptionSpec("--limit", value: "N", help: "how many words (default 50)", integers: 0...Int(Int32.max)), db]),
+                ["inkling", "learned", "list"], synopsis: "[--limit N] [--db PATH]",
+                summary: "Lists learned words with their counts and last use.",
+                options: [
+                    OptionSpec(
+                        "--limit", value: "N", help: "how many words (default 50)", integers: 0...Int(Int32.max)), db,
+                ]),
             CommandSpec(
-                ["inkling", "learned", "forget"], synopsis: "WORD [--db PATH]", summary: "Forgets a word everywhere, with every context it was learned in.",
+                ["inkling", "learned", "forget"], synopsis: "WORD [--db PATH]",
+                summary: "Forgets a word everywhere, with every context it was learned in.",
                 options: [db], arguments: 1...1),
             CommandSpec(
                 ["inkling", "learned", "wipe"], synopsis: "[--yes] [--db PATH]", summary: "Forgets everything learned.",
-                options: [OptionSpec("-y", "--yes", help: "do not ask for confirmation (required when standard input is not a terminal)"), db],
-                details: "On a terminal it asks before wiping; without a terminal it refuses (exit status 2) unless --yes is given."),
+                options: [
+                    OptionSpec(
+                        "-y", "--yes",
+                        help: "do not ask for confirmation (required when standard input is not a terminal)"), db,
+                ],
+                details:
+                    "On a terminal it asks before wiping; without a terminal it refuses (exit status 2) unless --yes is given."
+            ),
             CommandSpec(
                 ["inkling", "learned", "export"], synopsis: "[FILE|-] [--db PATH]",
-                summary: "Writes the learned words as TSV (context, key, display, count, last used) to FILE (mode 0600) or standard output.",
+                summary:
+                    "Writes the learned words as TSV (context, key, display, count, last used) to FILE (mode 0600) or standard output.",
                 options: [db], arguments: 0...1),
             CommandSpec(
-                ["inkling", "learned", "import"], synopsis: "FILE|- [--db PATH]", summary: "Merges a TSV export into the store (the larger count wins).",
+                ["inkling", "learned", "import"], synopsis: "FILE|- [--db PATH]",
+                summary: "Merges a TSV export into the store (the larger count wins).",
                 options: [db], arguments: 1...1),
             CommandSpec(
                 ["inkling", "learned", "_stress"], summary: "Crash-test writer (tests only).",
@@ -185,43 +274,66 @@ enum Commands {
         options: [layout, pack] + checkerTuning, arguments: 0...Int.max)
 
     static let checkBench = CommandSpec(
-        ["inkling", "check-bench"], synopsis: "--text FILE [--seed N] [--rate R] [--show WHAT] [--layout NAME] [--pack PATH]",
+        ["inkling", "check-bench"],
+        synopsis: "--text FILE [--seed N] [--rate R] [--show WHAT] [--layout NAME] [--pack PATH]",
         summary: "Checker benchmark: false flags on clean text, recall and accuracy on injected typos.",
         options: [
             OptionSpec("--text", value: "FILE", help: "clean text, one document a line"),
             OptionSpec("--seed", value: "N", help: "seed of the typo injector (default 1)", integers: 0...Int.max),
-            OptionSpec("--rate", value: "R", help: "share of eligible words given a typo, 0 to 1 (default 0.1)", numbers: 0...1),
-            OptionSpec("--show", value: "WHAT", help: "also print false (flags on clean text), misses, wrong (wrong fixes) or text"),
+            OptionSpec(
+                "--rate", value: "R", help: "share of eligible words given a typo, 0 to 1 (default 0.1)", numbers: 0...1
+            ),
+            OptionSpec(
+                "--show", value: "WHAT",
+                help: "also print false (flags on clean text), misses, wrong (wrong fixes) or text"),
             layout, pack,
         ] + checkerTuning)
 
-    static let server = OptionSpec("--server", value: "URL", help: "the Inkling Server's https:// URL (default: the cloud-endpoint setting)")
+    static let server = OptionSpec(
+        "--server", value: "URL", help: "the Inkling Server's https:// URL (default: the cloud-endpoint setting)")
 
     static let account = CommandSpec(
-        ["inkling", "account"], summary: "Signs this computer in to an Inkling Server for the cloud check, shows the sign-in and signs out.",
+        ["inkling", "account"],
+        summary: "Signs this computer in to an Inkling Server for the cloud check, shows the sign-in and signs out.",
         subcommands: [
             CommandSpec(
                 ["inkling", "account", "login"], synopsis: "--server URL [--user NAME] [--device NAME]",
                 summary: "Signs in with your password and stores the device token the server returns in your keyring.",
                 options: [
-                    OptionSpec("--server", value: "URL", help: "the Inkling Server's https:// URL (http:// only to this machine)"),
-                    OptionSpec("--user", value: "NAME", help: "your user name on the server (default: your login name)"),
-                    OptionSpec("--device", value: "NAME", help: "a name for this computer, up to 64 characters (default: the host name)"),
+                    OptionSpec(
+                        "--server", value: "URL",
+                        help: "the Inkling Server's https:// URL (http:// only to this machine)"),
+                    OptionSpec(
+                        "--user", value: "NAME", help: "your user name on the server (default: your login name)"),
+                    OptionSpec(
+                        "--device", value: "NAME",
+                        help: "a name for this computer, up to 64 characters (default: the host name)"),
                 ],
-                details: "The password is asked for without echo on a terminal, or read from the first line of standard input otherwise; it is sent to the server once and never stored."),
+                details:
+                    "The password is asked for without echo on a terminal, or read from the first line of standard input otherwise; it is sent to the server once and never stored."
+            ),
             CommandSpec(
                 ["inkling", "account", "status"], synopsis: "[--server URL]",
-                summary: "Shows whether this computer is signed in, as whom, and when its token expires (exit status 1 when not signed in).",
+                summary:
+                    "Shows whether this computer is signed in, as whom, and when its token expires (exit status 1 when not signed in).",
                 options: [server]),
             CommandSpec(
                 ["inkling", "account", "logout"], synopsis: "[--server URL] [--everywhere]",
                 summary: "Revokes this device's token on the server and deletes it from the keyring.",
-                options: [server, OptionSpec("--everywhere", help: "sign out every device of your account, not just this one")],
-                details: "When the server cannot be reached the token is still deleted here, and the command says so (exit status 1)."),
+                options: [
+                    server,
+                    OptionSpec("--everywhere", help: "sign out every device of your account, not just this one"),
+                ],
+                details:
+                    "When the server cannot be reached the token is still deleted here, and the command says so (exit status 1)."
+            ),
         ])
 
     static let inkling = CommandSpec(
         ["inkling"], synopsis: "COMMAND [options]",
-        summary: "Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method.",
-        subcommands: [suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account, dictation])
+        summary:
+            "Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method.",
+        subcommands: [
+            suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account, dictation,
+        ])
 }

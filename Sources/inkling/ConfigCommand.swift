@@ -274,14 +274,17 @@ enum ConfigCommand {
                 return g_variant_new_int32(number)
             case "s":
                 if key.hasSuffix("-key") && !Self.isAccelerator(text) {
-                    ConfigCommand.error("""
+                    ConfigCommand.error(
+                        """
                         \(key) takes a key binding such as '<Control><Alt>Return' (modifiers \
                         <Control> <Alt> <Shift> <Super>, then one key name), or '' to disable it; not '\(text)'
                         """)
                 }
                 // The host is parsed, not prefix-matched: http://localhost.evil.example is another machine.
                 if key == "cloud-endpoint" && !text.isEmpty && (try? PackDownload.check(text)) == nil {
-                    ConfigCommand.error("cloud-endpoint takes an https:// URL (http:// only to this machine; '' for none), not '\(text)'")
+                    ConfigCommand.error(
+                        "cloud-endpoint takes an https:// URL (http:// only to this machine; '' for none), not '\(text)'"
+                    )
                 }
                 return g_variant_new_string(text)
             case "as":
@@ -297,7 +300,9 @@ enum ConfigCommand {
                 defer { for pointer in pointers { free(pointer) } }
                 // Never empty (it ends in nil), so it has a base address.
                 return pointers.withUnsafeBufferPointer { buffer in
-                    Self.nonNull(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
+                    Self.nonNull(buffer.baseAddress).withMemoryRebound(
+                        to: UnsafePointer<gchar>?.self, capacity: buffer.count
+                    ) {
                         g_variant_new_strv($0, Int(items.count))
                     }
                 }

@@ -16,7 +16,8 @@ enum DictationCommand {
             let schema = ConfigCommand.Schema.open()
             schema.requireKey("dictation")
             schema.set("dictation", text: "true")
-            print("dictation is on; press \(schema.display("dictation-key")) in a text field to start and stop listening")
+            print(
+                "dictation is on; press \(schema.display("dictation-key")) in a text field to start and stop listening")
             if !FileManager.default.fileExists(atPath: helperPath()) {
                 warn("inkling: note: the helper \(helperPath()) is missing; dictation will not start")
             }
@@ -45,7 +46,9 @@ enum DictationCommand {
             let schema = g_settings_schema_source_lookup(source, EngineSettingsSchema.id, 1)
         else { return "" }
         defer { g_settings_schema_unref(schema) }
-        guard g_settings_schema_has_key(schema, "dictation-device") != 0, let settings = g_settings_new_full(schema, nil, nil) else { return "" }
+        guard g_settings_schema_has_key(schema, "dictation-device") != 0,
+            let settings = g_settings_new_full(schema, nil, nil)
+        else { return "" }
         defer { g_object_unref(settings) }
         guard let value = g_settings_get_string(settings, "dictation-device") else { return "" }
         defer { g_free(value) }
@@ -56,7 +59,8 @@ enum DictationCommand {
     static func helperPath() -> String {
         if let value = getenv("INKLING_DICTATE"), value.pointee != 0 { return String(cString: value) }
         let executable = PackLocator.currentExecutablePath()
-        return executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/inkling-dictate"
+        return executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            + "/inkling-dictate"
     }
 
     /// Listens once: a level meter on standard error while listening, each finalized utterance

@@ -19,7 +19,9 @@ enum LearnedCommand {
         do {
             let store = try UserStore.open(path: path)
             if let aside = store.movedAsideCorruptFile {
-                warn("inkling: the user store was damaged (\(store.corruptionDetail ?? "")); moved it to \(aside) and started a new one")
+                warn(
+                    "inkling: the user store was damaged (\(store.corruptionDetail ?? "")); moved it to \(aside) and started a new one"
+                )
             }
             return store
         } catch {
@@ -42,22 +44,32 @@ enum LearnedCommand {
                 let width = max(4, words.map { $0.display.count }.max() ?? 0)
                 print(pad("word", width) + "  " + pad("count", 8, right: true) + "  last used")
                 for entry in words {
-                    print(pad(entry.display, width) + "  " + pad(format(entry.count), 8, right: true) + "  " + date(entry.lastUsed))
+                    print(
+                        pad(entry.display, width) + "  " + pad(format(entry.count), 8, right: true) + "  "
+                            + date(entry.lastUsed))
                 }
-                warn("\(words.count) of \(store.wordCount) words (\(store.count) entries with contexts, \(kib(store.fileSize))) in \(path)")
+                warn(
+                    "\(words.count) of \(store.wordCount) words (\(store.count) entries with contexts, \(kib(store.fileSize))) in \(path)"
+                )
                 warnAboutCopies(path)
             case "forget":
                 guard let word = rest.first, rest.count == 1 else { fail("learned forget takes one WORD", status: 2) }
                 let store = openStore(path)
                 let removed = try store.forget(word)
-                print(removed == 0 ? "'\(word)' was not learned; nothing removed" : "forgot '\(word)': removed \(removed) entries")
+                print(
+                    removed == 0
+                        ? "'\(word)' was not learned; nothing removed" : "forgot '\(word)': removed \(removed) entries")
                 warnAboutCopies(path)
             case "wipe":
                 confirmWipe(path: path, arguments)
                 let store = openStore(path)
                 let removed = try store.wipe()
                 let copies = try UserStore.removeLeftoverCopies(of: path)
-                print("wiped \(removed) entries from \(path)" + (copies > 0 ? "; removed \(copies) damaged \(copies == 1 ? "copy" : "copies") of the store moved aside earlier" : ""))
+                print(
+                    "wiped \(removed) entries from \(path)"
+                        + (copies > 0
+                            ? "; removed \(copies) damaged \(copies == 1 ? "copy" : "copies") of the store moved aside earlier"
+                            : ""))
             case "export":
                 let target = rest.first ?? "-"
                 let store = openStore(path)
@@ -74,14 +86,21 @@ enum LearnedCommand {
                 let text = readInput(file)
                 let (entries, problems) = UserModelFile.parse(text)
                 // Name each refused line (never its words), so the user can fix the file.
-                for problem in problems.prefix(10) { warn("inkling: \(file) line \(problem.line) not imported: \(problem.reason)") }
+                for problem in problems.prefix(10) {
+                    warn("inkling: \(file) line \(problem.line) not imported: \(problem.reason)")
+                }
                 if problems.count > 10 { warn("inkling: \(problems.count - 10) more lines of \(file) not imported") }
                 let store = openStore(path)
                 let merged = try store.merge(entries)
                 let refused = problems.count + entries.count - merged
-                print("imported \(merged) entries from \(file)" + (refused > 0 ? " (\(refused) lines skipped: malformed or refused by the learning policy)" : ""))
+                print(
+                    "imported \(merged) entries from \(file)"
+                        + (refused > 0
+                            ? " (\(refused) lines skipped: malformed or refused by the learning policy)" : ""))
             case "_stress":
-                stress(path: path, start: arguments.int("--start") ?? 0, seconds: arguments.double("--seconds") ?? 30, words: arguments.int("--words"))
+                stress(
+                    path: path, start: arguments.int("--start") ?? 0, seconds: arguments.double("--seconds") ?? 30,
+                    words: arguments.int("--words"))
             default:
                 fail("unknown learned command '\(subcommand)'\n\(usage)", status: 2)
             }
@@ -94,7 +113,9 @@ enum LearnedCommand {
     /// committed words (`Predictor.learn`, with the language pack's capitalisation), all in one
     /// transaction that holds the store's write lock (a running engine's writer retries).
     static func learn(_ arguments: Arguments) {
-        guard let file = arguments.positional.first, arguments.positional.count == 1 else { fail("learn takes one FILE (or - for standard input)\n\(usage)", status: 2) }
+        guard let file = arguments.positional.first, arguments.positional.count == 1 else {
+            fail("learn takes one FILE (or - for standard input)\n\(usage)", status: 2)
+        }
         let text = readInput(file)
         let predictor = Predictor(pack: openPack(arguments))
         let path = storePath(arguments)
@@ -104,8 +125,11 @@ enum LearnedCommand {
             let (documents, recorded, skipped) = try store.writeTransaction {
                 let entries = try store.loadAll()
                 predictor.updateUserModel { $0.load(entries) }
-                var documents = 0, recorded = 0, skipped = 0
-                for line in text.split(separator: "\n", omittingEmptySubsequences: true) where line.contains(where: { !$0.isWhitespace }) {
+                var documents = 0
+                var recorded = 0
+                var skipped = 0
+                for line in text.split(separator: "\n", omittingEmptySubsequences: true)
+                where line.contains(where: { !$0.isWhitespace }) {
                     documents += 1
                     predictor.reset()
                     let counts = LearnFromText.learn(document: line, with: predictor, now: now)
@@ -118,7 +142,9 @@ enum LearnedCommand {
                 return (documents, recorded, skipped)
             }
             store.checkpoint()
-            print("learned \(recorded) words from \(documents) documents (\(skipped) refused by the learning policy); the store has \(store.count) entries, \(kib(store.fileSize))")
+            print(
+                "learned \(recorded) words from \(documents) documents (\(skipped) refused by the learning policy); the store has \(store.count) entries, \(kib(store.fileSize))"
+            )
         } catch {
             fail("\(error)")
         }
@@ -134,7 +160,8 @@ enum LearnedCommand {
         let snapshot: (entries: [LearnedEntry], generation: Int64)
         do { snapshot = try store.snapshot() } catch { fail("\(error)") }
         let recordedAt = Mutex<[Int: Int]>([:])
-        let writer = UserStoreWriter(store: store, generation: snapshot.generation, interval: .milliseconds(100)) { commit in
+        let writer = UserStoreWriter(store: store, generation: snapshot.generation, interval: .milliseconds(100)) {
+            commit in
             guard let words = recordedAt.withLock({ $0[commit.through] }) else { return }
             writeAll(1, "committed \(words)\n")
         }
@@ -174,7 +201,9 @@ enum LearnedCommand {
     static func warnAboutCopies(_ path: String) {
         let copies = UserStore.leftoverCopies(of: path)
         guard !copies.isEmpty else { return }
-        warn("inkling: \(copies.count) damaged \(copies.count == 1 ? "copy" : "copies") of the store, moved aside earlier, may still hold learned words (\(copies.prefix(3).joined(separator: ", "))\(copies.count > 3 ? ", …" : "")); `inkling learned wipe` removes them with everything else")
+        warn(
+            "inkling: \(copies.count) damaged \(copies.count == 1 ? "copy" : "copies") of the store, moved aside earlier, may still hold learned words (\(copies.prefix(3).joined(separator: ", "))\(copies.count > 3 ? ", …" : "")); `inkling learned wipe` removes them with everything else"
+        )
     }
 
     static func readInput(_ file: String) -> String {
@@ -253,7 +282,9 @@ enum LearnFromText {
             let last = scalars.lastIndex(where: WordText.isWordScalar).map { scalars.index(after: $0) } ?? first
             let trimmed = String(String.UnicodeScalarView(scalars[first..<max(first, last)]))
             let words = WordText.words(in: chunk)
-            if !trimmed.isEmpty, !words.isEmpty, words.allSatisfy({ !LearningPolicy.mayRecord(String($0), surroundingChunk: trimmed) }) {
+            if !trimmed.isEmpty, !words.isEmpty,
+                words.allSatisfy({ !LearningPolicy.mayRecord(String($0), surroundingChunk: trimmed) })
+            {
                 skipped += words.count
                 before += "."
                 continue

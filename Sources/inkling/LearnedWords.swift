@@ -36,7 +36,8 @@ extension LearnedCommand {
             arguments.usageError("wiping needs --yes when standard input is not a terminal; nothing was wiped")
         }
         let copies = UserStore.leftoverCopies(of: path).count
-        let alsoCopies = copies == 0 ? "" : " and the \(copies) moved-aside damaged \(copies == 1 ? "copy" : "copies") beside it"
+        let alsoCopies =
+            copies == 0 ? "" : " and the \(copies) moved-aside damaged \(copies == 1 ? "copy" : "copies") beside it"
         guard Terminal.confirm("Forget every learned word in \(path)\(alsoCopies)? This cannot be undone.") else {
             fail("nothing was wiped")
         }

@@ -23,7 +23,8 @@ enum PackCommand {
             let path = folder + "/" + name
             return FileManager.default.fileExists(atPath: path) ? read(path) : ""
         }
-        var inputs = PackBuilder.Inputs(wordFrequencies: read(folder + "/wordfreq.tsv"), corpus: read(folder + "/corpus.txt"))
+        var inputs = PackBuilder.Inputs(
+            wordFrequencies: read(folder + "/wordfreq.tsv"), corpus: read(folder + "/corpus.txt"))
         inputs.surfaceForms = optional("case.tsv")
         inputs.bigrams = optional("bigrams.tsv")
         inputs.spellings = optional("hunspell.txt")

@@ -22,7 +22,9 @@ enum PacksCommand {
         switch arguments.positional.first {
         case "list": list(arguments)
         case "install":
-            guard let language = rest.first else { fail("packs install needs a language, e.g. 'inkling packs install de'") }
+            guard let language = rest.first else {
+                fail("packs install needs a language, e.g. 'inkling packs install de'")
+            }
             install(checkedLanguage(language), arguments)
         case "remove":
             guard let language = rest.first else { fail("packs remove needs a language") }
@@ -50,7 +52,9 @@ enum PacksCommand {
     static func bundledManifest() -> PackManifest? {
         for folder in PackLocator.bundledPackFolders(executablePath: PackLocator.currentExecutablePath()) {
             let path = URL(filePath: folder).deletingLastPathComponent().appending(path: "manifest.json").path
-            if let data = try? Data(contentsOf: URL(filePath: path)), let manifest = try? PackManifest.parse(data) { return manifest }
+            if let data = try? Data(contentsOf: URL(filePath: path)), let manifest = try? PackManifest.parse(data) {
+                return manifest
+            }
         }
         return nil
     }
@@ -60,7 +64,9 @@ enum PacksCommand {
         if let data = try? Data(contentsOf: URL(filePath: cachedManifestPath)) {
             do {
                 let manifest = try PackManifest.parse(data)
-                let source = (try? String(decoding: Data(contentsOf: URL(filePath: cachedManifestSourcePath)), as: UTF8.self)) ?? ""
+                let source =
+                    (try? String(decoding: Data(contentsOf: URL(filePath: cachedManifestSourcePath)), as: UTF8.self))
+                    ?? ""
                 return (manifest, source.split(separator: "\n").first.map(String.init) ?? "")
             } catch {
                 warn("inkling: ignoring the downloaded manifest \(cachedManifestPath): \(error)")
@@ -72,7 +78,8 @@ enum PacksCommand {
     /// The manifest's address: `--manifest-url`, else `$INKLING_MANIFEST_URL`, else the
     /// `pack-manifest-url` setting (where a release publishes its packs).
     static func manifestURL(_ arguments: Arguments) -> String? {
-        arguments.options["--manifest-url"] ?? ProcessInfo.processInfo.environment["INKLING_MANIFEST_URL"] ?? settingManifestURL()
+        arguments.options["--manifest-url"] ?? ProcessInfo.processInfo.environment["INKLING_MANIFEST_URL"]
+            ?? settingManifestURL()
     }
 
     /// The `pack-manifest-url` setting; nil when the schema is not installed or the value is empty.
@@ -81,7 +88,9 @@ enum PacksCommand {
             let schema = g_settings_schema_source_lookup(source, "org.freedesktop.ibus.engine.inkling", 1)
         else { return nil }
         defer { g_settings_schema_unref(schema) }
-        guard g_settings_schema_has_key(schema, "pack-manifest-url") != 0, let settings = g_settings_new_full(schema, nil, nil) else {
+        guard g_settings_schema_has_key(schema, "pack-manifest-url") != 0,
+            let settings = g_settings_new_full(schema, nil, nil)
+        else {
             return nil
         }
         defer { g_object_unref(settings) }
@@ -114,7 +123,9 @@ enum PacksCommand {
             }
             if FileManager.default.fileExists(atPath: path) {
                 status = "installed"
-            } else if PackLocator.systemPack(language: entry.language, executablePath: PackLocator.currentExecutablePath()) != nil {
+            } else if PackLocator.systemPack(
+                language: entry.language, executablePath: PackLocator.currentExecutablePath()) != nil
+            {
                 status = "system"
             }
             if !entry.isSupported { status += ", needs Inkling \(entry.minEngineVersion)" }
@@ -160,13 +171,22 @@ enum PacksCommand {
     }
 
     static func install(_ language: String, _ arguments: Arguments) {
-        if let url = manifestURL(arguments), !url.isEmpty, arguments.options["--manifest-url"] != nil { update(arguments) }
-        guard let (manifest, source) = currentManifest() else { fail("no pack manifest: run 'inkling packs update --manifest-url URL' first") }
+        if let url = manifestURL(arguments), !url.isEmpty, arguments.options["--manifest-url"] != nil {
+            update(arguments)
+        }
+        guard let (manifest, source) = currentManifest() else {
+            fail("no pack manifest: run 'inkling packs update --manifest-url URL' first")
+        }
         guard let entry = manifest.entry(for: language) else { fail("no pack for '\(language)' in the manifest") }
         guard entry.isSupported else {
-            fail("the '\(language)' pack needs Inkling \(entry.minEngineVersion) or newer (this is \(InklingVersion.current))")
+            fail(
+                "the '\(language)' pack needs Inkling \(entry.minEngineVersion) or newer (this is \(InklingVersion.current))"
+            )
         }
-        guard !entry.url.isEmpty else { print("\(entry.displayName) is bundled with Inkling; nothing to download"); return }
+        guard !entry.url.isEmpty else {
+            print("\(entry.displayName) is bundled with Inkling; nothing to download")
+            return
+        }
         let url = PackDownload.resolve(entry.url, against: source)
         // Checked before anything is created or fetched: file:, gopher:, dict:… and clear-text
         // http:// to another machine never reach libcurl.
@@ -209,7 +229,9 @@ enum PacksCommand {
         } else {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: packFolder)) ?? []
             // Only names a language code could make: anything else in the folder is not ours.
-            languages = files.filter { $0.hasSuffix(".inkpack") }.map { String($0.dropLast(8)) }.filter(LanguageCode.isValid).sorted()
+            languages = files.filter { $0.hasSuffix(".inkpack") }.map { String($0.dropLast(8)) }.filter(
+                LanguageCode.isValid
+            ).sorted()
         }
         if languages.isEmpty { print("no downloaded packs") }
         var bad = 0
@@ -257,12 +279,13 @@ enum PacksCommand {
         return nil
     }
 
-
     /// A unique temporary name beside the final one (hidden, so listings skip it), in a folder
     /// created 0700; removed by a signal handler if the command is interrupted.
     static func temporaryPath(in folder: String, name: String) -> String {
         if let problem = PrivateFiles.makeFolder(folder) { fail(problem) }
-        let path = folder + "/" + PackDownload.partialName(for: name, processID: getpid(), nonce: UInt32.random(in: 0...UInt32.max))
+        let path =
+            folder + "/"
+            + PackDownload.partialName(for: name, processID: getpid(), nonce: UInt32.random(in: 0...UInt32.max))
         PartialFileGuard.protect(path)
         return path
     }
@@ -359,7 +382,9 @@ enum Downloader {
     /// The fixed part of a download's deadline; `INKLING_DOWNLOAD_BASE_SECONDS` (1–3600)
     /// overrides it (tests use a short one).
     static var baseSeconds: Int {
-        if let text = ProcessInfo.processInfo.environment["INKLING_DOWNLOAD_BASE_SECONDS"], let value = Int(text), (1...3600).contains(value) {
+        if let text = ProcessInfo.processInfo.environment["INKLING_DOWNLOAD_BASE_SECONDS"], let value = Int(text),
+            (1...3600).contains(value)
+        {
             return value
         }
         return 60
@@ -381,7 +406,8 @@ enum Downloader {
         }
         guard let handle = curl_easy_init() else { return "libcurl failed to start" }
         defer { curl_easy_cleanup(handle) }
-        let deadlineMilliseconds = PackDownload.deadlineSeconds(expectedBytes: maximumBytes, baseSeconds: baseSeconds) * 1000
+        let deadlineMilliseconds =
+            PackDownload.deadlineSeconds(expectedBytes: maximumBytes, baseSeconds: baseSeconds) * 1000
         let started = monotonicMilliseconds()
         var current = url
         for _ in 0...PackDownload.maximumRedirects {
@@ -408,30 +434,34 @@ enum Downloader {
             _ = inkling_curl_set_long(handle, CURLOPT_TIMEOUT_MS, remaining)
             _ = inkling_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 512)
             _ = inkling_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, 30)
-            _ = inkling_curl_set_write(handle, { data, size, count, user in
-                guard let user else { return 0 }  // Abort; the context is always passed below.
-                let context = Unmanaged<Context>.fromOpaque(user).takeUnretainedValue()
-                let bytes = size * count
-                if context.written + bytes > context.maximumBytes {
-                    context.tooLarge = true
-                    return 0  // Abort: larger than the manifest says.
-                }
-                let wrote = fwrite(data, 1, bytes, context.file)
-                context.written += wrote
-                return wrote
-            }, unmanaged.toOpaque())
-            if progress {
-                _ = inkling_curl_set_xferinfo(handle, { user, total, now, _, _ in
-                    guard let user else { return 0 }
+            _ = inkling_curl_set_write(
+                handle,
+                { data, size, count, user in
+                    guard let user else { return 0 }  // Abort; the context is always passed below.
                     let context = Unmanaged<Context>.fromOpaque(user).takeUnretainedValue()
-                    let expected = total > 0 ? Int(total) : context.maximumBytes
-                    let percent = expected > 0 ? Int(now) * 100 / expected : 0
-                    if percent != context.lastPercent {
-                        context.lastPercent = percent
-                        warnInline("\rdownloading… \(percent) %")
+                    let bytes = size * count
+                    if context.written + bytes > context.maximumBytes {
+                        context.tooLarge = true
+                        return 0  // Abort: larger than the manifest says.
                     }
-                    return 0
+                    let wrote = fwrite(data, 1, bytes, context.file)
+                    context.written += wrote
+                    return wrote
                 }, unmanaged.toOpaque())
+            if progress {
+                _ = inkling_curl_set_xferinfo(
+                    handle,
+                    { user, total, now, _, _ in
+                        guard let user else { return 0 }
+                        let context = Unmanaged<Context>.fromOpaque(user).takeUnretainedValue()
+                        let expected = total > 0 ? Int(total) : context.maximumBytes
+                        let percent = expected > 0 ? Int(now) * 100 / expected : 0
+                        if percent != context.lastPercent {
+                            context.lastPercent = percent
+                            warnInline("\rdownloading… \(percent) %")
+                        }
+                        return 0
+                    }, unmanaged.toOpaque())
             }
             let code = curl_easy_perform(handle)
             if progress { warnInline("\n") }
@@ -439,7 +469,8 @@ enum Downloader {
             switch code {
             case CURLE_OK: break
             case CURLE_OPERATION_TIMEDOUT:
-                return "it took longer than \(deadlineMilliseconds / 1000) s or stalled (the deadline grows with the pack's size)"
+                return
+                    "it took longer than \(deadlineMilliseconds / 1000) s or stalled (the deadline grows with the pack's size)"
             case CURLE_HTTP_RETURNED_ERROR: return "the server answered HTTP \(inkling_curl_response_code(handle))"
             case CURLE_UNSUPPORTED_PROTOCOL: return "the protocol of \(PackDownload.shown(current)) is not allowed"
             default: return String(cString: curl_easy_strerror(code))
@@ -449,7 +480,9 @@ enum Downloader {
                 guard fflush(file) == 0 else { return "cannot write \(path)" }
                 return nil
             }
-            guard let location = inkling_curl_redirect_url(handle) else { return "the server answered HTTP \(status) without a usable Location" }
+            guard let location = inkling_curl_redirect_url(handle) else {
+                return "the server answered HTTP \(status) without a usable Location"
+            }
             current = String(cString: location)
         }
         return "more than \(PackDownload.maximumRedirects) redirects"

@@ -81,13 +81,18 @@ struct PredictServer {
             request = try JSONDecoder().decode(Request.self, from: line)
         } catch {
             let id = try? JSONDecoder().decode(RequestID.self, from: line).id
-            return Reply(id: id, error: "the request is not a JSON object with an integer id and fields before (text), n (whole number), reset (true), commit and context (text)")
+            return Reply(
+                id: id,
+                error:
+                    "the request is not a JSON object with an integer id and fields before (text), n (whole number), reset (true), commit and context (text)"
+            )
         }
         var reply = Reply(id: request.id)
         if let before = request.before {
             let count = request.n ?? 3
             guard Self.counts.contains(count) else {
-                reply.error = "n must be a whole number from \(Self.counts.lowerBound) to \(Self.counts.upperBound), not \(count)"
+                reply.error =
+                    "n must be a whole number from \(Self.counts.lowerBound) to \(Self.counts.upperBound), not \(count)"
                 return reply
             }
             reply.words = predictor.suggest(before: before, count: count)

@@ -45,7 +45,9 @@ enum PrivateFiles {
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         if let problem = makeFolder(folder.isEmpty ? "/" : folder) { return problem }
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let temporary = (folder.isEmpty ? "" : folder) + "/" + PackDownload.partialName(for: name, processID: getpid(), nonce: UInt32.random(in: 0...UInt32.max))
+        let temporary =
+            (folder.isEmpty ? "" : folder) + "/"
+            + PackDownload.partialName(for: name, processID: getpid(), nonce: UInt32.random(in: 0...UInt32.max))
         let fd = createFile(temporary)
         guard fd >= 0 else { return "cannot write \(path): \(FileProblem.reason(posixCode: errno))" }
         let array = Array(bytes)

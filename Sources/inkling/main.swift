@@ -127,7 +127,8 @@ func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
 }
 
 Gettext.start()
-let parsed = Terminal.parse(Array(CommandLine.arguments.dropFirst()), with: Commands.inkling, version: InklingVersion.current)
+let parsed = Terminal.parse(
+    Array(CommandLine.arguments.dropFirst()), with: Commands.inkling, version: InklingVersion.current)
 let arguments = Arguments(parsed)
 
 switch parsed.command.path[1] {
@@ -135,7 +136,9 @@ case "config":
     ConfigCommand.run(arguments.positional)
 case "suggest":
     let predictor = Predictor(pack: openPack(arguments))
-    if !arguments.flags.contains("--no-learned") { LearnedCommand.loadLearnedWords(into: predictor, explicitPath: arguments.options["--db"]) }
+    if !arguments.flags.contains("--no-learned") {
+        LearnedCommand.loadLearnedWords(into: predictor, explicitPath: arguments.options["--db"])
+    }
     let text = arguments.positional.joined(separator: " ")
     for word in predictor.suggest(before: text, count: arguments.int("-n") ?? 5) { print(word) }
 case "predict":
@@ -160,7 +163,9 @@ case "predict":
     server.run()
     if let userFile, server.learns {
         // Learned words: 0600 whatever the umask.
-        if let problem = PrivateFiles.writeAtomically(Array(UserModelFile.write(predictor.userModel.allEntries).utf8), to: userFile) {
+        if let problem = PrivateFiles.writeAtomically(
+            Array(UserModelFile.write(predictor.userModel.allEntries).utf8), to: userFile)
+        {
             fail(problem)
         }
     }

@@ -9,10 +9,16 @@ struct ParserTests {
         arguments: 0...Int.max)
     static let tool = CommandSpec(
         ["tool"], summary: "A tool.",
-        subcommands: [suggest, CommandSpec(["tool", "wipe"], summary: "Wipes.", options: [OptionSpec("-y", "--yes", help: "no question")])])
+        subcommands: [
+            suggest,
+            CommandSpec(
+                ["tool", "wipe"], summary: "Wipes.", options: [OptionSpec("-y", "--yes", help: "no question")]),
+        ])
 
     func run(_ arguments: [String]) throws -> ParsedArguments {
-        guard case .run(let parsed) = try Self.tool.parse(arguments) else { throw UsageError("not a run", command: Self.tool) }
+        guard case .run(let parsed) = try Self.tool.parse(arguments) else {
+            throw UsageError("not a run", command: Self.tool)
+        }
         return parsed
     }
 
@@ -26,14 +32,20 @@ struct ParserTests {
     }
 
     @Test func helpIsRecognisedOnEveryCommandInsteadOfBeingAnArgument() throws {
-        for arguments in [["-h"], ["--help"], ["help"], ["suggest", "-h"], ["suggest", "the", "qui", "--help"], ["wipe", "-h"], ["help", "wipe"]] {
+        for arguments in [
+            ["-h"], ["--help"], ["help"], ["suggest", "-h"], ["suggest", "the", "qui", "--help"], ["wipe", "-h"],
+            ["help", "wipe"],
+        ] {
             guard case .help(let command) = try Self.tool.parse(arguments) else {
                 Issue.record("\(arguments) did not ask for help")
                 continue
             }
             #expect(command.path.count == (arguments.count == 1 ? 1 : 2), "\(arguments)")
         }
-        guard case .version = try Self.tool.parse(["suggest", "--version"]) else { Issue.record("--version"); return }
+        guard case .version = try Self.tool.parse(["suggest", "--version"]) else {
+            Issue.record("--version")
+            return
+        }
     }
 
     @Test func doubleDashEndsTheOptions() throws {
@@ -86,7 +98,8 @@ struct ParserTests {
     }
 
     @Test func aCommandThatMustNotQuoteArgumentsDoesNot() {
-        var secretive = CommandSpec(["helper"], summary: "A helper.", options: [OptionSpec("--timeout", value: "N", help: "ms")])
+        var secretive = CommandSpec(
+            ["helper"], summary: "A helper.", options: [OptionSpec("--timeout", value: "N", help: "ms")])
         secretive.quotesArguments = false
         #expect(throws: UsageError("unexpected argument", command: secretive)) { try secretive.parse(["sk-secret"]) }
         do {

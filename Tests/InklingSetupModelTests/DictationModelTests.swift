@@ -51,7 +51,9 @@ import Testing
 }
 
 @Suite struct DictationTestRunTests {
-    static func line(_ type: String, text: String? = nil, level: Double? = nil, message: String? = nil, session: Int = 1) -> String {
+    static func line(
+        _ type: String, text: String? = nil, level: Double? = nil, message: String? = nil, session: Int = 1
+    ) -> String {
         DictationEvent(type: type, session: session, text: text, level: level, message: message).line
             .trimmed()
     }
@@ -108,7 +110,9 @@ import Testing
     }
 
     @Test func theRequestsAreValidHelperLines() {
-        #expect(DictationRequest.parse(DictationTestRun.startLine.trimmed()) == DictationRequest(type: "start", session: 1))
-        #expect(DictationRequest.parse(DictationTestRun.stopLine.trimmed()) == DictationRequest(type: "stop", session: 1))
+        #expect(
+            DictationRequest.parse(DictationTestRun.startLine.trimmed()) == DictationRequest(type: "start", session: 1))
+        #expect(
+            DictationRequest.parse(DictationTestRun.stopLine.trimmed()) == DictationRequest(type: "stop", session: 1))
     }
 }

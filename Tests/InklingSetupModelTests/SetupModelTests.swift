@@ -68,8 +68,11 @@ import Testing
     }
 
     @Test func printableKeysNeedControlAltOrSuper() {
-        #expect(Shortcut.record(keyName: "k", modifiers: []) == .refused("K alone is used for typing: add Control or Alt."))
-        #expect(Shortcut.record(keyName: "space", modifiers: [.shift]) == .refused("Shift+Space alone is used for typing: add Control or Alt."))
+        #expect(
+            Shortcut.record(keyName: "k", modifiers: []) == .refused("K alone is used for typing: add Control or Alt."))
+        #expect(
+            Shortcut.record(keyName: "space", modifiers: [.shift])
+                == .refused("Shift+Space alone is used for typing: add Control or Alt."))
         #expect(Shortcut.record(keyName: "k", modifiers: [.superKey]) == .accepted("<Super>k"))
     }
 
@@ -108,7 +111,9 @@ import Testing
         #expect(Heartbeat.status(modified: nil, now: 1000, processRuns: false) == .notRunning)
         #expect(Heartbeat.status(modified: 990, now: 1000, processRuns: true) == .running)
         #expect(Heartbeat.status(modified: 990, now: 1000, processRuns: false) == .stopped)
-        #expect(Heartbeat.status(modified: 1000 - Int64(Heartbeat.staleAfter) - 1, now: 1000, processRuns: true) == .notResponding)
+        #expect(
+            Heartbeat.status(modified: 1000 - Int64(Heartbeat.staleAfter) - 1, now: 1000, processRuns: true)
+                == .notResponding)
         // Clock set back: not stale.
         #expect(Heartbeat.status(modified: 5000, now: 1000, processRuns: true) == .running)
         #expect(Heartbeat.Status.running.sentence == "Inkling is running in this session.")
@@ -117,16 +122,19 @@ import Testing
 
 @Suite struct PackModelTests {
     @Test func listOutputParses() {
-        let output = "de\tDeutsch\t1\t2048 KiB\tavailable\nen\tEnglish\t3\t1500 KiB\tbundled\nfr\tFrançais\t1\t900 KiB\tinstalled, needs Inkling 9.0\nru\tРусский\t1\t10 KiB\trefused URL (https:// only)\nno pack manifest yet: run …\n"
+        let output =
+            "de\tDeutsch\t1\t2048 KiB\tavailable\nen\tEnglish\t3\t1500 KiB\tbundled\nfr\tFrançais\t1\t900 KiB\tinstalled, needs Inkling 9.0\nru\tРусский\t1\t10 KiB\trefused URL (https:// only)\nno pack manifest yet: run …\n"
         let rows = PackRow.parse(listOutput: output)
         #expect(rows.map(\.language) == ["de", "en", "fr", "ru"])
-        #expect(rows[0] == PackRow(language: "de", displayName: "Deutsch", version: "1", sizeKiB: 2048, state: .available))
+        #expect(
+            rows[0] == PackRow(language: "de", displayName: "Deutsch", version: "1", sizeKiB: 2048, state: .available))
         #expect(rows[0].canDownload && !rows[0].canRemove && !rows[0].canChoose)
         #expect(rows[1].state == .bundled && rows[1].canChoose && !rows[1].canRemove)
         #expect(rows[2].state == .installed && rows[2].needsVersion == "9.0")
         #expect(rows[3].state == .refused && !rows[3].canDownload)
         #expect(rows[0].subtitle == "version 1 · 2 MB · not installed")
-        #expect(PackRow.parse(listOutput: "no pack manifest yet: run 'inkling packs update --manifest-url URL'\n").isEmpty)
+        #expect(
+            PackRow.parse(listOutput: "no pack manifest yet: run 'inkling packs update --manifest-url URL'\n").isEmpty)
     }
 
     @Test func progressIsAFractionWithinTheBar() {
@@ -134,23 +142,55 @@ import Testing
         #expect(PackProgress.fraction(written: 50, expected: 100) == 0.5)
         #expect(PackProgress.fraction(written: 500, expected: 100) == 1)
         #expect(PackProgress.fraction(written: 5, expected: 0) == 0)
-        #expect(PackProgress.isPartial(PackDownload.partialName(for: "de.inkpack", processID: 77, nonce: 9), language: "de", processID: 77))
-        #expect(!PackProgress.isPartial(PackDownload.partialName(for: "de.inkpack", processID: 78, nonce: 9), language: "de", processID: 77))
-        #expect(!PackProgress.isPartial(PackDownload.partialName(for: "de.inkpack", processID: 77, nonce: 9), language: "d", processID: 77))
+        #expect(
+            PackProgress.isPartial(
+                PackDownload.partialName(for: "de.inkpack", processID: 77, nonce: 9), language: "de", processID: 77))
+        #expect(
+            !PackProgress.isPartial(
+                PackDownload.partialName(for: "de.inkpack", processID: 78, nonce: 9), language: "de", processID: 77))
+        #expect(
+            !PackProgress.isPartial(
+                PackDownload.partialName(for: "de.inkpack", processID: 77, nonce: 9), language: "d", processID: 77))
     }
 
     @Test func errorsBecomeReadableSentences() {
         let download = "Downloading German"
         #expect(
-            PackMessage.sentence(forError: "inkling: download of Deutsch failed: Couldn't connect to server; nothing was installed", action: download)
-                == "Downloading German failed. No download server could be reached. Check the network connection and try again.")
-        #expect(PackMessage.sentence(forError: "inkling: download of Deutsch failed: Couldn't resolve host name; nothing was installed", action: download).contains("could not be found"))
-        #expect(PackMessage.sentence(forError: "inkling: the downloaded Deutsch pack was refused: SHA-256 mismatch; nothing was installed", action: download).contains("does not match its checksum"))
-        #expect(PackMessage.sentence(forError: "inkling: cannot create /x/.de.part: No space left on device", action: download).contains("The disk is full"))
-        #expect(PackMessage.sentence(forError: "inkling: download of Deutsch failed: the server answered HTTP 404; nothing was installed", action: download).contains("HTTP 404"))
-        #expect(PackMessage.sentence(forError: "inkling: download of Deutsch failed: the server answered HTTP 503; nothing was installed", action: download).contains("(HTTP 503)"))
-        #expect(PackMessage.sentence(forError: "inkling: something odd", action: "Removing German") == "Removing German failed. Something odd.")
-        #expect(PackMessage.sentence(forError: "", action: "Removing German") == "Removing German failed. It failed without a message.")
+            PackMessage.sentence(
+                forError: "inkling: download of Deutsch failed: Couldn't connect to server; nothing was installed",
+                action: download)
+                == "Downloading German failed. No download server could be reached. Check the network connection and try again."
+        )
+        #expect(
+            PackMessage.sentence(
+                forError: "inkling: download of Deutsch failed: Couldn't resolve host name; nothing was installed",
+                action: download
+            ).contains("could not be found"))
+        #expect(
+            PackMessage.sentence(
+                forError: "inkling: the downloaded Deutsch pack was refused: SHA-256 mismatch; nothing was installed",
+                action: download
+            ).contains("does not match its checksum"))
+        #expect(
+            PackMessage.sentence(
+                forError: "inkling: cannot create /x/.de.part: No space left on device", action: download
+            ).contains("The disk is full"))
+        #expect(
+            PackMessage.sentence(
+                forError: "inkling: download of Deutsch failed: the server answered HTTP 404; nothing was installed",
+                action: download
+            ).contains("HTTP 404"))
+        #expect(
+            PackMessage.sentence(
+                forError: "inkling: download of Deutsch failed: the server answered HTTP 503; nothing was installed",
+                action: download
+            ).contains("(HTTP 503)"))
+        #expect(
+            PackMessage.sentence(forError: "inkling: something odd", action: "Removing German")
+                == "Removing German failed. Something odd.")
+        #expect(
+            PackMessage.sentence(forError: "", action: "Removing German")
+                == "Removing German failed. It failed without a message.")
     }
 }
 
@@ -184,7 +224,9 @@ final class FakeAccountService: AccountService {
     var devices = 0
     func status(server: String) -> AccountStatus { current }
     func signIn(server: String, username: String, password: String) -> AccountResult {
-        guard password == "right" else { return .failed(AccountForm.failure(output: "inkling: wrong user name or password")) }
+        guard password == "right" else {
+            return .failed(AccountForm.failure(output: "inkling: wrong user name or password"))
+        }
         devices += 1
         current = .signedIn(server: server, username: username)
         return .done(current)
@@ -203,42 +245,71 @@ final class FakeAccountService: AccountService {
 
 @Suite struct AccountModelTests {
     @Test func formIsCheckedBeforeAnythingIsSent() {
-        #expect(AccountForm.problem(server: "", username: "a", password: "b") == "Enter the address of the Inkling Server.")
-        #expect(AccountForm.problem(server: "http://example.org", username: "a", password: "b")?.contains("https://") == true)
-        #expect(AccountForm.problem(server: "https://example.org", username: " ", password: "b") == "Enter your user name.")
-        #expect(AccountForm.problem(server: "https://example.org", username: "a", password: "") == "Enter your password.")
+        #expect(
+            AccountForm.problem(server: "", username: "a", password: "b") == "Enter the address of the Inkling Server.")
+        #expect(
+            AccountForm.problem(server: "http://example.org", username: "a", password: "b")?.contains("https://")
+                == true)
+        #expect(
+            AccountForm.problem(server: "https://example.org", username: " ", password: "b") == "Enter your user name.")
+        #expect(
+            AccountForm.problem(server: "https://example.org", username: "a", password: "") == "Enter your password.")
         #expect(AccountForm.problem(server: "http://127.0.0.1:8080", username: "a", password: "b") == nil)
     }
 
     @Test func argumentsMatchInklingAccountAndNeverCarryThePassword() {
-        #expect(AccountForm.arguments(signIn: " https://s.example ", username: "ann") == ["account", "login", "--server", "https://s.example", "--user", "ann"])
+        #expect(
+            AccountForm.arguments(signIn: " https://s.example ", username: "ann") == [
+                "account", "login", "--server", "https://s.example", "--user", "ann",
+            ])
         #expect(AccountForm.statusArguments(server: "https://s") == ["account", "status", "--server", "https://s"])
-        #expect(AccountForm.signOutArguments(server: "https://s", everywhere: true) == ["account", "logout", "--server", "https://s", "--everywhere"])
-        #expect(AccountForm.signOutArguments(server: "https://s", everywhere: false) == ["account", "logout", "--server", "https://s"])
+        #expect(
+            AccountForm.signOutArguments(server: "https://s", everywhere: true) == [
+                "account", "logout", "--server", "https://s", "--everywhere",
+            ])
+        #expect(
+            AccountForm.signOutArguments(server: "https://s", everywhere: false) == [
+                "account", "logout", "--server", "https://s",
+            ])
         #expect(AccountForm.server(typed: " ", endpoint: "https://e") == "https://e")
         #expect(AccountForm.server(typed: "https://t", endpoint: "https://e") == "https://t")
     }
 
     @Test func statusOutputOfInklingAccountIsRead() {
-        let signedIn = "Signed in to https://s.example as ann (device laptop, id 7).\nThe device token expires 2026-12-09 10:00 UTC unless the cloud check renews it before.\n"
-        #expect(AccountForm.status(exitStatus: 0, output: signedIn) == .signedIn(server: "https://s.example", username: "ann"))
+        let signedIn =
+            "Signed in to https://s.example as ann (device laptop, id 7).\nThe device token expires 2026-12-09 10:00 UTC unless the cloud check renews it before.\n"
+        #expect(
+            AccountForm.status(exitStatus: 0, output: signedIn)
+                == .signedIn(server: "https://s.example", username: "ann"))
         #expect(AccountForm.status(exitStatus: 1, output: "Not signed in to https://s.example.\n") == .signedOut)
-        #expect(AccountForm.status(exitStatus: 2, output: "inkling account status: no --server given and the cloud-endpoint setting is empty") == .signedOut)
-        if case .unavailable = AccountForm.status(exitStatus: 2, output: "inkling: unknown command 'account'") {} else {
+        #expect(
+            AccountForm.status(
+                exitStatus: 2,
+                output: "inkling account status: no --server given and the cloud-endpoint setting is empty")
+                == .signedOut)
+        if case .unavailable = AccountForm.status(exitStatus: 2, output: "inkling: unknown command 'account'") {
+        } else {
             Issue.record("a missing account command must read as unavailable")
         }
     }
 
     @Test func failuresReadAsSentences() {
-        #expect(AccountForm.failure(output: "inkling: wrong user name or password") == "The user name or password is wrong.")
-        #expect(AccountForm.failure(output: "inkling: cannot read the keyring: no Secret Service").hasPrefix("No keyring"))
+        #expect(
+            AccountForm.failure(output: "inkling: wrong user name or password") == "The user name or password is wrong."
+        )
+        #expect(
+            AccountForm.failure(output: "inkling: cannot read the keyring: no Secret Service").hasPrefix("No keyring"))
         #expect(AccountForm.failure(output: "inkling: something else") == "something else")
     }
 
     @Test func fakeServiceSignsInAndOut() {
         let service: AccountService = FakeAccountService()
-        #expect(service.signIn(server: "https://s", username: "ann", password: "wrong") == .failed("The user name or password is wrong."))
-        #expect(service.signIn(server: "https://s", username: "ann", password: "right") == .done(.signedIn(server: "https://s", username: "ann")))
+        #expect(
+            service.signIn(server: "https://s", username: "ann", password: "wrong")
+                == .failed("The user name or password is wrong."))
+        #expect(
+            service.signIn(server: "https://s", username: "ann", password: "right")
+                == .done(.signedIn(server: "https://s", username: "ann")))
         #expect(service.status(server: "https://s").sentence == "Signed in to https://s as ann.")
         #expect(service.signOutEverywhere(server: "https://s") == .done(.signedOut))
     }

@@ -17,7 +17,9 @@ func temporaryStorePath(_ name: String = "user.sqlite3") -> String {
     return folder + "/" + name
 }
 
-func entry(_ context: String, _ key: String, _ count: Double = 1, display: String? = nil, lastUsed: Int64 = 100) -> LearnedEntry {
+func entry(_ context: String, _ key: String, _ count: Double = 1, display: String? = nil, lastUsed: Int64 = 100)
+    -> LearnedEntry
+{
     LearnedEntry(context: context, key: key, display: display ?? key, count: count, lastUsed: lastUsed)
 }
 
@@ -57,7 +59,8 @@ final class Shared<T>: @unchecked Sendable {
     @Test func roundTripThroughAFile() throws {
         let path = temporaryStorePath()
         let entries = [
-            entry("", "the", 12.5, display: "The", lastUsed: 1_700_000_000), entry("of", "the", 3), entry("out of", "the", 2),
+            entry("", "the", 12.5, display: "The", lastUsed: 1_700_000_000), entry("of", "the", 3),
+            entry("out of", "the", 2),
             entry("", "café", 1.25, display: "Café"), entry("", "naïve", 0.5),
         ]
         do {
@@ -85,7 +88,10 @@ final class Shared<T>: @unchecked Sendable {
             (context: "", key: "absent", entry: nil),
         ])
         #expect(try store.generation() == start + 2)
-        #expect(sorted(try store.loadAll()) == [entry("", "alpha", 5, display: "Alpha", lastUsed: 200), entry("", "beta"), entry("", "gamma")])
+        #expect(
+            sorted(try store.loadAll()) == [
+                entry("", "alpha", 5, display: "Alpha", lastUsed: 200), entry("", "beta"), entry("", "gamma"),
+            ])
     }
 
     @Test func aFailingBatchLeavesNothingBehind() throws {
@@ -104,10 +110,12 @@ final class Shared<T>: @unchecked Sendable {
 
     @Test func neverStoresWhatThePolicyRefuses() throws {
         let store = try UserStore.open(path: temporaryStorePath())
-        try store.apply(upserts([
-            entry("", "hello"), entry("", "abc123", display: "abc123"), entry("", "x", 0), entry("", "y", .nan),
-            entry("", "k9sd8f7g6h5j4k3l", display: "K9sD8f7G6h5J4k3L"), entry("call 555", "me"), entry("bob@example.com", "then"),
-        ]))
+        try store.apply(
+            upserts([
+                entry("", "hello"), entry("", "abc123", display: "abc123"), entry("", "x", 0), entry("", "y", .nan),
+                entry("", "k9sd8f7g6h5j4k3l", display: "K9sD8f7G6h5J4k3L"), entry("call 555", "me"),
+                entry("bob@example.com", "then"),
+            ]))
         #expect(try store.loadAll().map(\.key) == ["hello"])
     }
 
@@ -147,7 +155,9 @@ final class Shared<T>: @unchecked Sendable {
 
     @Test func exportImportRoundTripAndMergeRules() throws {
         let first = try UserStore.open(path: temporaryStorePath())
-        let entries = [entry("", "hello", 3, display: "Hello", lastUsed: 10), entry("hello", "world", 2), entry("", "world", 2.5)]
+        let entries = [
+            entry("", "hello", 3, display: "Hello", lastUsed: 10), entry("hello", "world", 2), entry("", "world", 2.5),
+        ]
         try first.apply(upserts(entries))
         let text = UserModelFile.write(try first.loadAll())
         let second = try UserStore.open(path: temporaryStorePath())
@@ -156,7 +166,9 @@ final class Shared<T>: @unchecked Sendable {
         // Importing twice is importing once; the larger count and the later use win.
         try second.merge(UserModelFile.read(text))
         #expect(sorted(try second.loadAll()) == sorted(entries))
-        try second.merge([entry("", "hello", 1, display: "HELLO", lastUsed: 50), entry("", "world", 9, display: "World", lastUsed: 1)])
+        try second.merge([
+            entry("", "hello", 1, display: "HELLO", lastUsed: 50), entry("", "world", 9, display: "World", lastUsed: 1),
+        ])
         let merged = Dictionary(uniqueKeysWithValues: try second.loadAll().map { ($0.context + "|" + $0.key, $0) })
         #expect(merged["|hello"] == entry("", "hello", 3, display: "HELLO", lastUsed: 50))
         #expect(merged["|world"] == entry("", "world", 9, display: "world", lastUsed: 100))
@@ -211,14 +223,19 @@ final class Shared<T>: @unchecked Sendable {
     @Test func movedAsideCopiesAreListedAndRemoved() throws {
         let path = temporaryStorePath()
         let folder = String(path[..<path.lastIndex(of: "/")!])
-        for name in ["user.sqlite3.corrupt-20260101T000000Z", "user.sqlite3.corrupt-20260101T000000Z-wal", "user.sqlite3.corrupt-20260102T000000Z-2", "other.sqlite3.corrupt-x", "notes.txt"] {
+        for name in [
+            "user.sqlite3.corrupt-20260101T000000Z", "user.sqlite3.corrupt-20260101T000000Z-wal",
+            "user.sqlite3.corrupt-20260102T000000Z-2", "other.sqlite3.corrupt-x", "notes.txt",
+        ] {
             try Data([1, 2, 3]).write(to: URL(filePath: folder + "/" + name))
         }
         let store = try UserStore.open(path: path)
         try store.apply(upserts([entry("", "live")]))
-        #expect(UserStore.leftoverCopies(of: path).map { String($0.dropFirst(folder.count + 1)) } == [
-            "user.sqlite3.corrupt-20260101T000000Z", "user.sqlite3.corrupt-20260101T000000Z-wal", "user.sqlite3.corrupt-20260102T000000Z-2",
-        ])
+        #expect(
+            UserStore.leftoverCopies(of: path).map { String($0.dropFirst(folder.count + 1)) } == [
+                "user.sqlite3.corrupt-20260101T000000Z", "user.sqlite3.corrupt-20260101T000000Z-wal",
+                "user.sqlite3.corrupt-20260102T000000Z-2",
+            ])
         #expect(try UserStore.removeLeftoverCopies(of: path) == 3)
         #expect(UserStore.leftoverCopies(of: path) == [])
         #expect(access(folder + "/other.sqlite3.corrupt-x", F_OK) == 0 && access(folder + "/notes.txt", F_OK) == 0)
@@ -230,7 +247,8 @@ final class Shared<T>: @unchecked Sendable {
     @Test func hostileStoredValuesAreReadTotally() throws {
         let path = temporaryStorePath()
         let store = try UserStore.open(path: path)
-        try store.apply(upserts([entry("", "huge"), entry("", "old"), entry("", "evil"), entry("", "neg"), entry("", "text")]))
+        try store.apply(
+            upserts([entry("", "huge"), entry("", "old"), entry("", "evil"), entry("", "neg"), entry("", "text")]))
         // Another program writes through its own connection.
         var db: OpaquePointer?
         #expect(sqlite3_open(path, &db) == SQLITE_OK)
@@ -264,7 +282,10 @@ final class Shared<T>: @unchecked Sendable {
             _ = try UserStore.open(path: path, recoverCorrupt: false)
             Issue.record("a damaged store opened")
         } catch let error as UserStoreError {
-            guard case .corrupt = error else { Issue.record("wrong error \(error)"); return }
+            guard case .corrupt = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
             #expect(error.description.contains("damaged"))
         }
         let store = try UserStore.open(path: path)
@@ -284,7 +305,9 @@ final class Shared<T>: @unchecked Sendable {
         #expect {
             _ = try UserStore.open(path: path)
         } throws: { error in
-            guard let error = error as? UserStoreError, case .newerSchema(_, 7, UserStore.schemaVersion) = error else { return false }
+            guard let error = error as? UserStoreError, case .newerSchema(_, 7, UserStore.schemaVersion) = error else {
+                return false
+            }
             return error.description.contains("newer Inkling")
         }
         #expect(fileBytes(path) == before)

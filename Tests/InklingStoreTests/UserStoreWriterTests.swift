@@ -49,7 +49,8 @@ import Testing
         let path = temporaryStorePath()
         let store = try UserStore.open(path: path)
         let commits = Mutex<[ContinuousClock.Instant]>([])
-        let writer = UserStoreWriter(store: store, generation: try store.generation(), interval: .milliseconds(200)) { _ in
+        let writer = UserStoreWriter(store: store, generation: try store.generation(), interval: .milliseconds(200)) {
+            _ in
             commits.withLock { $0.append(ContinuousClock.now) }
         }
         let started = ContinuousClock.now
@@ -106,29 +107,42 @@ import Testing
         let path = temporaryStorePath()
         let (first, _) = try UserStoreWriter.open(path: path, interval: .milliseconds(5))
         let (second, _) = try UserStoreWriter.open(path: path, interval: .milliseconds(5))
-        var firstModel = UserModel(), secondModel = UserModel()
+        var firstModel = UserModel()
+        var secondModel = UserModel()
         var expected: Set<String> = []
         for round in 0..<20 {
             for index in 0..<10 {
-                let a = "a" + LearnedKey.letters(round * 10 + index), b = "b" + LearnedKey.letters(round * 10 + index)
+                let a = "a" + LearnedKey.letters(round * 10 + index)
+                let b = "b" + LearnedKey.letters(round * 10 + index)
                 firstModel.record(word: a, after: [], now: Int64(round))
                 secondModel.record(word: b, after: [], now: Int64(round))
                 expected.formUnion([a, b])
             }
             // As the engine's tick: hand over the changes, then take a reload.
             first.submit(firstModel.takeChanges())
-            if let fresh = first.takeReload() { firstModel = UserModel(); firstModel.load(fresh) }
+            if let fresh = first.takeReload() {
+                firstModel = UserModel()
+                firstModel.load(fresh)
+            }
             second.submit(secondModel.takeChanges())
-            if let fresh = second.takeReload() { secondModel = UserModel(); secondModel.load(fresh) }
+            if let fresh = second.takeReload() {
+                secondModel = UserModel()
+                secondModel.load(fresh)
+            }
             if round % 3 == 0 { try first.flushAndWait() }
             if round % 2 == 0 { try second.flushAndWait() }
         }
         try first.flushAndWait()
         try second.flushAndWait()
         let stored = Set(try UserStore.open(path: path).loadAll().filter { $0.context.isEmpty }.map(\.key))
-        #expect(expected.subtracting(stored).isEmpty, "\(expected.subtracting(stored).count) of \(expected.count) words lost")
+        #expect(
+            expected.subtracting(stored).isEmpty,
+            "\(expected.subtracting(stored).count) of \(expected.count) words lost")
         // And each model, after its reload, knows the other's words.
-        if let fresh = second.takeReload() { secondModel = UserModel(); secondModel.load(fresh) }
+        if let fresh = second.takeReload() {
+            secondModel = UserModel()
+            secondModel.load(fresh)
+        }
         #expect(secondModel.knows("a" + LearnedKey.letters(0)))
     }
 
@@ -212,7 +226,8 @@ import Testing
         let store = try UserStore.open(path: path)
         store.setBusyTimeout(milliseconds: 20)
         let commits = Mutex(0)
-        let writer = UserStoreWriter(store: store, generation: try store.generation(), interval: .milliseconds(30)) { _ in
+        let writer = UserStoreWriter(store: store, generation: try store.generation(), interval: .milliseconds(30)) {
+            _ in
             commits.withLock { $0 += 1 }
         }
         let lock = try WriteLockHolder(path: path)

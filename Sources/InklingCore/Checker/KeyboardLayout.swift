@@ -17,10 +17,14 @@ public struct KeyboardLayout: Sendable {
         self.positions = positions
     }
 
-    public static let qwerty = KeyboardLayout(name: "qwerty", rows: ["1234567890", "qwertyuiop", "asdfghjkl'", "zxcvbnm"])
-    public static let qwertz = KeyboardLayout(name: "qwertz", rows: ["1234567890ß", "qwertzuiopü", "asdfghjklöä", "yxcvbnm"])
-    public static let azerty = KeyboardLayout(name: "azerty", rows: ["1234567890", "azertyuiop", "qsdfghjklmù", "wxcvbn"])
-    public static let jcuken = KeyboardLayout(name: "jcuken", rows: ["1234567890", "йцукенгшщзхъ", "фывапролджэ", "ячсмитьбю"])
+    public static let qwerty = KeyboardLayout(
+        name: "qwerty", rows: ["1234567890", "qwertyuiop", "asdfghjkl'", "zxcvbnm"])
+    public static let qwertz = KeyboardLayout(
+        name: "qwertz", rows: ["1234567890ß", "qwertzuiopü", "asdfghjklöä", "yxcvbnm"])
+    public static let azerty = KeyboardLayout(
+        name: "azerty", rows: ["1234567890", "azertyuiop", "qsdfghjklmù", "wxcvbn"])
+    public static let jcuken = KeyboardLayout(
+        name: "jcuken", rows: ["1234567890", "йцукенгшщзхъ", "фывапролджэ", "ячсмитьбю"])
 
     /// Every layout the typo model knows.
     public static let all = [qwerty, qwertz, azerty, jcuken]

@@ -48,9 +48,12 @@ public struct SpellChecker: Sendable {
     ///   - before: the text before the word (context).
     ///   - after: the text right after the word, up to the next space (for URL, path and e-mail detection).
     ///   - exempt: words never flagged (used earlier in the document, kept by the user, learned).
-    public func check(word: Substring, before: Substring, after: Substring = "", exempt: Set<String> = []) -> TypoFlag? {
+    public func check(word: Substring, before: Substring, after: Substring = "", exempt: Set<String> = []) -> TypoFlag?
+    {
         let key = WordText.key(word)
-        guard !exempt.contains(key), !Self.looksLikeNonWord(word: word, before: before, after: after) else { return nil }
+        guard !exempt.contains(key), !Self.looksLikeNonWord(word: word, before: before, after: after) else {
+            return nil
+        }
         if pack.id(ofKey: key) == nil, word.contains("-") {
             return checkCompound(word: word, before: before, exempt: exempt)
         }
@@ -67,7 +70,8 @@ public struct SpellChecker: Sendable {
         for part in parts {
             defer { start = word.index(part.endIndex, offsetBy: 1, limitedBy: word.endIndex) ?? word.endIndex }
             let partKey = WordText.key(part)
-            guard !exempt.contains(partKey), let flag = checkSingle(word: part, key: partKey, before: before + word[word.startIndex..<start])
+            guard !exempt.contains(partKey),
+                let flag = checkSingle(word: part, key: partKey, before: before + word[word.startIndex..<start])
             else { continue }
             let head = word[word.startIndex..<part.startIndex]
             let tail = word[part.endIndex...]
@@ -86,9 +90,11 @@ public struct SpellChecker: Sendable {
         // An English word the pack lacks but that regularly inflects a spelled word (`snidely`,
         // `polarizes`) is a word, not a typo.
         if typedID == nil, pack.language == "en",
-            EnglishInflection.isInflection(key, of: { stem in
-                pack.id(ofKey: stem).map { pack.wordFlags($0).contains(.spelledInLowercase) } ?? false
-            })
+            EnglishInflection.isInflection(
+                key,
+                of: { stem in
+                    pack.id(ofKey: stem).map { pack.wordFlags($0).contains(.spelledInLowercase) } ?? false
+                })
         {
             return nil
         }
@@ -132,10 +138,13 @@ public struct SpellChecker: Sendable {
         if let typedID { required += max(0, pack.logPrior(typedID) + frequentWordLogPrior) * frequentWordBonus }
         let gain = best.score - typedScore
         guard gain > required else { return nil }
-        let replacements = scored.prefix(3).filter { $0.score > best.score - 3 }.map { caseLike(word, pack.display($0.id)) }
+        let replacements = scored.prefix(3).filter { $0.score > best.score - 3 }.map {
+            caseLike(word, pack.display($0.id))
+        }
         return TypoFlag(
             word: String(word), replacements: replacements,
-            explanation: Self.explain(typed: scalars, intended: Array(pack.key(best.id).unicodeScalars), layout: layout),
+            explanation: Self.explain(
+                typed: scalars, intended: Array(pack.key(best.id).unicodeScalars), layout: layout),
             margin: gain)
     }
 
@@ -148,15 +157,20 @@ public struct SpellChecker: Sendable {
         let left = before.unicodeScalars.reversed().prefix { !$0.properties.isWhitespace }
         let right = after.unicodeScalars.prefix { !$0.properties.isWhitespace }
         let chunk = String(String.UnicodeScalarView(left.reversed())) + word + String(String.UnicodeScalarView(right))
-        if chunk.contains("/") || chunk.contains("\\") || chunk.contains("@") || chunk.contains("_") || chunk.contains("://") {
+        if chunk.contains("/") || chunk.contains("\\") || chunk.contains("@") || chunk.contains("_")
+            || chunk.contains("://")
+        {
             return true
         }
         // `example.com`, `file.txt`: a dot between letters. A capitalised word after the dot
         // (`nation.For`) is a new sentence whose space was left out.
         let trimmed = chunk.trimmingTrailingPunctuation()
-        if let dot = trimmed.lastIndex(of: "."), dot != trimmed.startIndex, trimmed.index(after: dot) != trimmed.endIndex {
+        if let dot = trimmed.lastIndex(of: "."), dot != trimmed.startIndex,
+            trimmed.index(after: dot) != trimmed.endIndex
+        {
             let rest = trimmed[trimmed.index(after: dot)...].unicodeScalars
-            let newSentence = (rest.first?.properties.isUppercase ?? false) && rest.dropFirst().contains { $0.properties.isLowercase }
+            let newSentence =
+                (rest.first?.properties.isUppercase ?? false) && rest.dropFirst().contains { $0.properties.isLowercase }
             if !newSentence { return true }
         }
         if right.first == ":" || left.first == ":" { return true }
@@ -295,7 +309,9 @@ public struct SpellChecker: Sendable {
             if differing.count == 1 {
                 let i = differing[0]
                 if layout.areAdjacent(typed[i], intended[i]) {
-                    return tr("neighbouring key: {typed} typed for {intended}", ["typed": s(typed[i]), "intended": s(intended[i])])
+                    return tr(
+                        "neighbouring key: {typed} typed for {intended}",
+                        ["typed": s(typed[i]), "intended": s(intended[i])])
                 }
                 return tr("wrong letter: {typed} for {intended}", ["typed": s(typed[i]), "intended": s(intended[i])])
             }
@@ -313,7 +329,9 @@ public struct SpellChecker: Sendable {
         if typed.count == intended.count + 1 {
             // Prefer a doubled key (`thee`) over an extra one when both explain the word.
             let extras = typed.indices.filter { Array(typed[..<$0] + typed[($0 + 1)...]) == intended }
-            if let i = extras.first(where: { $0 > 0 && typed[$0 - 1] == typed[$0] }) { return tr("doubled letter: {letter}", ["letter": s(typed[i])]) }
+            if let i = extras.first(where: { $0 > 0 && typed[$0 - 1] == typed[$0] }) {
+                return tr("doubled letter: {letter}", ["letter": s(typed[i])])
+            }
             if let i = extras.first { return tr("extra letter: {letter}", ["letter": s(typed[i])]) }
         }
         return tr("unknown word; a similar word is much more likely here")

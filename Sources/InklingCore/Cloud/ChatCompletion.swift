@@ -78,12 +78,16 @@ public enum ChatCompletion {
             sentence: request.sentence,
             language: request.language,
             words: words(in: request.sentence),
-            flags: request.flags.map { PromptFlag(start: $0.start, end: $0.end, word: $0.word, suggestions: Array($0.replacements.prefix(5))) }
+            flags: request.flags.map {
+                PromptFlag(start: $0.start, end: $0.end, word: $0.word, suggestions: Array($0.replacements.prefix(5)))
+            }
         )
-        let body = RequestBody(model: model.isEmpty ? nil : model, messages: [
-            Message(role: "system", content: systemPrompt),
-            Message(role: "user", content: encodeString(user)),
-        ])
+        let body = RequestBody(
+            model: model.isEmpty ? nil : model,
+            messages: [
+                Message(role: "system", content: systemPrompt),
+                Message(role: "user", content: encodeString(user)),
+            ])
         return Array(encode(body))
     }
 
@@ -196,13 +200,17 @@ public enum ChatCompletion {
     /// The JSON object in a model's answer: the text itself, or the part between the first `{`
     /// and the last `}` (code fences, a sentence before or after).
     public static func jsonObjectText(in content: String) -> Substring? {
-        guard let open = content.firstIndex(of: "{"), let close = content.lastIndex(of: "}"), open < close else { return nil }
+        guard let open = content.firstIndex(of: "{"), let close = content.lastIndex(of: "}"), open < close else {
+            return nil
+        }
         return content[open...close]
     }
 
     /// The reply (not yet validated) from the model's content, and whether the content was a
     /// well-formed answer (only those are cached).
-    public static func reply(fromContent content: String, request: CloudCheckRequest) -> (reply: CloudReply, wellFormed: Bool) {
+    public static func reply(fromContent content: String, request: CloudCheckRequest) -> (
+        reply: CloudReply, wellFormed: Bool
+    ) {
         guard let text = jsonObjectText(in: content),
             let output = try? JSONDecoder().decode(ModelOutput.self, from: Data(text.utf8))
         else {
@@ -221,7 +229,9 @@ public enum ChatCompletion {
         let scalars = Array(request.sentence.unicodeScalars)
         let fixes = (output.fixes ?? []).compactMap(\.value).prefix(16).map { fix in
             var span = (start: fix.start.value, end: fix.end.value)
-            if let moved = relocate(original: fix.original, start: span.start, end: span.end, in: scalars) { span = moved }
+            if let moved = relocate(original: fix.original, start: span.start, end: span.end, in: scalars) {
+                span = moved
+            }
             return CloudFix(
                 start: span.start, end: span.end, original: fix.original, replacement: fix.replacement,
                 explanation: cleanExplanation(fix.explanation))
@@ -231,7 +241,8 @@ public enum ChatCompletion {
 
     static func cleanExplanation(_ text: String?) -> String? {
         guard let text else { return nil }
-        let flat = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        let flat = String(
+            String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
         let trimmed = trim(flat)
         return trimmed.isEmpty ? nil : trimmed
     }
@@ -239,7 +250,9 @@ public enum ChatCompletion {
     /// Models miscount code points. When a fix's span does not hold its `original` but the
     /// original occurs exactly once in the sentence on word boundaries, that occurrence is the
     /// span meant; otherwise the span stays as given (and validation drops the fix).
-    static func relocate(original: String, start: Int, end: Int, in scalars: [Unicode.Scalar]) -> (start: Int, end: Int)? {
+    static func relocate(original: String, start: Int, end: Int, in scalars: [Unicode.Scalar]) -> (
+        start: Int, end: Int
+    )? {
         let needle = Array(original.unicodeScalars)
         guard !needle.isEmpty, needle.count <= scalars.count else { return nil }
         if start >= 0, end <= scalars.count, start < end, Array(scalars[start..<end]) == needle { return nil }
@@ -249,7 +262,9 @@ public enum ChatCompletion {
             if scalars[position] == needle[0], Array(scalars[position..<position + needle.count]) == needle {
                 let before = position == 0 || !isWordScalar(scalars[position - 1]) || !isWordScalar(needle[0])
                 let afterIndex = position + needle.count
-                let after = afterIndex == scalars.count || !isWordScalar(scalars[afterIndex]) || !isWordScalar(needle[needle.count - 1])
+                let after =
+                    afterIndex == scalars.count || !isWordScalar(scalars[afterIndex])
+                    || !isWordScalar(needle[needle.count - 1])
                 if before && after {
                     if found != nil { return nil }
                     found = position

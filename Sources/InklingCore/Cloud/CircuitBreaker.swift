@@ -42,7 +42,9 @@ public struct CircuitBreaker: Equatable, Sendable {
         if let openUntil, now < openUntil { return }
         let duration: UInt64
         if let last = lastOpenMilliseconds {
-            duration = min(last.multipliedReportingOverflow(by: 2).overflow ? maximumOpenMilliseconds : last * 2, maximumOpenMilliseconds)
+            duration = min(
+                last.multipliedReportingOverflow(by: 2).overflow ? maximumOpenMilliseconds : last * 2,
+                maximumOpenMilliseconds)
         } else {
             duration = baseOpenMilliseconds
         }

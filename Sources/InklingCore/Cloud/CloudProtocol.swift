@@ -119,7 +119,8 @@ public struct CloudReply: Codable, Equatable, Sendable {
     public var status: String?
 
     public init(
-        v: Int = CloudProtocol.version, type: String, id: Int?, verdicts: [CloudVerdict]? = nil, fixes: [CloudFix]? = nil, message: String? = nil,
+        v: Int = CloudProtocol.version, type: String, id: Int?, verdicts: [CloudVerdict]? = nil,
+        fixes: [CloudFix]? = nil, message: String? = nil,
         status: String? = nil
     ) {
         self.v = v
@@ -148,7 +149,8 @@ public struct CloudReply: Codable, Equatable, Sendable {
         var copy = self
         let flagSpans = Set(request.flags.map { "\($0.start):\($0.end)" })
         copy.verdicts = (verdicts ?? []).filter { verdict in
-            flagSpans.contains("\(verdict.start):\(verdict.end)") && (verdict.verdict == "agree" || verdict.verdict == "disagree")
+            flagSpans.contains("\(verdict.start):\(verdict.end)")
+                && (verdict.verdict == "agree" || verdict.verdict == "disagree")
         }.map { verdict in
             var trimmed = verdict
             trimmed.explanation = CloudText.safeExplanation(verdict.explanation)
@@ -158,7 +160,8 @@ public struct CloudReply: Codable, Equatable, Sendable {
         copy.fixes = (fixes ?? []).filter { fix in
             let span = CloudSpan(start: fix.start, end: fix.end)
             guard let text = span.text(in: request.sentence), text == fix.original else { return false }
-            guard !fix.replacement.isEmpty, fix.replacement != fix.original, fix.replacement.unicodeScalars.count <= 100,
+            guard !fix.replacement.isEmpty, fix.replacement != fix.original,
+                fix.replacement.unicodeScalars.count <= 100,
                 CloudText.isSafeReplacement(fix.replacement, for: fix.original)
             else { return false }
             // Overlapping fixes cannot both be applied: keep the first.
@@ -171,7 +174,10 @@ public struct CloudReply: Codable, Equatable, Sendable {
             return trimmed
         }
         // An error's message is never shown to the user; keep it short and printable for logs.
-        copy.message = message.map { String(String.UnicodeScalarView($0.unicodeScalars.prefix(200).filter { CloudText.isVisible($0) || $0 == " " })) }
+        copy.message = message.map {
+            String(
+                String.UnicodeScalarView($0.unicodeScalars.prefix(200).filter { CloudText.isVisible($0) || $0 == " " }))
+        }
         return copy
     }
 }
@@ -220,7 +226,8 @@ public enum CloudText {
 
     private static func isLetterOrMark(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
-        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .nonspacingMark, .spacingMark, .enclosingMark:
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .nonspacingMark,
+            .spacingMark, .enclosingMark:
             return true
         default:
             return false

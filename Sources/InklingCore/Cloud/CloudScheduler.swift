@@ -15,7 +15,8 @@ public struct CloudScheduler: Sendable {
     /// When the next check is due (milliseconds on the session clock), if one is scheduled.
     public private(set) var deadline: Int64? = nil
     /// The request waiting for an answer.
-    public private(set) var inFlight: (request: CloudCheckRequest, before: String, sentenceStart: Int, sentAt: Int64)? = nil
+    public private(set) var inFlight: (request: CloudCheckRequest, before: String, sentenceStart: Int, sentAt: Int64)? =
+        nil
     private var nextID = 1
 
     public init() {}

@@ -75,7 +75,7 @@ public struct DictationController: Sendable {
     public var session: Int? {
         switch phase {
         case .idle: return nil
-        case let .starting(session, _), let .listening(session), let .stopping(session, _, _): return session
+        case .starting(let session, _), .listening(let session), .stopping(let session, _, _): return session
         }
     }
 
@@ -162,7 +162,9 @@ public struct DictationController: Sendable {
 
     /// Cancels listening and drops the final of a `stop` still on its way.
     private mutating func cancelEverything(now: Int64) -> Action {
-        if case let .stopping(session, since, true) = phase { phase = .stopping(session: session, since: since, keepsFinal: false) }
+        if case .stopping(let session, let since, true) = phase {
+            phase = .stopping(session: session, since: since, keepsFinal: false)
+        }
         return end(keepingFinal: false, now: now)
     }
 
@@ -243,17 +245,17 @@ public struct DictationController: Sendable {
     public var deadline: Int64? {
         switch phase {
         case .idle: return nil
-        case let .starting(_, since): return since + startTimeoutMilliseconds
+        case .starting(_, let since): return since + startTimeoutMilliseconds
         case .listening: return lastActivity + silenceTimeoutMilliseconds
-        case let .stopping(_, since, _): return since + stopTimeoutMilliseconds
+        case .stopping(_, let since, _): return since + stopTimeoutMilliseconds
         }
     }
 
     /// Whether the helper left `start`, `stop` or `cancel` unanswered too long (kill it).
     public func helperHung(now: Int64) -> Bool {
         switch phase {
-        case let .starting(_, since): return now - since >= startTimeoutMilliseconds
-        case let .stopping(_, since, _): return now - since >= stopTimeoutMilliseconds
+        case .starting(_, let since): return now - since >= startTimeoutMilliseconds
+        case .stopping(_, let since, _): return now - since >= stopTimeoutMilliseconds
         default: return false
         }
     }

@@ -12,7 +12,8 @@ extension LearnedEntry {
     /// count that is not a positive number, or text no word can have (too long, control, format,
     /// line-separator, private-use or unassigned characters). Cheap: run on every entry read.
     public func sanitized() -> LearnedEntry? {
-        guard count.isFinite, count > 0, Self.isPlausible(key, maximumScalars: 40), Self.isPlausible(display, maximumScalars: 40),
+        guard count.isFinite, count > 0, Self.isPlausible(key, maximumScalars: 40),
+            Self.isPlausible(display, maximumScalars: 40),
             context.isEmpty || (Self.isPlausible(context, maximumScalars: 81, allowingSpaces: true))
         else { return nil }
         var copy = self
@@ -42,7 +43,9 @@ extension LearningPolicy {
     public static func isPrintableInWord(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.value < 0x80 { return scalar.value > 0x20 && scalar.value != 0x7F }
         switch scalar.properties.generalCategory {
-        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator, .spaceSeparator: return false
+        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator,
+            .spaceSeparator:
+            return false
         default: return true
         }
     }
@@ -51,6 +54,7 @@ extension LearningPolicy {
     /// `mayRecord` allows: what the store accepts as a word or a context word.
     public static func isStorableWord(_ text: String) -> Bool {
         let words = WordText.words(in: text)
-        return words.count == 1 && words[0].startIndex == text.startIndex && words[0].endIndex == text.endIndex && mayRecord(text)
+        return words.count == 1 && words[0].startIndex == text.startIndex && words[0].endIndex == text.endIndex
+            && mayRecord(text)
     }
 }

@@ -41,7 +41,10 @@ public struct UserModel: Sendable {
     /// Decay is applied lazily: every count is stored relative to this scale.
     private var recorded = 0.0
 
-    struct EntryID: Hashable { var context: String; var key: String }
+    struct EntryID: Hashable {
+        var context: String
+        var key: String
+    }
 
     public init() {}
 
@@ -66,7 +69,9 @@ public struct UserModel: Sendable {
         }
     }
 
-    private static func bucket(_ key: String) -> String { String(String.UnicodeScalarView(key.unicodeScalars.prefix(2))) }
+    private static func bucket(_ key: String) -> String {
+        String(String.UnicodeScalarView(key.unicodeScalars.prefix(2)))
+    }
 
     /// Records a committed word after its context words (most recent last).
     public mutating func record(word: String, after context: [String], now: Int64) {
@@ -75,13 +80,16 @@ public struct UserModel: Sendable {
         let contextKeys = context.suffix(2).map { WordText.key($0) }
         bump(context: "", key: key, display: word, now: now)
         if let last = contextKeys.last { bump(context: last, key: key, display: word, now: now) }
-        if contextKeys.count == 2 { bump(context: contextKeys.joined(separator: " "), key: key, display: word, now: now) }
+        if contextKeys.count == 2 {
+            bump(context: contextKeys.joined(separator: " "), key: key, display: word, now: now)
+        }
         recorded += 1
         if recorded.truncatingRemainder(dividingBy: 1000) == 0 { decayAndCap() }
     }
 
     private mutating func bump(context: String, key: String, display: String, now: Int64) {
-        var entry = table[context]?[key] ?? LearnedEntry(context: context, key: key, display: display, count: 0, lastUsed: now)
+        var entry =
+            table[context]?[key] ?? LearnedEntry(context: context, key: key, display: display, count: 0, lastUsed: now)
         entry.count += 1
         entry.display = display
         entry.lastUsed = now
@@ -129,7 +137,9 @@ public struct UserModel: Sendable {
         for context in Array(table.keys) {
             if table[context]?[key] != nil { removeEntry(EntryID(context: context, key: key)) }
             if context == key || context.hasPrefix(key + " ") || context.hasSuffix(" " + key) {
-                for entryKey in Array(table[context]?.keys ?? [:].keys) { removeEntry(EntryID(context: context, key: entryKey)) }
+                for entryKey in Array(table[context]?.keys ?? [:].keys) {
+                    removeEntry(EntryID(context: context, key: entryKey))
+                }
             }
         }
     }
@@ -194,7 +204,9 @@ public enum LearningPolicy {
     /// Whether a whitespace-delimited chunk may be learned from at all (not an address, URL or secret).
     public static func mayLearnChunk<S: StringProtocol>(_ chunk: S) -> Bool {
         let text = String(chunk)
-        return !(text.contains("@") || text.contains("://") || text.lowercased().hasPrefix("www.") || looksLikeSecret(text))
+        return
+            !(text.contains("@") || text.contains("://") || text.lowercased().hasPrefix("www.")
+            || looksLikeSecret(text))
     }
 
     /// Long random-looking tokens: API keys, passwords typed in the open, hashes.
@@ -205,11 +217,13 @@ public enum LearningPolicy {
         let digits = scalars.filter { $0.properties.generalCategory == .decimalNumber }.count
         let uppers = scalars.filter { $0.properties.isUppercase }.count
         let lowers = scalars.filter { $0.properties.isLowercase }.count
-        let classes = [digits > 0, uppers > 0, lowers > 0, scalars.count - digits - uppers - lowers > 0].filter { $0 }.count
+        let classes = [digits > 0, uppers > 0, lowers > 0, scalars.count - digits - uppers - lowers > 0].filter { $0 }
+            .count
         if classes >= 3 { return true }
         // Case changes inside the token (camel-humped randomness) or few vowels in a long word.
         var changes = 0
-        for index in 1..<scalars.count where scalars[index].properties.isUppercase != scalars[index - 1].properties.isUppercase {
+        for index in 1..<scalars.count
+        where scalars[index].properties.isUppercase != scalars[index - 1].properties.isUppercase {
             changes += 1
         }
         if changes >= 4 { return true }

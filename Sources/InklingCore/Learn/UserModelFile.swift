@@ -39,7 +39,8 @@ public enum UserModelFile {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             // refusal(_:) has checked both numbers.
             guard let count = Double(fields[3]), let lastUsed = Int64(fields[4]) else { continue }
-            entries.append(LearnedEntry(context: fields[0], key: fields[1], display: fields[2], count: count, lastUsed: lastUsed))
+            entries.append(
+                LearnedEntry(context: fields[0], key: fields[1], display: fields[2], count: count, lastUsed: lastUsed))
         }
         return (entries, problems)
     }
@@ -49,7 +50,9 @@ public enum UserModelFile {
         if line.unicodeScalars.count > 400 { return "too long for an entry" }
         if line.unicodeScalars.contains("\u{FFFD}") { return "not valid UTF-8" }
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-        guard fields.count == 5 else { return "has \(fields.count) tab-separated fields, not 5 (context, key, display, count, last used)" }
+        guard fields.count == 5 else {
+            return "has \(fields.count) tab-separated fields, not 5 (context, key, display, count, last used)"
+        }
         guard let count = Double(fields[3]), count.isFinite, count > 0, count <= LearnedEntry.maximumCount else {
             return "the count is not a number greater than 0 and at most \(Int(LearnedEntry.maximumCount))"
         }
@@ -58,16 +61,25 @@ public enum UserModelFile {
         }
         let display = String(fields[2])
         guard LearningPolicy.isStorableWord(display) else {
-            return "the word is not a single word Inkling may learn (numbers, addresses, secrets, control or invisible characters are refused)"
+            return
+                "the word is not a single word Inkling may learn (numbers, addresses, secrets, control or invisible characters are refused)"
         }
-        guard WordText.key(display) == String(fields[1]) else { return "the key is not the lower-case form of the word" }
+        guard WordText.key(display) == String(fields[1]) else {
+            return "the key is not the lower-case form of the word"
+        }
         let context = fields[0].split(separator: " ", omittingEmptySubsequences: false)
         if !fields[0].isEmpty {
-            guard context.count <= 2, context.allSatisfy({ LearningPolicy.isStorableWord(String($0)) && WordText.key($0) == String($0) }) else {
+            guard context.count <= 2,
+                context.allSatisfy({ LearningPolicy.isStorableWord(String($0)) && WordText.key($0) == String($0) })
+            else {
                 return "the context is not one or two lower-case words Inkling may learn"
             }
         }
-        guard LearnedEntry(context: String(fields[0]), key: String(fields[1]), display: display, count: count, lastUsed: lastUsed).sanitized() != nil else {
+        guard
+            LearnedEntry(
+                context: String(fields[0]), key: String(fields[1]), display: display, count: count, lastUsed: lastUsed
+            ).sanitized() != nil
+        else {
             return "the entry holds characters no word can have"
         }
         return nil

@@ -18,7 +18,8 @@ public enum Translation {
     /// The lookup of a message with a plural (`ngettext`): singular, plural, count → text.
     public typealias PluralLookup = @Sendable (String, String, Int) -> String
 
-    private static let lookups = Mutex<(Lookup, PluralLookup)>(({ $0 }, { one, many, count in count == 1 ? one : many }))
+    private static let lookups = Mutex<(Lookup, PluralLookup)>(
+        ({ $0 }, { one, many, count in count == 1 ? one : many }))
 
     /// Makes every later `tr` and `trn` call look its msgid up (the glue passes gettext and ngettext).
     public static func install(_ lookup: @escaping Lookup, plural: @escaping PluralLookup) {
@@ -87,6 +88,8 @@ public func tr(_ msgid: String, _ values: KeyValuePairs<String, String> = [:]) -
 }
 
 /// A user-visible sentence that depends on a number (`1 word`, `5 words`), in the user's language.
-public func trn(_ singular: String, _ plural: String, count: Int, _ values: KeyValuePairs<String, String> = [:]) -> String {
+public func trn(_ singular: String, _ plural: String, count: Int, _ values: KeyValuePairs<String, String> = [:])
+    -> String
+{
     Translation.translate(singular, plural, count: count, values)
 }

@@ -51,7 +51,11 @@ public struct CharacterModel: Sendable {
         var occupied = 0
         for slot in slots where slot != 0 { occupied += 1 }
         guard Double(occupied) <= Double(slots.count) * maximumLoadFactor else {
-            throw .malformed(tag: "CMHT", reason: "table is \(occupied * 100 / slots.count) % full (at most \(Int(maximumLoadFactor * 100)) % allowed)")
+            throw .malformed(
+                tag: "CMHT",
+                reason:
+                    "table is \(occupied * 100 / slots.count) % full (at most \(Int(maximumLoadFactor * 100)) % allowed)"
+            )
         }
         // Runs wrap around the end of the table; start counting just after an empty slot.
         guard let firstEmpty = slots.firstIndex(of: 0) else {
@@ -68,7 +72,8 @@ public struct CharacterModel: Sendable {
             }
         }
         guard longest <= maximumRunLength else {
-            throw .malformed(tag: "CMHT", reason: "a run of \(longest) occupied slots (at most \(maximumRunLength) allowed)")
+            throw .malformed(
+                tag: "CMHT", reason: "a run of \(longest) occupied slots (at most \(maximumRunLength) allowed)")
         }
         return longest + 1
     }

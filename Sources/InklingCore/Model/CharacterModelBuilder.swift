@@ -93,7 +93,8 @@ struct CharacterModelBuilder {
             slots[index] = CharacterModel.slot(hash: hash, logProbBits: logProbBits, backoffBits: backoffBits)
         }
         func backoffLog(_ key: UInt64, length: Int) -> Double {
-            guard length < order, let mass = historyMass[length][key], mass > 0, let types = historyTypes[length][key] else {
+            guard length < order, let mass = historyMass[length][key], mass > 0, let types = historyTypes[length][key]
+            else {
                 return 0
             }
             let weight = discount[length + 1] * types / mass

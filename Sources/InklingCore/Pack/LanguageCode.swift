@@ -13,12 +13,15 @@ public enum LanguageCode {
     public static func isValid(_ code: String) -> Bool {
         let bytes = Array(code.utf8)
         guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
-        let subtags = bytes.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+        let subtags = bytes.split(omittingEmptySubsequences: false) {
+            $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+        }
         guard let primary = subtags.first, (2...3).contains(primary.count), primary.allSatisfy(isLowercaseLetter) else {
             return false
         }
         return subtags.dropFirst().allSatisfy { subtag in
-            (1...8).contains(subtag.count) && subtag.allSatisfy { isLowercaseLetter($0) || isUppercaseLetter($0) || isDigit($0) }
+            (1...8).contains(subtag.count)
+                && subtag.allSatisfy { isLowercaseLetter($0) || isUppercaseLetter($0) || isDigit($0) }
         }
     }
 
@@ -41,7 +44,11 @@ public enum LanguageCode {
         return code.unicodeScalars.count > 64 ? out + "…" : out
     }
 
-    private static func isLowercaseLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
-    private static func isUppercaseLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) }
+    private static func isLowercaseLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+    }
+    private static func isUppercaseLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 }

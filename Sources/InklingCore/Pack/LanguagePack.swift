@@ -9,7 +9,9 @@ public enum Quantize {
     @inline(__always) static func unigramLogProb(_ stored: UInt16) -> Float { -Float(stored) / 100 }
 
     /// Successor costs: 12 bits in units of 1/128 nat (up to 32 nats).
-    public static func successorCost(_ cost: Double) -> UInt32 { UInt32(max(0, min(4095, Int((cost * 128).rounded())))) }
+    public static func successorCost(_ cost: Double) -> UInt32 {
+        UInt32(max(0, min(4095, Int((cost * 128).rounded()))))
+    }
     @inline(__always) static func successorLogProb(_ stored: UInt32) -> Float { -Float(stored) / 128 }
 
     /// Successor entries pack a word id (20 bits) and a cost (12 bits).
@@ -94,7 +96,8 @@ public final class LanguagePack: @unchecked Sendable {
             throw .malformed(tag: "META", reason: "not UTF-8")
         }
         for scalar in metaText.unicodeScalars where scalar != "\n" && Self.isControlOrBidi(scalar) {
-            throw .malformed(tag: "META", reason: "control character U+\(String(scalar.value, radix: 16, uppercase: true))")
+            throw .malformed(
+                tag: "META", reason: "control character U+\(String(scalar.value, radix: 16, uppercase: true))")
         }
         for line in metaText.split(separator: "\n") {
             if let eq = line.firstIndex(of: "=") {
@@ -266,7 +269,9 @@ public final class LanguagePack: @unchecked Sendable {
     public var sentenceStartID: Int { wordCount }
 
     /// Successors of a word pair, if the pack has that context.
-    public func trigramSuccessors(of first: Int, _ second: Int) -> (entries: PackArray<UInt32>.SubSequence, weight: Float)? {
+    public func trigramSuccessors(of first: Int, _ second: Int) -> (
+        entries: PackArray<UInt32>.SubSequence, weight: Float
+    )? {
         let probe = UInt64(first) << 32 | UInt64(second)
         var low = 0
         var high = trigramKeys.count

@@ -90,8 +90,10 @@ public struct PackBuilder {
         var writer = PackWriter()
         writeVocabulary(vocabulary, into: &writer)
         writeNGrams(vocabulary: vocabulary, documents: documents, into: &writer)
-        CharacterModelBuilder(order: parameters.characterOrder, tableBytes: parameters.characterTableBytes, log: progress)
-            .build(documents: documents, into: &writer)
+        CharacterModelBuilder(
+            order: parameters.characterOrder, tableBytes: parameters.characterTableBytes, log: progress
+        )
+        .build(documents: documents, into: &writer)
         let meta = [
             "language=\(parameters.language)",
             "name=\(parameters.displayName)",
@@ -242,7 +244,11 @@ public struct PackBuilder {
         var lower = 0.0
         var capital = 0.0
         for entry in forms {
-            if entry.form == key { lower += entry.count } else if WordText.startsUppercase(entry.form) { capital += entry.count }
+            if entry.form == key {
+                lower += entry.count
+            } else if WordText.startsUppercase(entry.form) {
+                capital += entry.count
+            }
         }
         return capital >= 3 && capital >= 0.2 * lower
     }
@@ -331,7 +337,9 @@ public struct PackBuilder {
         }
         if externalMass > 0 {
             let scale = parameters.externalBigramWeight * corpusMass / externalMass
-            for (key, count) in external.sorted(by: { $0.key < $1.key }) { bigramCounts[key, default: 0] += count * scale }
+            for (key, count) in external.sorted(by: { $0.key < $1.key }) {
+                bigramCounts[key, default: 0] += count * scale
+            }
         }
         progress("bigrams merged: \(bigramCounts.count) types")
         // Group by context.
@@ -349,7 +357,8 @@ public struct PackBuilder {
             let total = list.reduce(0) { $0 + $1.count }
             // Absolute discounting; the back-off mass is whatever the kept entries leave.
             var kept = 0.0
-            for entry in list.prefix(parameters.bigramSuccessors) where entry.count >= parameters.minimumSuccessorCount {
+            for entry in list.prefix(parameters.bigramSuccessors) where entry.count >= parameters.minimumSuccessorCount
+            {
                 let probability = (entry.count - min(discount, entry.count / 2)) / total
                 kept += probability
                 entries.append(Quantize.successor(id: UInt32(entry.id), cost: -Math.log(probability)))
@@ -366,11 +375,14 @@ public struct PackBuilder {
         var trigramOffsets: [UInt32] = [0]
         var trigramEntries: [UInt32] = []
         var trigramWeights: [UInt8] = []
-        for (pair, pairCount) in pairCounts.sorted(by: { $0.key < $1.key }) where pairCount >= parameters.trigramContextMinimumCount {
+        for (pair, pairCount) in pairCounts.sorted(by: { $0.key < $1.key })
+        where pairCount >= parameters.trigramContextMinimumCount {
             guard let list = trigramCounts[pair] else { continue }  // every counted pair has its successors
             let total = list.values.reduce(0, +)
-            let kept = list.filter { $0.value >= parameters.trigramMinimumSuccessorCount }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-                .prefix(parameters.trigramSuccessors)
+            let kept = list.filter { $0.value >= parameters.trigramMinimumSuccessorCount }.sorted {
+                ($0.value, $1.key) > ($1.value, $0.key)
+            }
+            .prefix(parameters.trigramSuccessors)
             guard !kept.isEmpty else { continue }
             keys.append(pair)
             var keptMass = 0.0

@@ -24,11 +24,14 @@ public enum PackDownload {
         public var description: String {
             switch self {
             case .malformed(let url):
-                return "'\(PackDownload.shown(url))' is not a usable download URL (it needs https://HOST/…, without spaces or control characters)"
+                return
+                    "'\(PackDownload.shown(url))' is not a usable download URL (it needs https://HOST/…, without spaces or control characters)"
             case .scheme(let url):
-                return "'\(PackDownload.shown(url))' is refused: packs and manifests are downloaded over https:// only (http:// only from this machine)"
+                return
+                    "'\(PackDownload.shown(url))' is refused: packs and manifests are downloaded over https:// only (http:// only from this machine)"
             case .plainHTTPToNetwork(let url):
-                return "'\(PackDownload.shown(url))' is refused: plain http:// is allowed only to this machine (localhost, 127.x.x.x, [::1]); use https://"
+                return
+                    "'\(PackDownload.shown(url))' is refused: plain http:// is allowed only to this machine (localhost, 127.x.x.x, [::1]); use https://"
             case .credentials(let url):
                 return "'\(PackDownload.shown(url))' is refused: download URLs must not contain a user name or password"
             }
@@ -74,7 +77,9 @@ public enum PackDownload {
         guard let colon = url.firstIndex(of: ":") else { return nil }
         let candidate = url[..<colon]
         guard let first = candidate.unicodeScalars.first, first.isASCIILetter,
-            candidate.unicodeScalars.allSatisfy({ $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" || $0 == "." })
+            candidate.unicodeScalars.allSatisfy({
+                $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" || $0 == "."
+            })
         else { return nil }
         return String(candidate)
     }
@@ -84,7 +89,9 @@ public enum PackDownload {
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { return nil }
             let rest = authority[authority.index(after: close)...]
-            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCIIDigit)) else { return nil }
+            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCIIDigit)) else {
+                return nil
+            }
             return authority[...close].lowercased()
         }
         let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
@@ -97,7 +104,8 @@ public enum PackDownload {
     static func isLoopback(host: String) -> Bool {
         if host == "localhost" || host == "[::1]" { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) && UInt8($0) != nil }
+        return parts.count == 4 && parts[0] == "127"
+            && parts.allSatisfy { $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) && UInt8($0) != nil }
     }
 
     /// A URL from a manifest, resolved against the manifest's own URL when it is relative
@@ -105,7 +113,9 @@ public enum PackDownload {
     /// is returned as it is (and then checked like any other).
     public static func resolve(_ url: String, against base: String) -> String {
         if scheme(of: url) != nil || base.isEmpty { return url }
-        guard let baseScheme = scheme(of: base), base.dropFirst(baseScheme.count + 1).hasPrefix("//") else { return url }
+        guard let baseScheme = scheme(of: base), base.dropFirst(baseScheme.count + 1).hasPrefix("//") else {
+            return url
+        }
         if url.hasPrefix("//") { return baseScheme + ":" + url }
         let afterScheme = base.dropFirst(baseScheme.count + 3)
         let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
@@ -119,7 +129,9 @@ public enum PackDownload {
     /// How long one download may take in all: a fixed allowance for connecting and starting
     /// plus the expected size at a slow but working rate, so a server that drips bytes just fast
     /// enough to dodge the stall detector is still abandoned.
-    public static func deadlineSeconds(expectedBytes: Int, baseSeconds: Int = 60, minimumBytesPerSecond: Int = 16 * 1024) -> Int {
+    public static func deadlineSeconds(
+        expectedBytes: Int, baseSeconds: Int = 60, minimumBytesPerSecond: Int = 16 * 1024
+    ) -> Int {
         let bytes = max(0, expectedBytes)
         let rate = max(1, minimumBytesPerSecond)
         return max(1, baseSeconds) + (bytes + rate - 1) / rate

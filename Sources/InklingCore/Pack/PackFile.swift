@@ -241,8 +241,9 @@ public final class PackFile: @unchecked Sendable {
         }
         extents.sort { ($0.offset, $0.end) < ($1.offset, $1.end) }
         for index in extents.indices.dropFirst() where extents[index].offset < extents[index - 1].end {
-            throw .malformed(tag: PackFormat.tagName(extents[index].tag),
-                             reason: "section overlaps section \(PackFormat.tagName(extents[index - 1].tag))")
+            throw .malformed(
+                tag: PackFormat.tagName(extents[index].tag),
+                reason: "section overlaps section \(PackFormat.tagName(extents[index - 1].tag))")
         }
     }
 

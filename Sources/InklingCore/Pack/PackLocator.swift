@@ -42,7 +42,9 @@ public enum PackLocator {
         guard LanguageCode.isValid(language) else { return nil }
         for folder in bundledPackFolders(executablePath: executablePath) {
             let pack = folder + "/\(language).inkpack"
-            let manifest = URL(filePath: folder).deletingLastPathComponent().appending(path: "manifests/\(language).json").path
+            let manifest = URL(filePath: folder).deletingLastPathComponent().appending(
+                path: "manifests/\(language).json"
+            ).path
             if FileManager.default.fileExists(atPath: pack), FileManager.default.fileExists(atPath: manifest) {
                 return SystemPack(packPath: pack, manifestPath: manifest)
             }
@@ -55,9 +57,12 @@ public enum PackLocator {
         var languages: Set<String> = []
         for folder in bundledPackFolders(executablePath: executablePath) {
             let manifests = URL(filePath: folder).deletingLastPathComponent().appending(path: "manifests").path
-            for file in (try? FileManager.default.contentsOfDirectory(atPath: manifests)) ?? [] where file.hasSuffix(".json") {
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: manifests)) ?? []
+            where file.hasSuffix(".json") {
                 let language = String(file.dropLast(".json".count))
-                if LanguageCode.isValid(language), FileManager.default.fileExists(atPath: folder + "/\(language).inkpack") {
+                if LanguageCode.isValid(language),
+                    FileManager.default.fileExists(atPath: folder + "/\(language).inkpack")
+                {
                     languages.insert(language)
                 }
             }

@@ -30,7 +30,10 @@ public struct PackManifest: Codable, Equatable, Sendable {
         public var sha256: String
         public var url: String
 
-        public init(language: String, displayName: String, version: String, minEngineVersion: String, file: String, size: Int, sha256: String, url: String) {
+        public init(
+            language: String, displayName: String, version: String, minEngineVersion: String, file: String, size: Int,
+            sha256: String, url: String
+        ) {
             self.language = language
             self.displayName = displayName
             self.version = version
@@ -64,8 +67,11 @@ public struct PackManifest: Codable, Equatable, Sendable {
         public var description: String {
             switch self {
             case .malformed: return "the pack manifest is not valid JSON of the expected shape"
-            case .unsupportedFormat(let version): return "the pack manifest has format \(version); this Inkling reads format \(PackManifest.supportedFormat)"
-            case .invalidEntry(let language): return "the pack manifest's entry for '\(LanguageCode.printable(language))' is invalid"
+            case .unsupportedFormat(let version):
+                return
+                    "the pack manifest has format \(version); this Inkling reads format \(PackManifest.supportedFormat)"
+            case .invalidEntry(let language):
+                return "the pack manifest's entry for '\(LanguageCode.printable(language))' is invalid"
             }
         }
     }
@@ -75,7 +81,9 @@ public struct PackManifest: Codable, Equatable, Sendable {
         guard let manifest = try? JSONDecoder().decode(PackManifest.self, from: data) else { throw .malformed }
         guard manifest.formatVersion == supportedFormat else { throw .unsupportedFormat(manifest.formatVersion) }
         for entry in manifest.packs {
-            let hexDigits = entry.sha256.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
+            let hexDigits = entry.sha256.unicodeScalars.allSatisfy {
+                ("0"..."9").contains($0) || ("a"..."f").contains($0)
+            }
             // The language becomes a file name in the packs folder: the one shared check.
             guard entry.size > 0, entry.sha256.count == 64, hexDigits, LanguageCode.isValid(entry.language),
                 isShownSafely(entry.displayName), isVersion(entry.version), isVersion(entry.minEngineVersion)
@@ -95,7 +103,10 @@ public struct PackManifest: Codable, Equatable, Sendable {
     /// Whether a version is dotted ASCII (`1.2.0`, `0.1.0-beta+2`), at most 32 characters.
     static func isVersion(_ version: String) -> Bool {
         (1...32).contains(version.utf8.count)
-            && version.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ".+-".unicodeScalars.contains($0) }
+            && version.unicodeScalars.allSatisfy {
+                ("0"..."9").contains($0) || ("a"..."z").contains($0) || ("A"..."Z").contains($0)
+                    || ".+-".unicodeScalars.contains($0)
+            }
     }
 
     /// The entry for a language.

@@ -70,7 +70,9 @@ public enum PackVerification {
 
     /// The decision for the file as `stat` shows it now, against the manifest's digest (compared
     /// exactly, as the full check compares GLib's lowercase digest).
-    public static func decide(current: PackFileIdentity, record: PackVerificationRecord?, expectedSHA256: String) -> Decision {
+    public static func decide(current: PackFileIdentity, record: PackVerificationRecord?, expectedSHA256: String)
+        -> Decision
+    {
         guard let record, record.identity == current, isDigest(Substring(expectedSHA256)),
             record.sha256 == expectedSHA256, isSettled(record)
         else { return .verifyFully }

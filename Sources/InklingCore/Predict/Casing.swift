@@ -10,7 +10,8 @@ public enum Casing {
         let curly = typedScalars.contains("\u{2019}")
         if WordText.isAllCaps(typed) {
             let upper = display.uppercased()
-            return curly ? String(String.UnicodeScalarView(upper.unicodeScalars.map { $0 == "'" ? "\u{2019}" : $0 })) : upper
+            return curly
+                ? String(String.UnicodeScalarView(upper.unicodeScalars.map { $0 == "'" ? "\u{2019}" : $0 })) : upper
         }
         var out = Array(display.unicodeScalars)
         if out.count >= typedScalars.count {

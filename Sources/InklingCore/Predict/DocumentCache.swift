@@ -73,7 +73,8 @@ struct DocumentCache {
         var recentKeys: [String] = []
         for word in WordText.words(in: context) {
             let gap = context[previousEnd..<word.startIndex]
-            let sentenceStart = previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
+            let sentenceStart =
+                previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
             if sentenceStart {
                 recentKeys.removeAll()
                 previousKey = nil

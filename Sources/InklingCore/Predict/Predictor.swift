@@ -127,14 +127,19 @@ public final class Predictor {
             for candidate in WordText.words(in: chunk) {
                 let gap = chunk[previousEnd..<candidate.startIndex]
                 if gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
-                if LearningPolicy.mayRecord(String(candidate)) { recent.append(String(candidate)) } else { recent.removeAll() }
+                if LearningPolicy.mayRecord(String(candidate)) {
+                    recent.append(String(candidate))
+                } else {
+                    recent.removeAll()
+                }
                 previousEnd = candidate.endIndex
             }
             if chunk[previousEnd...].contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
         }
         // A capital that only marks a sentence start is not how the user writes the word.
         var display = word
-        if recent.isEmpty, WordText.startsUppercase(word), !WordText.isAllCaps(word), let id = pack.id(ofKey: WordText.key(word)),
+        if recent.isEmpty, WordText.startsUppercase(word), !WordText.isAllCaps(word),
+            let id = pack.id(ofKey: WordText.key(word)),
             !WordText.startsUppercase(pack.display(id))
         {
             display = pack.display(id)
@@ -235,7 +240,8 @@ public final class Predictor {
         // neighbouring key or one swap away may hold the word meant (`tge` → `the`).
         var corrections: [Int: Float] = [:]
         if options.typoTolerantCompletions, partial.unicodeScalars.count >= 3,
-            range.isEmpty || topByPrior(range, limit: 1).first.map({ pack.logPrior($0) < options.unlikelyPrefixLogPrior }) ?? true
+            range.isEmpty
+                || topByPrior(range, limit: 1).first.map({ pack.logPrior($0) < options.unlikelyPrefixLogPrior }) ?? true
         {
             for (variant, penalty) in prefixVariants(Array(prefixKey.unicodeScalars)) {
                 for id in topByPrior(pack.range(ofPrefix: variant), limit: 3) where !range.contains(id) {
@@ -249,7 +255,11 @@ public final class Predictor {
         var documentOnly: [(key: String, display: String)] = []
         var documentOnlyKeys = Set<String>()
         for (key, entry) in document.words where key.hasPrefix(prefixKey) {
-            if let id = entry.id { add(id) } else if documentOnlyKeys.insert(key).inserted { documentOnly.append((key, entry.display)) }
+            if let id = entry.id {
+                add(id)
+            } else if documentOnlyKeys.insert(key).inserted {
+                documentOnly.append((key, entry.display))
+            }
         }
         // The user's own words and phrases.
         let userContexts = [document.lastKeys.joined(separator: " "), document.lastKeys.last ?? ""]
@@ -257,10 +267,13 @@ public final class Predictor {
         let userBigram = document.lastKeys.isEmpty ? [:] : userModel.successors(of: userContexts[1])
         let userTotals = (
             one: Float(userModel.total(of: "")), two: Float(userModel.total(of: userContexts[1])),
-            three: document.lastKeys.count == 2 ? Float(userModel.total(of: userContexts[0])) : 0)
+            three: document.lastKeys.count == 2 ? Float(userModel.total(of: userContexts[0])) : 0
+        )
         var learnedCandidates = userModel.words(withPrefix: prefixKey, limit: 12)
         // The most used learned successors only: a bounded window, like the pack's successor lists.
-        let learnedSuccessors = (userBigram.values.filter { $0.key.hasPrefix(prefixKey) } + userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
+        let learnedSuccessors =
+            (userBigram.values.filter { $0.key.hasPrefix(prefixKey) }
+            + userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
             .sorted { ($0.count, $1.key) > ($1.count, $0.key) }
         learnedCandidates += learnedSuccessors.prefix(options.learnedSuccessorWindow)
         for entry in learnedCandidates {
@@ -387,7 +400,9 @@ public final class Predictor {
             let text: String
             if candidate.isCorrection {
                 // The typed letters are not a prefix of this word: copy only their case.
-                text = WordText.isAllCaps(partial) ? candidate.display.uppercased()
+                text =
+                    WordText.isAllCaps(partial)
+                    ? candidate.display.uppercased()
                     : (WordText.startsUppercase(partial) || (partial.isEmpty && startsSentence))
                         ? WordText.capitalizingFirst(candidate.display) : candidate.display
             } else {

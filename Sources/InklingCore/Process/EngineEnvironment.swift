@@ -10,10 +10,14 @@ public enum EngineEnvironment {
 
     /// The inherited `NAME=value` entries with Inkling's own supervision variables and any
     /// backtrace setting replaced by the supervisor's.
-    public static func forEngine(inheriting inherited: [String], supervisorProcessID: Int32, recovering: Bool) -> [String] {
+    public static func forEngine(inheriting inherited: [String], supervisorProcessID: Int32, recovering: Bool)
+        -> [String]
+    {
         let replaced = [supervisorVariable, recoveringVariable, "SWIFT_BACKTRACE"]
         var environment = inherited.filter { entry in
-            let name = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? entry
+            let name =
+                entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+                ?? entry
             return !replaced.contains(name)
         }
         environment.append("\(supervisorVariable)=\(supervisorProcessID)")

@@ -39,9 +39,16 @@ public enum Heartbeat {
         public var sentence: String {
             switch self {
             case .running: return tr("Inkling is running in this session.")
-            case .notRunning: return tr("Inkling is not running in this session. Add it under Settings → Keyboard → Input Sources, or run `ibus restart`.")
-            case .stopped: return tr("Inkling was running in this session but has stopped. IBus starts it again when you switch to Inkling.")
-            case .notResponding: return tr("Inkling is running in this session but not responding. Restart it with `ibus restart`.")
+            case .notRunning:
+                return tr(
+                    "Inkling is not running in this session. Add it under Settings → Keyboard → Input Sources, or run `ibus restart`."
+                )
+            case .stopped:
+                return tr(
+                    "Inkling was running in this session but has stopped. IBus starts it again when you switch to Inkling."
+                )
+            case .notResponding:
+                return tr("Inkling is running in this session but not responding. Restart it with `ibus restart`.")
             }
         }
     }

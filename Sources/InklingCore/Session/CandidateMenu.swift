@@ -89,7 +89,8 @@ public struct CandidateMenu: Equatable, Sendable {
         isShown = true
         let shown = zip(items, marks).map { $1 ? $0 + mark : $0 }
         return CandidateTable(
-            candidates: shown, pageSize: shownPageSize, cursor: min(cursor, max(0, items.count - 1)), cursorVisible: cursorVisible,
+            candidates: shown, pageSize: shownPageSize, cursor: min(cursor, max(0, items.count - 1)),
+            cursorVisible: cursorVisible,
             labels: Self.labels(pageSize: shownPageSize, keys: keys))
     }
 

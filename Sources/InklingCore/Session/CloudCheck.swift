@@ -35,7 +35,8 @@ public struct CloudCheck: Sendable {
     }
 
     private static func cacheKey(_ request: CloudCheckRequest) -> String {
-        request.language + "\u{0}" + request.sentence + "\u{0}" + request.flags.map { "\($0.start)-\($0.end)" }.joined(separator: ",")
+        request.language + "\u{0}" + request.sentence + "\u{0}"
+            + request.flags.map { "\($0.start)-\($0.end)" }.joined(separator: ",")
     }
 
     /// The sentence before the cursor (without trailing whitespace) and where it starts, in code
@@ -50,7 +51,10 @@ public struct CloudCheck: Sendable {
         var start = 0
         while index > 0 {
             let scalar = scalars[index - 1]
-            if scalar == "\n" || (".!?".unicodeScalars.contains(scalar) && index < scalars.count && scalars[index].properties.isWhitespace) {
+            if scalar == "\n"
+                || (".!?".unicodeScalars.contains(scalar) && index < scalars.count
+                    && scalars[index].properties.isWhitespace)
+            {
                 start = index
                 break
             }
@@ -74,7 +78,9 @@ public struct CloudCheck: Sendable {
 
     /// The tracked flags that lie inside the sentence at `start` of `length` scalars, with
     /// offsets relative to it, in order.
-    public static func flags(_ tracked: [TrackedFlag], before: String, sentenceStart start: Int, length: Int) -> [CloudFlag] {
+    public static func flags(_ tracked: [TrackedFlag], before: String, sentenceStart start: Int, length: Int)
+        -> [CloudFlag]
+    {
         let count = before.unicodeScalars.count
         let sentenceEnd = start + length
         var flags: [CloudFlag] = []
@@ -82,7 +88,10 @@ public struct CloudCheck: Sendable {
             let end = count - tracked.tail.unicodeScalars.count
             let begin = end - tracked.flag.word.unicodeScalars.count
             if begin >= start && end <= sentenceEnd {
-                flags.append(CloudFlag(start: begin - start, end: end - start, word: tracked.flag.word, replacements: tracked.flag.replacements))
+                flags.append(
+                    CloudFlag(
+                        start: begin - start, end: end - start, word: tracked.flag.word,
+                        replacements: tracked.flag.replacements))
             }
         }
         flags.sort { $0.start < $1.start }
@@ -92,7 +101,9 @@ public struct CloudCheck: Sendable {
     /// Lands a validated answer on the flags of `before` (the text before the cursor, which
     /// starts with the text the request was made on): a disagreeing verdict drops a flag, an
     /// agreeing one explains it, a fix updates the flag at its place or adds a cloud flag.
-    public static func merge(_ reply: CloudReply, sentenceStart start: Int, before: String, into corrections: inout CorrectionTracker) {
+    public static func merge(
+        _ reply: CloudReply, sentenceStart start: Int, before: String, into corrections: inout CorrectionTracker
+    ) {
         let scalars = Array(before.unicodeScalars)
         func trackedFlag(at begin: Int, _ end: Int) -> TrackedFlag? {
             corrections.flags.first { tracked in

@@ -49,13 +49,15 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noSurroundingText: return tr("fix not applied: this application does not report its text")
-        case .stoppedReportingText: return tr("fix not applied: this application stopped reporting its text after it was typed into")
+        case .stoppedReportingText:
+            return tr("fix not applied: this application stopped reporting its text after it was typed into")
         case .notReportedYet: return tr("fix not applied: this application has not reported its text yet")
         case .unreliableOffsets: return tr("fix not applied: this application counts text positions differently")
         case .textChanged: return tr("fix not applied: the text changed")
         case .selection: return tr("fix not applied: text is selected")
         case .unconfirmed: return tr("fix not applied: the application has not reported the text before the cursor yet")
-        case .whitespaceNotReported: return tr("fix not applied: this application has not reported the space before the cursor")
+        case .whitespaceNotReported:
+            return tr("fix not applied: this application has not reported the space before the cursor")
         }
     }
 }
@@ -83,7 +85,9 @@ public struct CorrectionTracker: Sendable {
 
     /// Adds a flag for the word that ends `tail.count` characters before the cursor.
     @discardableResult
-    public mutating func add(_ flag: TypoFlag, before: Substring, tail: String, origin: TrackedFlag.Origin = .local) -> Int? {
+    public mutating func add(_ flag: TypoFlag, before: Substring, tail: String, origin: TrackedFlag.Origin = .local)
+        -> Int?
+    {
         guard !keptWords.contains(WordText.key(flag.word)) else { return nil }
         let leading = String(String.UnicodeScalarView(before.unicodeScalars.suffix(16)))
         flags.removeAll { $0.flag.word == flag.word && $0.tail == tail }

@@ -31,9 +31,11 @@ extension InputSession {
             cloudCheck.scheduler.clearDeadline()
             return CloudAction()
         }
-        let flags = CloudCheck.flags(corrections.flags, before: context.before, sentenceStart: start, length: sentence.unicodeScalars.count)
+        let flags = CloudCheck.flags(
+            corrections.flags, before: context.before, sentenceStart: start, length: sentence.unicodeScalars.count)
         let (request, superseded) = cloudCheck.scheduler.start(
-            sentence: sentence, language: settings.language, flags: flags, before: context.before, sentenceStart: start, now: now)
+            sentence: sentence, language: settings.language, flags: flags, before: context.before, sentenceStart: start,
+            now: now)
         var messages: [CloudRequestMessage] = []
         if let superseded { messages.append(.cancel(id: superseded)) }
         if var reply = cloudCheck.cachedReply(for: request) {

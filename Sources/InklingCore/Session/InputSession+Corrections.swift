@@ -28,7 +28,9 @@ extension InputSession {
     func runPendingCheck() -> [SessionEffect] {
         guard let check = pendingCheck else { return [] }
         pendingCheck = nil
-        guard settings.checkSpelling, context.isKnown, context.before.hasPrefix(check.before + check.word) else { return [] }
+        guard settings.checkSpelling, context.isKnown, context.before.hasPrefix(check.before + check.word) else {
+            return []
+        }
         let tail = String(context.before.unicodeScalars.dropFirst((check.before + check.word).unicodeScalars.count))
         // Earlier words are the user's own (names, jargon), unless they are flagged themselves:
         // the same typo twice in a sentence is flagged twice.
@@ -37,7 +39,9 @@ extension InputSession {
         for word in WordText.words(in: check.before) where !flagged.contains(WordText.key(word)) {
             exempt.insert(WordText.key(word))
         }
-        guard let flag = checker.check(word: Substring(check.word), before: Substring(check.before), after: Substring(tail), exempt: exempt)
+        guard
+            let flag = checker.check(
+                word: Substring(check.word), before: Substring(check.before), after: Substring(tail), exempt: exempt)
         else { return [] }
         corrections.add(flag, before: Substring(check.before), tail: tail)
         return auxiliaryEffects()
@@ -90,7 +94,8 @@ extension InputSession {
             // word's space (`I sawthe cat`) when the preedit went before the deletion.
             let answer = effects + auxiliaryEffects()
             return KeyResult(
-                handled: true, effects: clientEchoesPreedit ? answer : EditBatch.coalesced(answer), needsSuggestions: true)
+                handled: true, effects: clientEchoesPreedit ? answer : EditBatch.coalesced(answer),
+                needsSuggestions: true)
         }
     }
 
@@ -102,7 +107,9 @@ extension InputSession {
             return nil
         }
         func redraw() -> KeyResult {
-            KeyResult(handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false)
+            KeyResult(
+                handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false
+            )
         }
         if let binding = settings.keepWordKey, binding.matches(event) {
             corrections.keep(id: flags[min(panel.cursor, flags.count - 1)].id)
@@ -127,7 +134,9 @@ extension InputSession {
             return applyFix(id: flags[min(panel.cursor, flags.count - 1)].id, replacement: nil)
         case Keysym.f1...Keysym.f9:
             // The row of the shown page, as its label says (the panel pages like the suggestions).
-            guard let index = panel.index(row: Int(event.keyval - Keysym.f1)), index < flags.count else { return redraw() }
+            guard let index = panel.index(row: Int(event.keyval - Keysym.f1)), index < flags.count else {
+                return redraw()
+            }
             panelOpen = false
             return applyFix(id: flags[index].id, replacement: nil)
         default:
@@ -156,9 +165,12 @@ extension InputSession {
 
     /// The panel's rows for the current flags (the highlight stays where it was).
     func refreshPanelRows() {
-        panel.update(items: corrections.flags.map { tracked in
-            tracked.chip + (tracked.flag.replacements.count > 1 ? "  (" + tracked.flag.replacements.dropFirst().joined(separator: ", ") + ")" : "")
-        })
+        panel.update(
+            items: corrections.flags.map { tracked in
+                tracked.chip
+                    + (tracked.flag.replacements.count > 1
+                        ? "  (" + tracked.flag.replacements.dropFirst().joined(separator: ", ") + ")" : "")
+            })
         panel.cursorVisible = true
     }
 

@@ -8,7 +8,8 @@ extension InputSession {
     static var keyHandlers: [(InputSession) -> (KeyEvent) -> KeyResult?] {
         [
             InputSession.correctionPanelKeys, InputSession.commandKeys, InputSession.shortcutKeys,
-            InputSession.editingKeys, InputSession.navigationKeys, InputSession.selectionKeys, InputSession.compositionKeys,
+            InputSession.editingKeys, InputSession.navigationKeys, InputSession.selectionKeys,
+            InputSession.compositionKeys,
         ]
     }
 
@@ -28,12 +29,16 @@ extension InputSession {
         if let binding = settings.correctionPanelKey, binding.matches(event), !corrections.flags.isEmpty {
             panelOpen = true
             panel.cursor = 0
-            return KeyResult(handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false)
+            return KeyResult(
+                handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false
+            )
         }
         if let binding = settings.keepWordKey, binding.matches(event) {
             if !composition.typed.isEmpty {
                 corrections.keep(word: composition.typed)
-                return KeyResult(handled: true, effects: finishWord(checked: false) + hideTable() + auxiliaryEffects(), needsSuggestions: true)
+                return KeyResult(
+                    handled: true, effects: finishWord(checked: false) + hideTable() + auxiliaryEffects(),
+                    needsSuggestions: true)
             }
             if let newest = corrections.flags.first {
                 corrections.keep(id: newest.id)
@@ -52,7 +57,9 @@ extension InputSession {
     /// Ctrl with a selection key forgets that learned word (the peer's convention); any other
     /// chord belongs to the application.
     func shortcutKeys(_ event: KeyEvent) -> KeyResult? {
-        if suggestions.isShown, event.modifiers.intersection(.shortcut) == .control, (Keysym.f1...Keysym.f9).contains(event.keyval) {
+        if suggestions.isShown, event.modifiers.intersection(.shortcut) == .control,
+            (Keysym.f1...Keysym.f9).contains(event.keyval)
+        {
             if let index = suggestions.index(row: Int(event.keyval - Keysym.f1)) {
                 let word = suggestions.items[index]
                 let known = predictor.userModel.knows(WordText.key(word))
@@ -86,7 +93,8 @@ extension InputSession {
         case Keysym.tab, Keysym.down:
             if suggestions.isShown { return moveHighlight(by: 1) }
             return passThrough(
-                flushing: true, appending: event.keyval == Keysym.tab ? "\t" : nil, invalidatesContext: event.keyval != Keysym.tab)
+                flushing: true, appending: event.keyval == Keysym.tab ? "\t" : nil,
+                invalidatesContext: event.keyval != Keysym.tab)
         case Keysym.isoLeftTab, Keysym.up:
             if suggestions.isShown { return moveHighlight(by: -1) }
             return passThrough(flushing: true, appending: nil, invalidatesContext: true)
@@ -101,7 +109,9 @@ extension InputSession {
     /// F1…F9 (and, in digits mode, 1…9) pick the row of the shown page that their label names.
     func selectionKeys(_ event: KeyEvent) -> KeyResult? {
         if (Keysym.f1...Keysym.f9).contains(event.keyval) {
-            if suggestions.isShown, let index = suggestions.index(row: Int(event.keyval - Keysym.f1)) { return select(index) }
+            if suggestions.isShown, let index = suggestions.index(row: Int(event.keyval - Keysym.f1)) {
+                return select(index)
+            }
             return passThrough(flushing: true, appending: nil, invalidatesContext: false)
         }
         guard settings.selectionKeys == .digits, suggestions.isShown, let character = event.character,
@@ -118,7 +128,9 @@ extension InputSession {
         }
         let isDigit = character.properties.generalCategory == .decimalNumber
         // Apostrophes and hyphens join a word only inside it (`don't`, `well-known`).
-        if !isDigit && (WordText.isWordScalar(character) || (WordText.isJoiner(character) && !composition.typed.isEmpty)) {
+        if !isDigit
+            && (WordText.isWordScalar(character) || (WordText.isJoiner(character) && !composition.typed.isEmpty))
+        {
             return typeLetter(character)
         }
         return punctuation(character)
@@ -128,10 +140,14 @@ extension InputSession {
     public func candidateClicked(pageIndex: Int) -> KeyResult {
         // A row of the shown page; anything else (a stale or hostile index) selects nothing.
         let menu = panelOpen ? panel : suggestions
-        guard pageIndex >= 0, pageIndex < menu.shownPageSize else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
+        guard pageIndex >= 0, pageIndex < menu.shownPageSize else {
+            return KeyResult(handled: false, effects: [], needsSuggestions: false)
+        }
         if panelOpen {
             let index = (panel.cursor / panel.shownPageSize) * panel.shownPageSize + pageIndex
-            guard index >= 0, index < corrections.flags.count else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
+            guard index >= 0, index < corrections.flags.count else {
+                return KeyResult(handled: false, effects: [], needsSuggestions: false)
+            }
             panelOpen = false
             return applyFix(id: corrections.flags[index].id, replacement: nil)
         }
@@ -152,7 +168,9 @@ extension InputSession {
             case .cursorUp: panel.moveHighlight(by: -1)
             case .pageDown, .pageUp: panel.page(forward: request == .pageDown, pageSize: pageSize)
             }
-            return KeyResult(handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false)
+            return KeyResult(
+                handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false
+            )
         }
         guard !currentCandidates.isEmpty else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
         let keyval: UInt32
@@ -182,7 +200,9 @@ extension InputSession {
             composition.dropPending()
             corrections.keep(word: correction.typed)
             lastSuggestionKey = nil
-            return KeyResult(handled: true, effects: [commit(correction.typed + " "), .hidePreedit] + hideTable(), needsSuggestions: true)
+            return KeyResult(
+                handled: true, effects: [commit(correction.typed + " "), .hidePreedit] + hideTable(),
+                needsSuggestions: true)
         }
         if composition.pendingSpace {
             composition.pendingSpace = false
@@ -249,7 +269,9 @@ extension InputSession {
     }
 
     func select(_ index: Int) -> KeyResult {
-        guard suggestions.items.indices.contains(index) else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
+        guard suggestions.items.indices.contains(index) else {
+            return KeyResult(handled: false, effects: [], needsSuggestions: false)
+        }
         let word = suggestions.items[index]
         var effects: [SessionEffect] = []
         if composition.typed.isEmpty { effects += commitPending(keepSpace: true) }
@@ -277,7 +299,9 @@ extension InputSession {
             // Nothing composed: what is before the cursor is no better known than it was.
             inserted(String(character))
             lastSuggestionKey = nil
-            return KeyResult(handled: true, effects: [.commitText(String(character))] + hideTable() + auxiliaryEffects(), needsSuggestions: true)
+            return KeyResult(
+                handled: true, effects: [.commitText(String(character))] + hideTable() + auxiliaryEffects(),
+                needsSuggestions: true)
         }
         var effects: [SessionEffect]
         if !composition.typed.isEmpty {

@@ -93,7 +93,8 @@ public final class InputSession {
 
     /// Whether committed words are learned: not in password, PIN or PRIVATE fields, not off the record.
     public var learningAllowed: Bool {
-        settings.learning && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate && !fieldHeldConfidentialText
+        settings.learning && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate
+            && !fieldHeldConfidentialText
     }
 
     /// Uses another predictor (a language switch); the word being typed is committed as shown.
@@ -159,7 +160,8 @@ public final class InputSession {
 
     /// The client's capabilities changed.
     public func setCapabilities(_ capabilities: ClientCapabilities) {
-        context.capabilityChanged(had: self.capabilities.contains(.surroundingText), has: capabilities.contains(.surroundingText))
+        context.capabilityChanged(
+            had: self.capabilities.contains(.surroundingText), has: capabilities.contains(.surroundingText))
         self.capabilities = capabilities
     }
 
@@ -195,16 +197,21 @@ public final class InputSession {
     ///
     /// Offsets that cannot be code points (Qt's UTF-16 with emoji before the cursor) still give
     /// prediction context when they fit as UTF-16, but no fix is ever applied on them.
-    public func setSurroundingText(text: String, cursor: Int, anchor: Int) -> (effects: [SessionEffect], needsSuggestions: Bool) {
+    public func setSurroundingText(text: String, cursor: Int, anchor: Int) -> (
+        effects: [SessionEffect], needsSuggestions: Bool
+    ) {
         guard !contentType.isSecret else { return ([], false) }
-        return reportOutcome(context.apply(text: text, cursor: cursor, anchor: anchor, shownPreedit: composition.preedit?.text))
+        return reportOutcome(
+            context.apply(text: text, cursor: cursor, anchor: anchor, shownPreedit: composition.preedit?.text))
     }
 
     /// The client reported its text around the cursor (nil: offsets that cannot be code points).
     ///
     /// The echo of the engine's own commit matches what the engine already knows and changes
     /// nothing, so it never causes a second prediction.
-    public func setSurroundingText(_ surrounding: SurroundingText?) -> (effects: [SessionEffect], needsSuggestions: Bool) {
+    public func setSurroundingText(_ surrounding: SurroundingText?) -> (
+        effects: [SessionEffect], needsSuggestions: Bool
+    ) {
         guard !contentType.isSecret else { return ([], false) }
         return reportOutcome(context.apply(surrounding, shownPreedit: composition.preedit?.text))
     }
@@ -229,7 +236,8 @@ public final class InputSession {
         // A one-off message goes with the next key, whatever that key does.
         if hadNotice, !event.isRelease, !Keysym.isModifierOnly(event.keyval) { result.effects += auxiliaryEffects() }
         if cloudEnabled, !event.isRelease, !Keysym.isModifierOnly(event.keyval) {
-            cloudCheck.scheduler.noteChange(now: clock(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
+            cloudCheck.scheduler.noteChange(
+                now: clock(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
         }
         return result
     }
@@ -259,8 +267,12 @@ public final class InputSession {
         let before: String
         if !composition.typed.isEmpty {
             before = context.before + composition.typed
-        } else if settings.nextWordPredictions && context.isKnown && (composition.pendingSpace || endsWithSpace(context.before)) {
-            before = context.before + (composition.pendingAutocorrection.map { $0.replacement } ?? "") + (composition.pendingSpace ? " " : "")
+        } else if settings.nextWordPredictions && context.isKnown
+            && (composition.pendingSpace || endsWithSpace(context.before))
+        {
+            before =
+                context.before + (composition.pendingAutocorrection.map { $0.replacement } ?? "")
+                + (composition.pendingSpace ? " " : "")
         } else {
             lastSuggestionKey = nil
             return effects + hideTable()

@@ -55,9 +55,15 @@ public struct KeyBinding: Equatable, Sendable {
         var keyval = event.keyval
         if keyval >= 0x41 && keyval <= 0x5A { keyval += 0x20 }
         var mods = event.modifiers.intersection(Self.relevant)
-        if mods.contains(.mod4) { mods.remove(.mod4); mods.insert(.superKey) }
+        if mods.contains(.mod4) {
+            mods.remove(.mod4)
+            mods.insert(.superKey)
+        }
         var wanted = modifiers
-        if keyval != event.keyval { mods.remove(.shift); wanted.remove(.shift) }
+        if keyval != event.keyval {
+            mods.remove(.shift)
+            wanted.remove(.shift)
+        }
         return keyval == self.keyval && mods == wanted
     }
 }

@@ -24,10 +24,13 @@ public struct LearningQueue: Sendable {
 
     /// `text` is inserted after `before`: whitespace in it ends the chunk the unfinished words are in.
     public mutating func inserting(_ text: String, after before: String, learningAllowed: Bool) {
-        guard !unfinished.isEmpty, let space = text.unicodeScalars.firstIndex(where: { $0.properties.isWhitespace }) else { return }
+        guard !unfinished.isEmpty, let space = text.unicodeScalars.firstIndex(where: { $0.properties.isWhitespace })
+        else { return }
         let head = before + String(text.unicodeScalars[..<space])
         let scalars = head.unicodeScalars
-        let start = scalars.lastIndex(where: { $0.properties.isWhitespace }).map { scalars.index(after: $0) } ?? scalars.startIndex
+        let start =
+            scalars.lastIndex(where: { $0.properties.isWhitespace }).map { scalars.index(after: $0) }
+            ?? scalars.startIndex
         finishChunk(Substring(scalars[start...]), learningAllowed: learningAllowed)
     }
 

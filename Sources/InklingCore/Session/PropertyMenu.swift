@@ -51,7 +51,9 @@ public struct PropertyMenu: Equatable, Sendable {
             return a == "en" || (name(a), a) < (name(b), b)
         }
         codes.removeAll { $0.isEmpty }
-        languages = codes.map { LanguageItem(key: Self.languagePrefix + $0, language: $0, label: name($0), isChosen: $0 == chosen) }
+        languages = codes.map {
+            LanguageItem(key: Self.languagePrefix + $0, language: $0, label: name($0), isChosen: $0 == chosen)
+        }
         languageTitle = tr("Language: {language}", ["language": name(chosen)])
         languageSymbol = String(chosen.prefix(2)).uppercased()
         self.offTheRecord = offTheRecord

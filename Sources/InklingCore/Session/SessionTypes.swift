@@ -20,7 +20,8 @@ public struct KeyEvent: Equatable, Sendable {
     /// A key press that types `scalar` (its keysym is derived the way X does for Unicode).
     public static func typing(_ scalar: Unicode.Scalar, modifiers: KeyModifiers = []) -> KeyEvent {
         let value = scalar.value
-        let keyval: UInt32 = (value >= 0x20 && value <= 0x7E) || (value >= 0xA0 && value <= 0xFF) ? value : 0x0100_0000 | value
+        let keyval: UInt32 =
+            (value >= 0x20 && value <= 0x7E) || (value >= 0xA0 && value <= 0xFF) ? value : 0x0100_0000 | value
         return KeyEvent(keyval: keyval, modifiers: modifiers, character: scalar)
     }
 

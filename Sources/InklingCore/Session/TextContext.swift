@@ -131,7 +131,9 @@ public struct TextContext: Equatable, Sendable {
     /// (a guess), but make the context unreliable for fixes.
     public mutating func apply(text: String, cursor: Int, anchor: Int, shownPreedit: String?) -> ReportOutcome {
         // GNOME Shell 43 passes Wayland's UTF-8 byte offsets on unchanged (ByteOffsetReading).
-        if let asBytes = SurroundingText.byteOffsetReading(text: text, cursor: cursor, anchor: anchor, known: isKnown ? before : nil) {
+        if let asBytes = SurroundingText.byteOffsetReading(
+            text: text, cursor: cursor, anchor: anchor, known: isKnown ? before : nil)
+        {
             offsetsAmbiguous = false
             return apply(asBytes, shownPreedit: shownPreedit)
         }
@@ -143,7 +145,8 @@ public struct TextContext: Equatable, Sendable {
             // engine knows it wrote wins; when neither or both do, no fix is applied on it.
             guard let asUTF16, asUTF16 != surrounding else { return apply(surrounding, shownPreedit: shownPreedit) }
             let ours = isKnown ? Array(before.unicodeScalars) : []
-            let codePointsAgree = !ours.isEmpty && surrounding.before.unicodeScalars.reversed().starts(with: ours.reversed())
+            let codePointsAgree =
+                !ours.isEmpty && surrounding.before.unicodeScalars.reversed().starts(with: ours.reversed())
             let utf16Agrees = !ours.isEmpty && asUTF16.before.unicodeScalars.reversed().starts(with: ours.reversed())
             // After an unresolved report the engine's context came from the client: agreeing with
             // it proves nothing until the echo carries text the engine wrote itself.
@@ -182,7 +185,9 @@ public struct TextContext: Equatable, Sendable {
         hasSelection = surrounding.hasSelection
         let ours = Array(before.unicodeScalars)
         var theirs = Array(surrounding.before.unicodeScalars.suffix(Self.keptScalars))
-        if let withoutPreedit = withoutEchoedPreedit(theirs, ours: ours, shownPreedit: shownPreedit) { theirs = withoutPreedit }
+        if let withoutPreedit = withoutEchoedPreedit(theirs, ours: ours, shownPreedit: shownPreedit) {
+            theirs = withoutPreedit
+        }
         if isKnown && theirs == ours {
             unconfirmedCount = 0
             return .unchanged
@@ -218,7 +223,8 @@ public struct TextContext: Equatable, Sendable {
     /// the known text (a late echo); nil when it is not one.
     private func lateEchoGap(_ theirs: [Unicode.Scalar], ours: [Unicode.Scalar]) -> Int? {
         guard !theirs.isEmpty, unconfirmedCount > 0, !ours.isEmpty else { return nil }
-        for missing in 1...min(unconfirmedCount, ours.count) where ours.dropLast(missing).suffix(theirs.count).elementsEqual(theirs) {
+        for missing in 1...min(unconfirmedCount, ours.count)
+        where ours.dropLast(missing).suffix(theirs.count).elementsEqual(theirs) {
             return missing
         }
         return nil
@@ -229,11 +235,14 @@ public struct TextContext: Equatable, Sendable {
     /// The first time, it takes proof: the report minus a recent preedit is exactly the known
     /// text (or a late echo of it). Once proven, a report of an unknown position loses the
     /// preedit shown now. Reports that already match the known text are left alone.
-    private mutating func withoutEchoedPreedit(_ theirs: [Unicode.Scalar], ours: [Unicode.Scalar], shownPreedit: String?) -> [Unicode.Scalar]? {
+    private mutating func withoutEchoedPreedit(
+        _ theirs: [Unicode.Scalar], ours: [Unicode.Scalar], shownPreedit: String?
+    ) -> [Unicode.Scalar]? {
         guard !recentPreedits.isEmpty, !(isKnown && theirs == ours) else { return nil }
         func stripping(_ preedit: String) -> [Unicode.Scalar]? {
             let scalars = Array(preedit.unicodeScalars)
-            guard !scalars.isEmpty, theirs.count >= scalars.count, theirs.suffix(scalars.count).elementsEqual(scalars) else { return nil }
+            guard !scalars.isEmpty, theirs.count >= scalars.count, theirs.suffix(scalars.count).elementsEqual(scalars)
+            else { return nil }
             return Array(theirs.dropLast(scalars.count))
         }
         if isKnown {

@@ -28,7 +28,8 @@ public enum EnglishInflection {
 
     /// Whether `stem + suffix` is how English spells the suffix on that stem.
     private static func takesSuffixUnchanged(_ stem: String, _ suffix: String) -> Bool {
-        let sibilant = stem.hasSuffix("s") || stem.hasSuffix("x") || stem.hasSuffix("z")
+        let sibilant =
+            stem.hasSuffix("s") || stem.hasSuffix("x") || stem.hasSuffix("z")
             || stem.hasSuffix("ch") || stem.hasSuffix("sh")
         switch suffix {
         case "s": return !sibilant  // boxes, not boxs; sells, not sellss
@@ -46,7 +47,8 @@ public enum EnglishInflection {
         guard letters.count >= 3, letters[letters.count - 1] == letters[letters.count - 2] else { return nil }
         let vowels: Set<Character> = ["a", "e", "i", "o", "u"]
         let consonant = letters[letters.count - 1]
-        guard !vowels.contains(consonant), !"wxyhs".contains(consonant), vowels.contains(letters[letters.count - 3]) else {
+        guard !vowels.contains(consonant), !"wxyhs".contains(consonant), vowels.contains(letters[letters.count - 3])
+        else {
             return nil
         }
         if letters.count >= 4, vowels.contains(letters[letters.count - 4]) { return nil }  // stoop + ped

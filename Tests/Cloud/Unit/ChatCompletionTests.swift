@@ -1,8 +1,9 @@
 import FoundationEssentials
 import InklingCore
 import Testing
-@testable import InklingCore
+
 @testable import InklingCloud
+@testable import InklingCore
 
 @Suite("ChatCompletion")
 struct ChatCompletionTests {
@@ -29,7 +30,10 @@ struct ChatCompletionTests {
     }
 
     struct Body: Decodable {
-        struct Message: Decodable { var role: String; var content: String }
+        struct Message: Decodable {
+            var role: String
+            var content: String
+        }
         struct Format: Decodable { var type: String }
         var model: String
         var messages: [Message]
@@ -82,8 +86,11 @@ struct ChatCompletionTests {
     }
 
     @Test func chatResponseBodies() {
-        #expect(ChatCompletion.content(fromResponseBody: Array(#"{"choices":[{"message":{"content":"{}"}}]}"#.utf8)) == "{}")
-        #expect(ChatCompletion.content(fromResponseBody: Array(#"{"choices":[{"message":{"content":null}}]}"#.utf8)) == "")
+        #expect(
+            ChatCompletion.content(fromResponseBody: Array(#"{"choices":[{"message":{"content":"{}"}}]}"#.utf8)) == "{}"
+        )
+        #expect(
+            ChatCompletion.content(fromResponseBody: Array(#"{"choices":[{"message":{"content":null}}]}"#.utf8)) == "")
         #expect(ChatCompletion.content(fromResponseBody: Array(#"{"choices":[]}"#.utf8)) == nil)
         #expect(ChatCompletion.content(fromResponseBody: Array("<html>".utf8)) == nil)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import InklingCore
 
 /// The breaker is driven by explicit clock values (milliseconds), so no test waits.

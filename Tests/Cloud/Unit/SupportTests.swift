@@ -1,6 +1,7 @@
 import Glibc
 import InklingCommandLine
 import Testing
+
 @testable import InklingCloud
 
 @Suite("LRUCache")
@@ -40,7 +41,8 @@ struct LineSplitterTests {
     @Test func splitsAcrossFeeds() {
         var splitter = LineSplitter(limit: 100)
         #expect(splitter.feed(Array("ab".utf8)) == [])
-        #expect(splitter.feed(Array("c\r\nd\n\n".utf8)) == [.line(Array("abc".utf8)), .line(Array("d".utf8)), .line([])])
+        #expect(
+            splitter.feed(Array("c\r\nd\n\n".utf8)) == [.line(Array("abc".utf8)), .line(Array("d".utf8)), .line([])])
     }
 
     @Test func dropsOversizedLinesWithoutKeepingThem() {
@@ -54,7 +56,9 @@ struct LineSplitterTests {
 @Suite("Options")
 struct OptionsTests {
     @Test func parsesAndNormalizes() throws {
-        let options = try Options.parse(["--endpoint", "https://api.example.com/v1/", "--model", "m", "--timeout-ms", "2500", "--key-file", "/k"])
+        let options = try Options.parse([
+            "--endpoint", "https://api.example.com/v1/", "--model", "m", "--timeout-ms", "2500", "--key-file", "/k",
+        ])
         #expect(options.endpoint == "https://api.example.com/v1")
         #expect(options.model == "m")
         #expect(options.timeoutMilliseconds == 2500)
@@ -63,28 +67,38 @@ struct OptionsTests {
         #expect(options.breakerMilliseconds == 30_000)
     }
 
-    @Test("plain http only to this machine", arguments: [
-        ("http://127.0.0.1:11434/v1", true), ("http://localhost:8080", true), ("http://[::1]:8080/v1", true),
-        ("http://127.1.2.3", true), ("https://example.com", true), ("http://example.com/v1", false),
-        ("http://192.168.1.5:11434/v1", false), ("http://127.0.0.1.evil.com/v1", false),
-        ("https://user:secret@example.com", false), ("https://example.com/v1?key=x", false),
-        ("ftp://example.com", false), ("https://", false), ("https://exa mple.com", false),
-    ])
+    @Test(
+        "plain http only to this machine",
+        arguments: [
+            ("http://127.0.0.1:11434/v1", true), ("http://localhost:8080", true), ("http://[::1]:8080/v1", true),
+            ("http://127.1.2.3", true), ("https://example.com", true), ("http://example.com/v1", false),
+            ("http://192.168.1.5:11434/v1", false), ("http://127.0.0.1.evil.com/v1", false),
+            ("https://user:secret@example.com", false), ("https://example.com/v1?key=x", false),
+            ("ftp://example.com", false), ("https://", false), ("https://exa mple.com", false),
+        ])
     func endpointRules(url: String, accepted: Bool) {
         #expect(((try? Options.parse(["--endpoint", url, "--model", "m"])) != nil) == accepted)
     }
 
     @Test func rejectsKeysAndUnknownArguments() {
-        #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model", "m", "--api-key", "x"]) }
+        #expect(throws: Options.ParseError.self) {
+            try Options.parse(["--endpoint", "https://e", "--model", "m", "--api-key", "x"])
+        }
         // No endpoint (the model is optional).
         #expect(throws: Options.ParseError.self) { try Options.parse(["--model", "m"]) }
-        #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model", "m", "--timeout-ms", "5"]) }
+        #expect(throws: Options.ParseError.self) {
+            try Options.parse(["--endpoint", "https://e", "--model", "m", "--timeout-ms", "5"])
+        }
         #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model"]) }
     }
 
     @Test func defaultKeyFile() {
-        #expect(Options.defaultKeyFile(environment: { ["XDG_CONFIG_HOME": "/c", "HOME": "/h"][$0] }) == "/c/inkling/cloud-key")
-        #expect(Options.defaultKeyFile(environment: { ["XDG_CONFIG_HOME": "relative", "HOME": "/h"][$0] }) == "/h/.config/inkling/cloud-key")
+        #expect(
+            Options.defaultKeyFile(environment: { ["XDG_CONFIG_HOME": "/c", "HOME": "/h"][$0] })
+                == "/c/inkling/cloud-key")
+        #expect(
+            Options.defaultKeyFile(environment: { ["XDG_CONFIG_HOME": "relative", "HOME": "/h"][$0] })
+                == "/h/.config/inkling/cloud-key")
         #expect(Options.defaultKeyFile(environment: { _ in nil }) == nil)
     }
 }
@@ -94,8 +108,14 @@ struct KeySourceTests {
     @Test func parsesTheFirstLine() {
         #expect(KeySource.parseKey(Array("  sk-abc \n second\n".utf8)) == .key("sk-abc"))
         #expect(KeySource.parseKey(Array("\n\n".utf8)) == .missing)
-        guard case .refused = KeySource.parseKey(Array("sk abc\n".utf8)) else { Issue.record("space accepted"); return }
-        guard case .refused = KeySource.parseKey(Array("sk-é\n".utf8)) else { Issue.record("non-ASCII accepted"); return }
+        guard case .refused = KeySource.parseKey(Array("sk abc\n".utf8)) else {
+            Issue.record("space accepted")
+            return
+        }
+        guard case .refused = KeySource.parseKey(Array("sk-é\n".utf8)) else {
+            Issue.record("non-ASCII accepted")
+            return
+        }
     }
 
     func withFile(mode: mode_t, contents: String, _ body: (String) -> Void) {
@@ -112,19 +132,35 @@ struct KeySourceTests {
     }
 
     @Test func acceptsOnlyPrivateRegularFiles() {
-        withFile(mode: 0o600, contents: "sk-private\n") { #expect(KeySource.readKeyFile(path: $0) == .key("sk-private")) }
-        withFile(mode: 0o400, contents: "sk-private\n") { #expect(KeySource.readKeyFile(path: $0) == .key("sk-private")) }
+        withFile(mode: 0o600, contents: "sk-private\n") {
+            #expect(KeySource.readKeyFile(path: $0) == .key("sk-private"))
+        }
+        withFile(mode: 0o400, contents: "sk-private\n") {
+            #expect(KeySource.readKeyFile(path: $0) == .key("sk-private"))
+        }
         withFile(mode: 0o644, contents: "sk-open\n") {
-            guard case .refused = KeySource.readKeyFile(path: $0) else { Issue.record("0644 accepted"); return }
+            guard case .refused = KeySource.readKeyFile(path: $0) else {
+                Issue.record("0644 accepted")
+                return
+            }
         }
         withFile(mode: 0o620, contents: "sk-open\n") {
-            guard case .refused = KeySource.readKeyFile(path: $0) else { Issue.record("0620 accepted"); return }
+            guard case .refused = KeySource.readKeyFile(path: $0) else {
+                Issue.record("0620 accepted")
+                return
+            }
         }
         withFile(mode: 0o600, contents: "sk\n") { path in
-            guard case .refused = KeySource.readKeyFile(path: path, owner: geteuid() &+ 1) else { Issue.record("other owner accepted"); return }
+            guard case .refused = KeySource.readKeyFile(path: path, owner: geteuid() &+ 1) else {
+                Issue.record("other owner accepted")
+                return
+            }
         }
         #expect(KeySource.readKeyFile(path: "/nonexistent/inkling/cloud-key") == .missing)
-        guard case .refused = KeySource.readKeyFile(path: "/tmp") else { Issue.record("directory accepted"); return }
+        guard case .refused = KeySource.readKeyFile(path: "/tmp") else {
+            Issue.record("directory accepted")
+            return
+        }
     }
 }
 

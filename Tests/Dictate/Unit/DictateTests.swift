@@ -5,11 +5,15 @@ import Testing
 
 @Suite struct DictateHelperTests {
     static func wav(rate: Int = 16000, channels: Int = 1, bits: Int = 16, samples: [Int16]) -> [UInt8] {
-        func le32(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)] }
+        func le32(_ v: Int) -> [UInt8] {
+            [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)]
+        }
         func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
         var data: [UInt8] = []
         for s in samples { data += le16(Int(UInt16(bitPattern: s))) }
-        var fmt = le16(1) + le16(channels) + le32(rate) + le32(rate * channels * bits / 8) + le16(channels * bits / 8) + le16(bits)
+        var fmt =
+            le16(1) + le16(channels) + le32(rate) + le32(rate * channels * bits / 8) + le16(channels * bits / 8)
+            + le16(bits)
         fmt = Array("fmt ".utf8) + le32(fmt.count) + fmt
         // A LIST chunk before data, as sox writes, must be skipped.
         let list = Array("LIST".utf8) + le32(3) + [1, 2, 3, 0]
@@ -40,7 +44,9 @@ import Testing
     @Test func hypothesesAreCleanedOfFillersAndControls() {
         #expect(Service.clean("<s> hello  [noise] world </s>") == "hello world")
         #expect(Service.clean("bad\u{1B}[31m") == "")
-        #expect(Service.clean(String(repeating: "a ", count: 2000)).unicodeScalars.count <= DictationProtocol.maximumTextScalars)
+        #expect(
+            Service.clean(String(repeating: "a ", count: 2000)).unicodeScalars.count
+                <= DictationProtocol.maximumTextScalars)
     }
 
     @Test func optionsNeedAnAudioFileForFast() throws {

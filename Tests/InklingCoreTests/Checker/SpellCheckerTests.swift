@@ -72,7 +72,9 @@ struct SpellCheckerTests {
     @Test func aPackFromAnOlderBuilderKeepsEverySpelledWordShielded() throws {
         // Without the `wordFlags` line the pack cannot tell `te` from `ism`: trust the dictionary.
         let bytes = try PackSurgery.editing("META", of: checkerPackBytes) { meta in
-            let lines = String(decoding: meta, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("wordFlags=") }
+            let lines = String(decoding: meta, as: UTF8.self).split(separator: "\n").filter {
+                !$0.hasPrefix("wordFlags=")
+            }
             meta = Array(lines.joined(separator: "\n").utf8)
         }
         let oldPack = try LanguagePack(data: Data(bytes))
@@ -157,6 +159,9 @@ struct ExplanationTests {
         ("xyz", "the", "unknown word; a similar word is much more likely here"),
     ])
     func describesTheMistake(typed: String, intended: String, explanation: String) {
-        #expect(SpellChecker.explain(typed: Array(typed.unicodeScalars), intended: Array(intended.unicodeScalars), layout: .qwerty) == explanation)
+        #expect(
+            SpellChecker.explain(
+                typed: Array(typed.unicodeScalars), intended: Array(intended.unicodeScalars), layout: .qwerty)
+                == explanation)
     }
 }

@@ -9,15 +9,22 @@ import Testing
         id: 1, sentence: "I saw teh cat adn alot more.", language: "en",
         flags: [CloudFlag(start: 6, end: 9, word: "teh", replacements: ["the"])])
 
-    private func fixes(_ replacement: String, original: String = "adn", start: Int = 14, explanation: String? = nil) -> [CloudFix] {
+    private func fixes(_ replacement: String, original: String = "adn", start: Int = 14, explanation: String? = nil)
+        -> [CloudFix]
+    {
         let reply = CloudReply(
             type: "result", id: 1,
-            fixes: [CloudFix(start: start, end: start + original.unicodeScalars.count, original: original, replacement: replacement, explanation: explanation)])
+            fixes: [
+                CloudFix(
+                    start: start, end: start + original.unicodeScalars.count, original: original,
+                    replacement: replacement, explanation: explanation)
+            ])
         return reply.validated(against: request).fixes ?? []
     }
 
     @Test(arguments: [
-        ("C0 control CR", "an\rd"), ("ESC sequence", "\u{1B}[2Jand"), ("tab", "a\tnd"), ("newline", "an\nd"), ("C1 control", "and\u{85}"),
+        ("C0 control CR", "an\rd"), ("ESC sequence", "\u{1B}[2Jand"), ("tab", "a\tnd"), ("newline", "an\nd"),
+        ("C1 control", "and\u{85}"),
         ("DEL", "and\u{7F}"),
     ])
     func controlCharactersAreRefused(_ name: String, _ replacement: String) {
@@ -25,13 +32,17 @@ import Testing
     }
 
     @Test(arguments: [
-        "\u{202E}dna", "a\u{202A}nd", "an\u{202C}d", "\u{200E}and", "and\u{200F}", "a\u{061C}nd", "\u{2066}and\u{2069}", "\u{2067}and", "\u{2068}and",
+        "\u{202E}dna", "a\u{202A}nd", "an\u{202C}d", "\u{200E}and", "and\u{200F}", "a\u{061C}nd", "\u{2066}and\u{2069}",
+        "\u{2067}and", "\u{2068}and",
     ])
     func bidiControlsAreRefused(_ replacement: String) {
         #expect(fixes(replacement).isEmpty, "\(replacement.unicodeScalars.map { String($0.value, radix: 16) })")
     }
 
-    @Test(arguments: ["an\u{200B}d", "a\u{AD}nd", "and\u{2060}", "\u{FEFF}and", "and\u{E0041}", "an\u{E000}d", "and\u{2028}", "and\u{2029}", "a\u{2003}nd"])
+    @Test(arguments: [
+        "an\u{200B}d", "a\u{AD}nd", "and\u{2060}", "\u{FEFF}and", "and\u{E0041}", "an\u{E000}d", "and\u{2028}",
+        "and\u{2029}", "a\u{2003}nd",
+    ])
     func invisibleAndSeparatorCharactersAreRefused(_ replacement: String) {
         #expect(fixes(replacement).isEmpty, "\(replacement.unicodeScalars.map { String($0.value, radix: 16) })")
     }
@@ -70,10 +81,14 @@ import Testing
         #expect(fixes("and", explanation: "evil \u{1B}]0;title\u{7}").first?.explanation == nil)
         #expect(fixes("and", explanation: "looks \u{202E}desrever").first?.explanation == nil)
         #expect(fixes("and", explanation: "zero\u{200B}width").first?.explanation == nil)
-        #expect(fixes("and", explanation: String(repeating: "word ", count: 100)).first?.explanation?.unicodeScalars.count ?? 0 <= 200)
+        #expect(
+            fixes("and", explanation: String(repeating: "word ", count: 100)).first?.explanation?.unicodeScalars.count
+                ?? 0 <= 200)
         // The fix itself survives a bad explanation.
         #expect(fixes("and", explanation: "\u{1B}").count == 1)
-        let verdict = CloudReply(type: "result", id: 1, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "agree", explanation: "ok\u{202E}")])
+        let verdict = CloudReply(
+            type: "result", id: 1,
+            verdicts: [CloudVerdict(start: 6, end: 9, verdict: "agree", explanation: "ok\u{202E}")])
         #expect(verdict.validated(against: request).verdicts?.first?.explanation == nil)
     }
 }

@@ -34,13 +34,16 @@ import Testing
     @Test func mergeKeepsTheLargerCountAndTheLaterUse() {
         let stored = LearnedEntry(context: "", key: "word", display: "Word", count: 9, lastUsed: 50)
         let ours = LearnedEntry(context: "", key: "word", display: "word", count: 2, lastUsed: 40)
-        #expect(LearnedMerge.merged(stored: stored, ours: ours) == LearnedEntry(context: "", key: "word", display: "Word", count: 9, lastUsed: 50))
+        #expect(
+            LearnedMerge.merged(stored: stored, ours: ours)
+                == LearnedEntry(context: "", key: "word", display: "Word", count: 9, lastUsed: 50))
         #expect(LearnedMerge.merged(stored: nil, ours: ours) == ours)
     }
 }
 
 @Suite struct LearnedEntryValidationTests {
-    private func entry(_ display: String, count: Double = 1, lastUsed: Int64 = 1, context: String = "") -> LearnedEntry {
+    private func entry(_ display: String, count: Double = 1, lastUsed: Int64 = 1, context: String = "") -> LearnedEntry
+    {
         LearnedEntry(context: context, key: WordText.key(display), display: display, count: count, lastUsed: lastUsed)
     }
 
@@ -48,12 +51,17 @@ import Testing
         #expect(entry("word", count: 1e300).sanitized()?.count == LearnedEntry.maximumCount)
         #expect(entry("word", lastUsed: -5).sanitized()?.lastUsed == 0)
         #expect(entry("word", lastUsed: .max).sanitized()?.lastUsed == LearnedEntry.maximumLastUsed)
-        for bad in [0, -1, .nan, .infinity, -.infinity] as [Double] { #expect(entry("word", count: bad).sanitized() == nil) }
+        for bad in [0, -1, .nan, .infinity, -.infinity] as [Double] {
+            #expect(entry("word", count: bad).sanitized() == nil)
+        }
         #expect(entry("word", count: 2.5).sanitized() == entry("word", count: 2.5))
     }
 
     @Test func textNoWordCanHaveIsDropped() {
-        for bad in ["ev\u{1B}[31mil", "a\u{202E}b", "zero\u{200B}width", "line\u{2028}sep", "tab\tbed", "", String(repeating: "a", count: 41), "pri\u{E000}vate"] {
+        for bad in [
+            "ev\u{1B}[31mil", "a\u{202E}b", "zero\u{200B}width", "line\u{2028}sep", "tab\tbed", "",
+            String(repeating: "a", count: 41), "pri\u{E000}vate",
+        ] {
             #expect(entry(bad).sanitized() == nil, "\(bad.unicodeScalars.map { $0.value })")
         }
         #expect(entry("café").sanitized() != nil)
@@ -101,7 +109,9 @@ import Testing
             "\tdog\tdog\t3\t1700000000",  // 15: the only good line
         ]
         let parsed = UserModelFile.parse(lines.joined(separator: "\n") + "\n")
-        #expect(parsed.entries == [LearnedEntry(context: "", key: "dog", display: "dog", count: 3, lastUsed: 1_700_000_000)])
+        #expect(
+            parsed.entries == [LearnedEntry(context: "", key: "dog", display: "dog", count: 3, lastUsed: 1_700_000_000)]
+        )
         #expect(parsed.problems.map(\.line) == Array(1...14))
         #expect(parsed.problems[0].reason.contains("count"))
         #expect(parsed.problems[4].reason.contains("last-used"))

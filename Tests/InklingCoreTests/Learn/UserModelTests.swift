@@ -35,11 +35,15 @@ struct UserModelTests {
     @Test func capsKeepTheMostUsedEntries() {
         var model = UserModel()
         model.capacity = 50
-        for index in 0..<1000 { model.record(word: "w" + String(repeating: "a", count: index % 80 + 1), after: [], now: 0) }
+        for index in 0..<1000 {
+            model.record(word: "w" + String(repeating: "a", count: index % 80 + 1), after: [], now: 0)
+        }
         #expect(model.entryCount <= 50)
     }
 
-    @Test(arguments: ["john@example.com", "https://example.org/x", "www.example.org", "Xk9fQ2mZ7pL4", "sk-ABCdef123456ghi"])
+    @Test(arguments: [
+        "john@example.com", "https://example.org/x", "www.example.org", "Xk9fQ2mZ7pL4", "sk-ABCdef123456ghi",
+    ])
     func addressesAndSecretsAreRefusedAsChunks(chunk: String) {
         #expect(!LearningPolicy.mayLearnChunk(chunk))
     }

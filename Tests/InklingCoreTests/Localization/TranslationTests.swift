@@ -13,7 +13,8 @@ import Testing
     }
 
     @Test func aValueThatLooksLikeAPlaceholderIsNotExpandedAgain() {
-        #expect(Translation.fill("forgot {word} and {other}", ["word": "{other}", "other": "x"]) == "forgot {other} and x")
+        #expect(
+            Translation.fill("forgot {word} and {other}", ["word": "{other}", "other": "x"]) == "forgot {other} and x")
     }
 
     @Test func unknownPlaceholdersAndLoneBracesStay() {
@@ -34,11 +35,14 @@ import Testing
         Translation.install(
             { $0 == "test-only: Language: {language}" ? "test-only: Sprache: {language}" : $0 },
             plural: { one, many, count in
-                one == "test-only: {count} word" ? (count == 1 ? "test-only: {count} Wort" : "test-only: {count} Wörter") : (count == 1 ? one : many)
+                one == "test-only: {count} word"
+                    ? (count == 1 ? "test-only: {count} Wort" : "test-only: {count} Wörter") : (count == 1 ? one : many)
             })
         defer { Translation.reset() }
         #expect(tr("test-only: Language: {language}", ["language": "Deutsch"]) == "test-only: Sprache: Deutsch")
-        #expect(trn("test-only: {count} word", "test-only: {count} words", count: 2, ["count": "2"]) == "test-only: 2 Wörter")
+        #expect(
+            trn("test-only: {count} word", "test-only: {count} words", count: 2, ["count": "2"])
+                == "test-only: 2 Wörter")
         #expect(tr("test-only: untouched") == "test-only: untouched")
     }
 }

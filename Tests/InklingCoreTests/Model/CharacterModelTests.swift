@@ -1,7 +1,8 @@
 import FoundationEssentials
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 /// The character n-gram re-ranker, as built from the fixture corpus.
 @Suite("CharacterModel")
@@ -9,13 +10,17 @@ struct CharacterModelTests {
     let model = FixturePacks.english.characterModel
 
     func symbols(_ text: String) -> [UInt8] { model.symbols(text.unicodeScalars) }
-    func score(_ text: String, after history: String) -> Float { model.logProb(of: symbols(text), after: symbols(history)) }
+    func score(_ text: String, after history: String) -> Float {
+        model.logProb(of: symbols(text), after: symbols(history))
+    }
 
-    @Test("normalize", arguments: [
-        ("A", "a"), ("z", "z"), ("7", "0"), ("0", "0"), ("\t", " "), ("\n", " "), ("\r", " "), ("\u{A0}", " "),
-        ("\u{2003}", " "), ("\u{2019}", "'"), ("'", "'"), ("Ж", "ж"), ("\u{C9}", "\u{E9}"), ("\u{663}", "0"),
-        ("-", "-"), ("\u{1F600}", "\u{1F600}"),
-    ] as [(Unicode.Scalar, Unicode.Scalar)])
+    @Test(
+        "normalize",
+        arguments: [
+            ("A", "a"), ("z", "z"), ("7", "0"), ("0", "0"), ("\t", " "), ("\n", " "), ("\r", " "), ("\u{A0}", " "),
+            ("\u{2003}", " "), ("\u{2019}", "'"), ("'", "'"), ("Ж", "ж"), ("\u{C9}", "\u{E9}"), ("\u{663}", "0"),
+            ("-", "-"), ("\u{1F600}", "\u{1F600}"),
+        ] as [(Unicode.Scalar, Unicode.Scalar)])
     func normalize(input: Unicode.Scalar, expected: Unicode.Scalar) {
         #expect(CharacterModel.normalize(input) == expected)
     }
@@ -51,9 +56,12 @@ struct CharacterModelTests {
             let b = (0..<Int.random(in: 1...5, using: &rng)).map { _ in symbolSet.randomElement(using: &rng)! }
             let whole = model.logProb(of: a + b, after: history)
             #expect(whole <= 0)
-            #expect(abs(whole - (model.logProb(of: a, after: history) + model.logProb(of: b, after: history + a))) < 1e-3)
+            #expect(
+                abs(whole - (model.logProb(of: a, after: history) + model.logProb(of: b, after: history + a))) < 1e-3)
             // Only the last order − 1 symbols of the history matter.
-            #expect(model.logProb(of: a, after: history) == model.logProb(of: a, after: Array(history.suffix(model.order - 1))))
+            #expect(
+                model.logProb(of: a, after: history)
+                    == model.logProb(of: a, after: Array(history.suffix(model.order - 1))))
         }
     }
 
@@ -79,14 +87,17 @@ struct CharacterModelTests {
         #expect(slots.count == 1024)
         #expect(slots.filter { $0 != 0 }.count <= slots.count * 3 / 4)
         let small = pack.characterModel
-        #expect(small.logProb(of: small.symbols("the ".unicodeScalars), after: small.symbols(" ".unicodeScalars))
-            > small.logProb(of: small.symbols("xqz ".unicodeScalars), after: small.symbols(" ".unicodeScalars)))
+        #expect(
+            small.logProb(of: small.symbols("the ".unicodeScalars), after: small.symbols(" ".unicodeScalars))
+                > small.logProb(of: small.symbols("xqz ".unicodeScalars), after: small.symbols(" ".unicodeScalars)))
         #expect(FixturePacks.english.characterModel.slots.filter { $0 != 0 }.count > slots.filter { $0 != 0 }.count)
     }
 
     @Test func orderFromBuilderParameters() throws {
         for order in [2, 4, 7] {
-            let bytes = FixturePacks.build(wordFrequencies: "the\t1\n", corpus: "the cat sat on the mat") { $0.characterOrder = order }
+            let bytes = FixturePacks.build(wordFrequencies: "the\t1\n", corpus: "the cat sat on the mat") {
+                $0.characterOrder = order
+            }
             #expect(try LanguagePack(data: Data(bytes)).characterModel.order == order)
         }
     }

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The C library's functions, as the reference.
 private func libmLog(_ x: Double) -> Double { log(x) }
@@ -52,8 +54,9 @@ struct MathTests {
         var worst = 0.0
         for _ in 0..<20_000 {
             // Random significand and exponent: every binade from 2^-1070 to 2^1000.
-            let x = Double(sign: .plus, exponent: Int.random(in: -1070...1000, using: &rng),
-                           significand: Double.random(in: 1..<2, using: &rng))
+            let x = Double(
+                sign: .plus, exponent: Int.random(in: -1070...1000, using: &rng),
+                significand: Double.random(in: 1..<2, using: &rng))
             let reference = libmLog(x)
             let error = abs(Math.log(x) - reference) / max(abs(reference), 1e-300)
             worst = max(worst, error)

@@ -1,12 +1,15 @@
 import FoundationEssentials
 import Testing
+
 @testable import InklingCore
 
 /// File errors become a few plain words, never a `CocoaError(…)` dump.
 @Suite("FileProblem")
 struct FileProblemTests {
     @Test func aFolderInPlaceOfAPackIsNamedPlainly() throws {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "inkling-folder-\(UInt32.random(in: 0...UInt32.max)).inkpack").path
+        let folder = FileManager.default.temporaryDirectory.appending(
+            path: "inkling-folder-\(UInt32.random(in: 0...UInt32.max)).inkpack"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         do {

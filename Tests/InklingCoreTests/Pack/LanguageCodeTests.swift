@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+
 @testable import InklingCore
 
 /// The one language-code check shared by the CLI, the manifest reader and the engine.
@@ -12,7 +13,8 @@ struct LanguageCodeTests {
     }
 
     @Test(arguments: [
-        "", "e", "engl", "EN", "En", "../../../../../victim", "../de", "de/../en", "/etc/passwd", "de.inkpack", ".de", "de.",
+        "", "e", "engl", "EN", "En", "../../../../../victim", "../de", "de/../en", "/etc/passwd", "de.inkpack", ".de",
+        "de.",
         "..", ".", "de-", "-de", "de--DE", "de-toolongsubtag", "de\u{0}", "de\n", "de ", " de", "dé", "de\\x", "de%2f",
         "d e", "de-DE/x", "ab-" + String(repeating: "a1-", count: 12) + "a",
     ])

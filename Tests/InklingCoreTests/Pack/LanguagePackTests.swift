@@ -1,7 +1,8 @@
 import FoundationEssentials
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 /// The vocabulary and n-gram reader, on the hand-written English fixture.
 @Suite("LanguagePack")
@@ -28,11 +29,16 @@ struct LanguagePackTests {
         for id in 0..<pack.wordCount {
             #expect(pack.id(ofKey: pack.key(id)) == id, "\(pack.key(id))")
         }
-        for key in ["the", "i", "i'm", "don't", "well-known", "obama", "привет", "caf\u{E9}", "na\u{EF}ve", "rock'n'roll", "o'clock", "e-mail"] {
+        for key in [
+            "the", "i", "i'm", "don't", "well-known", "obama", "привет", "caf\u{E9}", "na\u{EF}ve", "rock'n'roll",
+            "o'clock", "e-mail",
+        ] {
             #expect(pack.id(ofKey: key) != nil, "\(key)")
         }
         // Keys are lower case with a straight apostrophe; numbers never enter the vocabulary.
-        for key in ["", "The", "Obama", "don\u{2019}t", "th", "thez", "zzzz", "2020", "mp3", "\u{10FFFF}", "cafe\u{301}"] {
+        for key in [
+            "", "The", "Obama", "don\u{2019}t", "th", "thez", "zzzz", "2020", "mp3", "\u{10FFFF}", "cafe\u{301}",
+        ] {
             #expect(pack.id(ofKey: key) == nil, "\(key.debugDescription)")
         }
     }
@@ -82,12 +88,14 @@ struct LanguagePackTests {
         }
     }
 
-    @Test("display forms: names and I keep their capitals, common words stay lower case", arguments: [
-        ("obama", "Obama"), ("clinton", "Clinton"), ("hillary", "Hillary"), ("barack", "Barack"),
-        ("donald", "Donald"), ("trump", "Trump"), ("i", "I"), ("i'm", "I'm"),
-        ("the", "the"), ("white", "white"), ("house", "house"), ("states", "states"), ("united", "united"),
-        ("president", "president"), ("don't", "don't"), ("привет", "привет"), ("caf\u{E9}", "caf\u{E9}"),
-    ])
+    @Test(
+        "display forms: names and I keep their capitals, common words stay lower case",
+        arguments: [
+            ("obama", "Obama"), ("clinton", "Clinton"), ("hillary", "Hillary"), ("barack", "Barack"),
+            ("donald", "Donald"), ("trump", "Trump"), ("i", "I"), ("i'm", "I'm"),
+            ("the", "the"), ("white", "white"), ("house", "house"), ("states", "states"), ("united", "united"),
+            ("president", "president"), ("don't", "don't"), ("привет", "привет"), ("caf\u{E9}", "caf\u{E9}"),
+        ])
     func displayForms(key: String, display: String) throws {
         #expect(pack.display(try id(key)) == display)
     }
@@ -109,8 +117,10 @@ struct LanguagePackTests {
 
     @Test("priors follow the frequency list and form a distribution")
     func priors() throws {
-        let ordered = ["the", "of", "and", "to", "a", "in", "is", "that", "for", "you", "was", "with", "this",
-                       "people", "money", "cat", "cents", "thesis", "thermal", "naïve", "rock'n'roll"]
+        let ordered = [
+            "the", "of", "and", "to", "a", "in", "is", "that", "for", "you", "was", "with", "this",
+            "people", "money", "cat", "cents", "thesis", "thermal", "naïve", "rock'n'roll",
+        ]
         for (higher, lower) in zip(ordered, ordered.dropFirst()) {
             #expect(pack.logPrior(try id(higher)) > pack.logPrior(try id(lower)), "\(higher) > \(lower)")
         }
@@ -143,7 +153,9 @@ struct LanguagePackTests {
         #expect(try !successors("paid").contains("cents"))
         #expect(try !successors("paid").contains("dollars"))
         // Sentence starts.
-        let starts = pack.bigramSuccessors(of: pack.sentenceStartID).entries.map { pack.key(LanguagePack.decodeSuccessor($0).id) }
+        let starts = pack.bigramSuccessors(of: pack.sentenceStartID).entries.map {
+            pack.key(LanguagePack.decodeSuccessor($0).id)
+        }
         #expect(starts.contains("the") && starts.contains("i") && starts.contains("привет"))
         #expect(!starts.contains("states"))
         #expect(pack.sentenceStartID == pack.wordCount)
@@ -158,7 +170,9 @@ struct LanguagePackTests {
     }
 
     @Test func trigrams() throws {
-        let the = try id("the"), united = try id("united"), states = try id("states")
+        let the = try id("the")
+        let united = try id("united")
+        let states = try id("states")
         let successors = try #require(pack.trigramSuccessors(of: the, united))
         #expect(successors.entries.map { LanguagePack.decodeSuccessor($0).id }.first == states)
         #expect(successors.weight > 0 && successors.weight < 1)
@@ -194,11 +208,15 @@ struct LanguagePackTests {
         let fromFile = try LanguagePack(path: path)
         #expect(fromFile.path == path)
         #expect(fromFile.wordCount == pack.wordCount)
-        #expect((0..<pack.wordCount).allSatisfy { fromFile.key($0) == pack.key($0) && fromFile.display($0) == pack.display($0) })
+        #expect(
+            (0..<pack.wordCount).allSatisfy {
+                fromFile.key($0) == pack.key($0) && fromFile.display($0) == pack.display($0)
+            })
     }
 
-    @Test("the committed English pack opens and is large",
-          .enabled(if: FixturePacks.committedEnglishPackPath(from: #filePath) != nil, "data/packs/en.inkpack is absent"))
+    @Test(
+        "the committed English pack opens and is large",
+        .enabled(if: FixturePacks.committedEnglishPackPath(from: #filePath) != nil, "data/packs/en.inkpack is absent"))
     func committedEnglishPack() throws {
         let path = try #require(FixturePacks.committedEnglishPackPath(from: #filePath))
         let pack = try LanguagePack(path: path)

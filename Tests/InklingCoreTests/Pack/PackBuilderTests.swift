@@ -1,7 +1,8 @@
 import FoundationEssentials
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 /// The builder's modelling decisions, checked through the packs it writes.
 @Suite("PackBuilder")
@@ -43,13 +44,15 @@ struct PackBuilderTests {
         #expect(pack.id(ofKey: "1990s") == nil)  // numbers are never learned
         #expect(pack.logPrior(zorblax) < pack.logPrior(try #require(pack.id(ofKey: "the"))))
 
-        let strict = try Self.open(FixturePacks.build(wordFrequencies: "the\t0.5\n", corpus: corpus) { $0.corpusWordMinimumCount = 5 })
+        let strict = try Self.open(
+            FixturePacks.build(wordFrequencies: "the\t0.5\n", corpus: corpus) { $0.corpusWordMinimumCount = 5 })
         #expect(strict.id(ofKey: "zorblax") == nil)
     }
 
     @Test("display case: dominant capitals, I, and hunspell proper nouns")
     func displayChoice() throws {
-        var inputs = PackBuilder.Inputs(wordFrequencies: "i\t0.3\ni'd\t0.1\nparis\t0.1\napple\t0.1\nmay\t0.1\nnasa\t0.1\nbill\t0.1\n", corpus: "")
+        var inputs = PackBuilder.Inputs(
+            wordFrequencies: "i\t0.3\ni'd\t0.1\nparis\t0.1\napple\t0.1\nmay\t0.1\nnasa\t0.1\nbill\t0.1\n", corpus: "")
         inputs.surfaceForms = "Apple\t10\napple\t40\nMay\t50\nmay\t10\nNASA\t30\nBill\t5\nbill\t2\n"
         inputs.spellings = "Paris\nbill\nmay\n"
         var parameters = PackBuilder.Parameters()
@@ -79,7 +82,9 @@ struct PackBuilderTests {
         parameters.characterTableBytes = 1 << 13
         let merged = try Self.open(PackBuilder(inputs: inputs, parameters: parameters).build())
         func successors(_ pack: LanguagePack, _ key: String) throws -> [String] {
-            pack.bigramSuccessors(of: try #require(pack.id(ofKey: key))).entries.map { pack.key(LanguagePack.decodeSuccessor($0).id) }
+            pack.bigramSuccessors(of: try #require(pack.id(ofKey: key))).entries.map {
+                pack.key(LanguagePack.decodeSuccessor($0).id)
+            }
         }
         #expect(try successors(plain, "alpha") == ["gamma"])
         #expect(try Set(successors(merged, "alpha")) == ["beta", "gamma"])
@@ -88,7 +93,8 @@ struct PackBuilderTests {
     @Test("sentences split at . ! ? so a sentence's first word follows the start context")
     func sentenceSplitting() throws {
         let words = "one\t0.25\ntwo\t0.25\nthree\t0.25\nfour\t0.25\n"
-        let pack = try Self.open(FixturePacks.build(wordFrequencies: words, corpus: "one two! three four? one two. three"))
+        let pack = try Self.open(
+            FixturePacks.build(wordFrequencies: words, corpus: "one two! three four? one two. three"))
         func successors(_ context: Int) -> Set<String> {
             Set(pack.bigramSuccessors(of: context).entries.map { pack.key(LanguagePack.decodeSuccessor($0).id) })
         }
@@ -100,7 +106,9 @@ struct PackBuilderTests {
     @Test func heldOutDocuments() {
         var parameters = PackBuilder.Parameters()
         parameters.holdOutEvery = 3
-        let builder = PackBuilder(inputs: PackBuilder.Inputs(wordFrequencies: "", corpus: "d0\nd1\nd2\nd3\nd4\nd5\nd6"), parameters: parameters)
+        let builder = PackBuilder(
+            inputs: PackBuilder.Inputs(wordFrequencies: "", corpus: "d0\nd1\nd2\nd3\nd4\nd5\nd6"),
+            parameters: parameters)
         #expect(builder.heldOutDocuments() == ["d0", "d3", "d6"])
         #expect(PackBuilder(inputs: builder.inputs).heldOutDocuments().isEmpty)
     }

@@ -1,7 +1,8 @@
 import FoundationEssentials
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 /// A pack on disk may be half-downloaded, bit-rotted or hostile: opening it must throw a
 /// `PackError`, never crash, and never hand out a pack whose reads could go out of bounds.
@@ -77,7 +78,9 @@ struct PackCorruptionTests {
                 #expect(error != nil, "bit \(bit) of header byte \(position) was not detected")
                 switch position {
                 case 0..<8: #expect(error == .badMagic)
-                case 8..<12: #expect(error == .unsupportedVersion(found: 1 ^ (1 << UInt32(8 * (position - 8) + bit)), supported: 1))
+                case 8..<12:
+                    #expect(
+                        error == .unsupportedVersion(found: 1 ^ (1 << UInt32(8 * (position - 8) + bit)), supported: 1))
                 case 16..<24: #expect({ if case .lengthMismatch = error { true } else { false } }())
                 case 24..<32: #expect(error == .checksumMismatch)
                 default: break  // the section count: any error will do
@@ -121,7 +124,9 @@ struct PackCorruptionTests {
             if let offset { PackSurgery.put(offset, at: 32 + 8, in: &bytes) }
             if let length { PackSurgery.put(length, at: 32 + 12, in: &bytes) }
             PackSurgery.fixChecksum(&bytes)
-            #expect(Self.openError(bytes) == .sectionOutOfBounds(tag: "VKEY"), "offset \(String(describing: offset)), length \(String(describing: length))")
+            #expect(
+                Self.openError(bytes) == .sectionOutOfBounds(tag: "VKEY"),
+                "offset \(String(describing: offset)), length \(String(describing: length))")
         }
     }
 
@@ -210,7 +215,9 @@ struct PackCorruptionTests {
             try PackSurgery.editing("VPRI", of: bytes) { $0.append(0) }
         },
         Breakage(name: "bigram successor id out of range (the sentence-start id)", tag: "BGSU") { bytes in
-            try PackSurgery.editing("BGSU", as: UInt32.self, of: bytes) { $0[0] = ($0[0] & ~0xFFFFF) | UInt32(wordCount) }
+            try PackSurgery.editing("BGSU", as: UInt32.self, of: bytes) {
+                $0[0] = ($0[0] & ~0xFFFFF) | UInt32(wordCount)
+            }
         },
         Breakage(name: "bigram successor id 0xFFFFF", tag: "BGSU") { bytes in
             try PackSurgery.editing("BGSU", as: UInt32.self, of: bytes) { $0[$0.count - 1] |= 0xFFFFF }

@@ -1,7 +1,8 @@
 import FoundationEssentials
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 #if canImport(Glibc)
     import Glibc
@@ -80,20 +81,31 @@ struct PackFileLifetimeTests {
 
     @Test("a missing file, a folder and a FIFO are refused with one clear reason")
     func unreadable() throws {
-        let missing = FileManager.default.temporaryDirectory.appending(path: "inkling-test-\(UUID().uuidString).inkpack").path
-        #expect(throws: PackError.unreadable(path: missing, reason: "no such file")) { try PackFile.read(path: missing) }
+        let missing = FileManager.default.temporaryDirectory.appending(
+            path: "inkling-test-\(UUID().uuidString).inkpack"
+        ).path
+        #expect(throws: PackError.unreadable(path: missing, reason: "no such file")) {
+            try PackFile.read(path: missing)
+        }
         let folder = FileManager.default.temporaryDirectory.path
-        #expect(throws: PackError.unreadable(path: folder, reason: "it is a folder, not a file")) { try PackFile.read(path: folder) }
+        #expect(throws: PackError.unreadable(path: folder, reason: "it is a folder, not a file")) {
+            try PackFile.read(path: folder)
+        }
         #if canImport(Glibc)
             // Reading a FIFO would block forever (no writer) instead of failing.
-            let fifo = FileManager.default.temporaryDirectory.appending(path: "inkling-test-\(UUID().uuidString).fifo").path
+            let fifo = FileManager.default.temporaryDirectory.appending(path: "inkling-test-\(UUID().uuidString).fifo")
+                .path
             #expect(mkfifo(fifo, 0o600) == 0)
             defer { unlink(fifo) }
-            #expect(throws: PackError.unreadable(path: fifo, reason: "not a regular file")) { try PackFile.read(path: fifo) }
+            #expect(throws: PackError.unreadable(path: fifo, reason: "not a regular file")) {
+                try PackFile.read(path: fifo)
+            }
             let linkToFifo = fifo + ".link"
             #expect(symlink(fifo, linkToFifo) == 0)
             defer { unlink(linkToFifo) }
-            #expect(throws: PackError.unreadable(path: linkToFifo, reason: "not a regular file")) { try PackFile.read(path: linkToFifo) }
+            #expect(throws: PackError.unreadable(path: linkToFifo, reason: "not a regular file")) {
+                try PackFile.read(path: linkToFifo)
+            }
         #endif
     }
 
@@ -106,7 +118,10 @@ struct PackFileLifetimeTests {
             let second = path + ".link2"
             #expect(symlink(URL(filePath: path).lastPathComponent, first) == 0)
             #expect(symlink(first, second) == 0)
-            defer { unlink(first); unlink(second) }
+            defer {
+                unlink(first)
+                unlink(second)
+            }
             let pack = try LanguagePack(path: second)
             #expect(pack.path == second)
             #expect(pack.wordCount == FixturePacks.english.wordCount)

@@ -1,7 +1,8 @@
 import FoundationEssentials
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 /// The container format: `PackWriter` output read back by `PackFile`.
 @Suite("PackFile and PackWriter")

@@ -1,7 +1,8 @@
 import FoundationEssentials
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 #if canImport(Glibc)
     import Glibc
@@ -52,7 +53,8 @@ struct PackFuzzTests {
             guard !edited[index].bytes.isEmpty else { break }
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
                 let position = Int.random(in: 0..<edited[index].bytes.count, using: &rng)
-                edited[index].bytes[position] = [0x00, 0xFF, UInt8.random(in: 0...255, using: &rng)][Int.random(in: 0...2, using: &rng)]
+                edited[index].bytes[position] =
+                    [0x00, 0xFF, UInt8.random(in: 0...255, using: &rng)][Int.random(in: 0...2, using: &rng)]
             }
             return ("bytes of \(tag)", PackSurgery.assemble(edited))
         case 1:  // a 32-bit field of a section set to an edge value
@@ -60,23 +62,32 @@ struct PackFuzzTests {
             guard words > 0 else { break }
             let position = 4 * Int.random(in: 0..<words, using: &rng)
             let value = edgeValue(words, using: &rng)
-            for byte in 0..<4 { edited[index].bytes[position + byte] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(byte))) }
+            for byte in 0..<4 {
+                edited[index].bytes[position + byte] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(byte)))
+            }
             return ("u32 of \(tag) = \(value)", PackSurgery.assemble(edited))
         case 2:  // a section shortened, lengthened or emptied
             let count = edited[index].bytes.count
             switch Int.random(in: 0...2, using: &rng) {
             case 0: edited[index].bytes.removeLast(min(count, Int.random(in: 1...16, using: &rng)))
-            case 1: edited[index].bytes += (0..<Int.random(in: 1...16, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            case 1:
+                edited[index].bytes += (0..<Int.random(in: 1...16, using: &rng)).map { _ in
+                    UInt8.random(in: 0...255, using: &rng)
+                }
             default: edited[index].bytes = []
             }
             return ("length of \(tag)", PackSurgery.assemble(edited))
         case 3:  // a section table entry: offset, length or tag
             var bytes = PackSurgery.assemble(edited)
             let field = [0, 8, 12][Int.random(in: 0...2, using: &rng)]
-            let value = field == 0
+            let value =
+                field == 0
                 ? PackFormat.tag(sections[Int.random(in: 0..<sections.count, using: &rng)].tag)
-                : [edgeValue(bytes.count, using: &rng), UInt32(32 + 16 * Int.random(in: 0..<sections.count, using: &rng)),
-                   UInt32.random(in: 0...UInt32(bytes.count), using: &rng)][Int.random(in: 0...2, using: &rng)]
+                : [
+                    edgeValue(bytes.count, using: &rng),
+                    UInt32(32 + 16 * Int.random(in: 0..<sections.count, using: &rng)),
+                    UInt32.random(in: 0...UInt32(bytes.count), using: &rng),
+                ][Int.random(in: 0...2, using: &rng)]
             PackSurgery.put(value, at: 32 + 16 * index + field, in: &bytes)
             PackSurgery.fixChecksum(&bytes)
             return ("table entry of \(tag) +\(field) = \(value)", bytes)
@@ -92,7 +103,9 @@ struct PackFuzzTests {
             guard !slots.isEmpty else { break }
             let start = Int.random(in: 0..<slots.count, using: &rng)
             let length = Int.random(in: 1...slots.count, using: &rng)
-            for step in 0..<length { slots[(start + step) % slots.count] |= UInt64.random(in: 1...UInt64.max, using: &rng) }
+            for step in 0..<length {
+                slots[(start + step) % slots.count] |= UInt64.random(in: 1...UInt64.max, using: &rng)
+            }
             edited[table].bytes = PackSurgery.bytes(slots)
             return ("\(length) character slots from \(start)", PackSurgery.assemble(edited))
         case 6:  // two sections' contents swapped
@@ -120,7 +133,9 @@ struct PackFuzzTests {
 
     @Test("10^4 seeded mutations: each pack is refused with a PackError or is safe and bounded to use")
     func fuzz() throws {
-        print("pack fuzzer: seed \(Self.seed), \(Self.mutations) mutations (INKLING_PACK_FUZZ_SEED, INKLING_PACK_FUZZ_MUTATIONS)")
+        print(
+            "pack fuzzer: seed \(Self.seed), \(Self.mutations) mutations (INKLING_PACK_FUZZ_SEED, INKLING_PACK_FUZZ_MUTATIONS)"
+        )
         let sections = try PackSurgery.sections(of: Self.base)
         var refused: [String: Int] = [:]
         var accepted = 0
@@ -156,7 +171,9 @@ struct PackFuzzTests {
                 for before in ["Th", "the pres", "I don'"] { _ = predictor.suggest(before: before, count: 5) }
             }
         }
-        print("pack fuzzer: \(accepted) accepted, \(Self.mutations - accepted) refused, \(reasons.count) distinct structural reasons")
+        print(
+            "pack fuzzer: \(accepted) accepted, \(Self.mutations - accepted) refused, \(reasons.count) distinct structural reasons"
+        )
         // The generator reaches both outcomes and the structural checks, not only the checksum.
         #expect(accepted > Self.mutations / 20)
         #expect(Self.mutations - accepted > Self.mutations / 4)

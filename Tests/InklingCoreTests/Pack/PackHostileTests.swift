@@ -1,7 +1,8 @@
 import FoundationEssentials
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 /// Hostile packs with valid checksums: a section table whose entries overlap, a character
 /// table too full for open addressing (each suggestion used to take seconds), metadata that
@@ -129,7 +130,8 @@ struct PackHostileTests {
                 var count = slots.filter { $0 != 0 }.count
                 // Spread the extra entries out (every 7th free slot first) so no run grows long.
                 for pass in 0..<7 {
-                    for index in stride(from: pass, to: slots.count, by: 7) where count < occupied && slots[index] == 0 {
+                    for index in stride(from: pass, to: slots.count, by: 7) where count < occupied && slots[index] == 0
+                    {
                         slots[index] = Self.filler(index)
                         count += 1
                     }
@@ -161,7 +163,9 @@ struct PackHostileTests {
         // Wrapping around the end of the table counts as one run.
         for start in [100, 8192 - 1000] {
             let error = Self.openError(try Self.withRun(start: start, length: tooLong))
-            #expect(Self.malformedReason(error, tag: "CMHT")?.contains("run of \(tooLong)") == true, "\(String(describing: error))")
+            #expect(
+                Self.malformedReason(error, tag: "CMHT")?.contains("run of \(tooLong)") == true,
+                "\(String(describing: error))")
         }
     }
 
@@ -196,8 +200,9 @@ struct PackHostileTests {
 
     // MARK: Metadata
 
-    @Test("metadata with control or bidi characters, or not UTF-8, is refused",
-          arguments: ["name=Evil\u{1B}[2J", "name=a\rb", "name=\u{202E}kcap", "version=1\u{0}", "language=en\u{2066}"])
+    @Test(
+        "metadata with control or bidi characters, or not UTF-8, is refused",
+        arguments: ["name=Evil\u{1B}[2J", "name=a\rb", "name=\u{202E}kcap", "version=1\u{0}", "language=en\u{2066}"])
     func hostileMetadata(line: String) throws {
         let bytes = try PackSurgery.editing("META", of: Self.fixture) { $0 += Array(("\n" + line).utf8) }
         #expect(Self.malformedReason(Self.openError(bytes), tag: "META") != nil)

@@ -22,13 +22,18 @@ import Testing
     }
 
     @Test func ordinaryNamesAndVersionsAreAccepted() throws {
-        #expect(try PackManifest.parse(manifest(displayName: "Deutsch (Schweiz)")).packs.first?.displayName == "Deutsch (Schweiz)")
+        #expect(
+            try PackManifest.parse(manifest(displayName: "Deutsch (Schweiz)")).packs.first?.displayName
+                == "Deutsch (Schweiz)")
         #expect(try PackManifest.parse(manifest(displayName: "Français")).packs.first?.displayName == "Français")
         #expect(try PackManifest.parse(manifest(displayName: "فارسی")).packs.first?.displayName == "فارسی")
         #expect(try PackManifest.parse(manifest(version: "2.1.0-beta+3")).packs.first?.version == "2.1.0-beta+3")
     }
 
-    @Test(arguments: ["\u{1b}[2JDeutsch", "Deutsch\r", "Deu\u{202E}hcst", "Deutsch\u{200B}", "Deutsch\u{2028}x", "", String(repeating: "D", count: 65), " Deutsch"])
+    @Test(arguments: [
+        "\u{1b}[2JDeutsch", "Deutsch\r", "Deu\u{202E}hcst", "Deutsch\u{200B}", "Deutsch\u{2028}x", "",
+        String(repeating: "D", count: 65), " Deutsch",
+    ])
     func namesWithControlBidiOrInvisibleCharactersAreRefused(name: String) {
         #expect(throws: PackManifest.Problem.invalidEntry("de")) { try PackManifest.parse(manifest(displayName: name)) }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import InklingCore
 
 /// When the engine may skip hashing a pack: only for the very file it hashed, unchanged since,
@@ -7,7 +8,9 @@ import Testing
 struct PackVerificationTests {
     static let second: Int64 = 1_000_000_000
     static let digest = String(repeating: "ab", count: 32)
-    static let file = PackFileIdentity(device: 2049, inode: 131_072, size: 9_737_768, modified: 1_700_000_000 * second, changed: 1_700_000_000 * second)
+    static let file = PackFileIdentity(
+        device: 2049, inode: 131_072, size: 9_737_768, modified: 1_700_000_000 * second, changed: 1_700_000_000 * second
+    )
     static let settled = PackVerificationRecord(identity: file, sha256: digest, verifiedAt: file.changed + 60 * second)
 
     @Test func noRecordMeansHashing() {
@@ -15,9 +18,13 @@ struct PackVerificationTests {
     }
 
     @Test func aSettledRecordOfTheSameFileIsTrusted() {
-        #expect(PackVerification.decide(current: Self.file, record: Self.settled, expectedSHA256: Self.digest) == .trustRecord)
+        #expect(
+            PackVerification.decide(current: Self.file, record: Self.settled, expectedSHA256: Self.digest)
+                == .trustRecord)
         // Compared exactly, as the full check compares: a digest in capitals is hashed (and refused).
-        #expect(PackVerification.decide(current: Self.file, record: Self.settled, expectedSHA256: Self.digest.uppercased()) == .verifyFully)
+        #expect(
+            PackVerification.decide(current: Self.file, record: Self.settled, expectedSHA256: Self.digest.uppercased())
+                == .verifyFully)
     }
 
     @Test func anyChangeOfIdentityMeansHashing() {
@@ -39,13 +46,16 @@ struct PackVerificationTests {
         file.device += 1
         changes.append(file)
         for changed in changes {
-            #expect(PackVerification.decide(current: changed, record: Self.settled, expectedSHA256: Self.digest) == .verifyFully)
+            #expect(
+                PackVerification.decide(current: changed, record: Self.settled, expectedSHA256: Self.digest)
+                    == .verifyFully)
         }
     }
 
     @Test func aNewDigestInTheManifestMeansHashing() {
         let other = String(repeating: "cd", count: 32)
-        #expect(PackVerification.decide(current: Self.file, record: Self.settled, expectedSHA256: other) == .verifyFully)
+        #expect(
+            PackVerification.decide(current: Self.file, record: Self.settled, expectedSHA256: other) == .verifyFully)
         #expect(PackVerification.decide(current: Self.file, record: Self.settled, expectedSHA256: "") == .verifyFully)
     }
 
@@ -60,7 +70,8 @@ struct PackVerificationTests {
         // The later of the two times counts.
         var file = Self.file
         file.changed = file.modified + 10 * Self.second
-        let record = PackVerificationRecord(identity: file, sha256: Self.digest, verifiedAt: file.modified + 5 * Self.second)
+        let record = PackVerificationRecord(
+            identity: file, sha256: Self.digest, verifiedAt: file.modified + 5 * Self.second)
         #expect(PackVerification.decide(current: file, record: record, expectedSHA256: Self.digest) == .verifyFully)
     }
 

@@ -1,6 +1,7 @@
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 /// Words and word pairs of the current document, derived from the text before the word.
 @Suite("DocumentCache")
@@ -40,7 +41,8 @@ struct DocumentCacheTests {
 
     @Test("the last two words give the n-gram context; a sentence end or a number resets it")
     func lastWords() throws {
-        let the = try #require(pack.id(ofKey: "the")), united = try #require(pack.id(ofKey: "united"))
+        let the = try #require(pack.id(ofKey: "the"))
+        let united = try #require(pack.id(ofKey: "united"))
         #expect(cache("We saw the united ").lastWords == (united, the))
         #expect(cache("the ").lastWords == (the, pack.sentenceStartID))
         #expect(cache("").lastWords == (nil, nil))
@@ -81,7 +83,7 @@ struct DocumentCacheTests {
         var cache = DocumentCache()
         cache.update(context: "I like cafe\u{301} ", pack: pack)
         cache.update(context: "I like caf\u{E9} ", pack: pack)
-                #expect(cache.words["caf\u{E9}"] != nil)
+        #expect(cache.words["caf\u{E9}"] != nil)
         #expect(cache.words["cafe"] == nil)
     }
 
@@ -90,7 +92,8 @@ struct DocumentCacheTests {
     /// starts, curly apostrophes, numbers and followers included).
     @Test("a cache updated key by key equals a fresh one for every context")
     func reusedTokensMatchAFreshBuild() {
-        let text = "The cat sat. Zorblax met the cat and ZORBLAX said don\u{2019}t, then the White House "
+        let text =
+            "The cat sat. Zorblax met the cat and ZORBLAX said don\u{2019}t, then the White House "
             + "paid 12 dollars. Then zorblax met Obama and the cat met the dog again and again. "
         var reused = DocumentCache()
         let scalars = Array(text.unicodeScalars)
@@ -101,7 +104,9 @@ struct DocumentCacheTests {
             var fresh = DocumentCache()
             fresh.update(context: context, pack: pack)
             #expect(reused.totalWords == fresh.totalWords)
-            #expect(reused.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" } == fresh.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" })
+            #expect(
+                reused.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" }
+                    == fresh.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" })
             #expect(reused.lastWords == fresh.lastWords)
             #expect(reused.lastKeys == fresh.lastKeys)
             #expect(reused.lastWordFollowers == fresh.lastWordFollowers)

@@ -1,6 +1,7 @@
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 /// Suggestions from the English fixture pack.
 @Suite("Predictor")
@@ -26,22 +27,31 @@ struct PredictorTests {
         let prefix = WordText.key(partial)
         let documentWords = Set(WordText.words(in: context).map(WordText.key))
         #expect(suggestions.count <= count, sourceLocation: sourceLocation)
-        #expect(Set(suggestions).count == suggestions.count, "duplicates in \(suggestions)", sourceLocation: sourceLocation)
+        #expect(
+            Set(suggestions).count == suggestions.count, "duplicates in \(suggestions)", sourceLocation: sourceLocation)
         for suggestion in suggestions {
             let key = WordText.key(suggestion)
             // Whole words only: one word, no digits, from the pack or typed in this document.
-            #expect(WordText.words(in: suggestion).map(String.init) == [suggestion], "\(suggestion)", sourceLocation: sourceLocation)
+            #expect(
+                WordText.words(in: suggestion).map(String.init) == [suggestion], "\(suggestion)",
+                sourceLocation: sourceLocation)
             #expect(!WordText.containsDigit(suggestion), "\(suggestion)", sourceLocation: sourceLocation)
-            #expect(pack.id(ofKey: key) != nil || documentWords.contains(key),
-                    "\(suggestion) for \(before.debugDescription) is neither a pack nor a document word", sourceLocation: sourceLocation)
+            #expect(
+                pack.id(ofKey: key) != nil || documentWords.contains(key),
+                "\(suggestion) for \(before.debugDescription) is neither a pack nor a document word",
+                sourceLocation: sourceLocation)
             // Completions extend what was typed, and never repeat it; a correction extends a
             // prefix one neighbouring key or one swap away (at most two positions differ).
             if corrections.contains(suggestion) {
                 let head = Array(key.unicodeScalars.prefix(prefix.unicodeScalars.count))
                 let differing = zip(head, prefix.unicodeScalars).filter { $0 != $1 }.count
-                #expect(head.count == prefix.unicodeScalars.count && differing <= 2, "\(suggestion) is no correction of \(partial)", sourceLocation: sourceLocation)
+                #expect(
+                    head.count == prefix.unicodeScalars.count && differing <= 2,
+                    "\(suggestion) is no correction of \(partial)", sourceLocation: sourceLocation)
             } else {
-                #expect(key.utf8.starts(with: prefix.utf8), "\(suggestion) does not extend \(partial)", sourceLocation: sourceLocation)
+                #expect(
+                    key.utf8.starts(with: prefix.utf8), "\(suggestion) does not extend \(partial)",
+                    sourceLocation: sourceLocation)
             }
             #expect(key != prefix, "\(suggestion) is the typed word itself", sourceLocation: sourceLocation)
         }
@@ -49,9 +59,12 @@ struct PredictorTests {
 
     // MARK: Completions
 
-    @Test("completions are whole pack words that extend the typed prefix", arguments: [
-        "th", "Th", "ca", "car", "c", "i", "pre", "wel", "don", "при", "caf", "the", "I met oba", "so i'", "a well-",
-    ])
+    @Test(
+        "completions are whole pack words that extend the typed prefix",
+        arguments: [
+            "th", "Th", "ca", "car", "c", "i", "pre", "wel", "don", "при", "caf", "the", "I met oba", "so i'",
+            "a well-",
+        ])
     func completions(before: String) {
         let suggestions = suggest(before, count: 8)
         #expect(!suggestions.isEmpty)
@@ -64,7 +77,8 @@ struct PredictorTests {
         for id in 0..<pack.wordCount {
             for typed in [pack.key(id), pack.display(id), pack.key(id).uppercased()] {
                 let suggestions = predictor.suggest(before: "so " + typed, count: 10)
-                #expect(!suggestions.contains { WordText.key($0) == WordText.key(typed) }, "typed \(typed): \(suggestions)")
+                #expect(
+                    !suggestions.contains { WordText.key($0) == WordText.key(typed) }, "typed \(typed): \(suggestions)")
             }
         }
     }
@@ -96,9 +110,11 @@ struct PredictorTests {
 
     /// Every count is total: counts that are surrogate code points (0xD800...0xDFFF), beyond the
     /// last code point, or huge once made part of the cache key trapped before.
-    @Test("any count, even a surrogate code point or beyond Unicode, gives an answer", arguments: [
-        0xD7FF, 0xD800, 55296, 0xDBFF, 0xDFFF, 0xE000, 0x10FFF, 0x10FFFF, 0x110000, Int(Int32.max), Int.max,
-    ])
+    @Test(
+        "any count, even a surrogate code point or beyond Unicode, gives an answer",
+        arguments: [
+            0xD7FF, 0xD800, 55296, 0xDBFF, 0xDFFF, 0xE000, 0x10FFF, 0x10FFFF, 0x110000, Int(Int32.max), Int.max,
+        ])
     func anyCountIsTotal(count: Int) {
         let predictor = predictor()
         let all = predictor.suggest(before: "th", count: count)
@@ -117,10 +133,13 @@ struct PredictorTests {
 
     // MARK: Next words
 
-    @Test("after a separator, next words come from the previous word's successors", arguments: [
-        ("We live in the united ", "states"), ("Thank ", "you"), ("I don't ", "know"), ("I saw hillary ", "Clinton"),
-        ("you and ", "I"), ("the white ", "house"), ("I live near the White ", "House"),
-    ])
+    @Test(
+        "after a separator, next words come from the previous word's successors",
+        arguments: [
+            ("We live in the united ", "states"), ("Thank ", "you"), ("I don't ", "know"),
+            ("I saw hillary ", "Clinton"),
+            ("you and ", "I"), ("the white ", "house"), ("I live near the White ", "House"),
+        ])
     func nextWord(before: String, expected: String) throws {
         let suggestions = suggest(before)
         checkInvariants(before, suggestions, count: 6)
@@ -148,7 +167,8 @@ struct PredictorTests {
 
     // MARK: Case
 
-    @Test("sentence starts are capitalised", arguments: ["", "Hello. ", "Really? ", "Stop! ", "He said \"no.\" ", "\n"])
+    @Test(
+        "sentence starts are capitalised", arguments: ["", "Hello. ", "Really? ", "Stop! ", "He said \"no.\" ", "\n"])
     func sentenceStart(before: String) {
         let suggestions = suggest(before)
         #expect(suggestions.count == 6)
@@ -185,7 +205,7 @@ struct PredictorTests {
     @Test("a word written once in capitals is not suggested in capitals when typed in lower case")
     func shoutedWordsDoNotStick() {
         // Casing's contract: a capital stays only if the user typed it or the dictionary knows it.
-                #expect(suggest("We saw THE cat and th").first == "the")
+        #expect(suggest("We saw THE cat and th").first == "the")
         #expect(suggest("The Lord of The Rings is good and th").first == "the")
         // A word the pack lacks is shown as the user wrote it: that is the point of the cache.
         #expect(suggest("I met Zorblax yesterday and zor") == ["Zorblax"])
@@ -231,7 +251,8 @@ struct PredictorTests {
         #expect(suggest("you and ").contains("I"))
         #expect(suggest("so i'") == ["I'm"])
         for before in ["you and ", "so i", "and then i", ""] {
-            #expect(!suggest(before, count: 10).contains { $0 == "i" || $0.hasPrefix("i'") }, "\(before.debugDescription)")
+            #expect(
+                !suggest(before, count: 10).contains { $0 == "i" || $0.hasPrefix("i'") }, "\(before.debugDescription)")
         }
     }
 
@@ -241,9 +262,9 @@ struct PredictorTests {
         #expect(suggest("I don").first == "don't")
         #expect(suggest("I don'") == ["don't"])
         #expect(suggest("I don\u{2019}") == ["don\u{2019}t"])
-                #expect(suggest("I DON\u{2019}") == ["DON\u{2019}T"])
+        #expect(suggest("I DON\u{2019}") == ["DON\u{2019}T"])
         #expect(suggest("a well-") == ["well-known"])
-        #expect(suggest("a well") .contains("well-known"))
+        #expect(suggest("a well").contains("well-known"))
         #expect(suggest("my e-") == ["e-mail"])
         #expect(suggest("at five o'") == ["o'clock"])
         #expect(suggest("rock\u{2019}n") == ["rock\u{2019}n\u{2019}roll"])
@@ -333,7 +354,9 @@ struct PredictorTests {
         #expect(predictor.suggest(before: before, count: 3).first == "dollars")
         predictor.options.useCharacterModel = false
         #expect(predictor.suggest(before: before, count: 3).first == "don't")
-        #expect(predictor.suggestions(before: before, count: 3) == self.predictor(characterModel: false).suggestions(before: before, count: 3))
+        #expect(
+            predictor.suggestions(before: before, count: 3)
+                == self.predictor(characterModel: false).suggestions(before: before, count: 3))
         predictor.options.useCharacterModel = true
         #expect(predictor.suggest(before: before, count: 3).first == "dollars")
     }
@@ -346,7 +369,7 @@ struct PredictorTests {
         #expect(!fresh.contains("caf\u{E9}s"))
         let predictor = predictor()
         _ = predictor.suggest(before: composed, count: 5)
-                #expect(predictor.suggest(before: decomposed, count: 5) == fresh)
+        #expect(predictor.suggest(before: decomposed, count: 5) == fresh)
     }
 
     // MARK: Re-ranking
@@ -365,7 +388,8 @@ struct PredictorTests {
         var rng = SplitMix64(seed: 21)
         let letters = Array("abcdefghilmnoprstuwy")
         for _ in 0..<100 {
-            let prefix = String((0..<Int.random(in: 0...2, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
+            let prefix = String(
+                (0..<Int.random(in: 0...2, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
             let context = ["", "I paid 12 ", "the ", "we went to the ", "Hello. "].randomElement(using: &rng)!
             let with = predictor(characterModel: true).suggest(before: context + prefix, count: 32)
             let without = predictor(characterModel: false).suggest(before: context + prefix, count: 32)
@@ -399,7 +423,9 @@ struct PredictorTests {
         for round in 0..<300 {
             var before = ""
             for _ in 0..<Int.random(in: 0...8, using: &rng) {
-                let word = Int.random(in: 0..<10, using: &rng) == 0 ? madeUp.randomElement(using: &rng)! : vocabulary.randomElement(using: &rng)!
+                let word =
+                    Int.random(in: 0..<10, using: &rng) == 0
+                    ? madeUp.randomElement(using: &rng)! : vocabulary.randomElement(using: &rng)!
                 before += word + separators.randomElement(using: &rng)!
             }
             before += String((0..<Int.random(in: 0...3, using: &rng)).map { _ in letters.randomElement(using: &rng)! })

@@ -4,7 +4,8 @@ import Testing
 @Suite struct EngineEnvironmentTests {
     @Test func theSupervisorSwitchesOffTheBacktracerThatCouldPrintTypedText() {
         let environment = EngineEnvironment.forEngine(
-            inheriting: ["HOME=/home/u", "SWIFT_BACKTRACE=enable=yes,interactive=no"], supervisorProcessID: 42, recovering: false)
+            inheriting: ["HOME=/home/u", "SWIFT_BACKTRACE=enable=yes,interactive=no"], supervisorProcessID: 42,
+            recovering: false)
         #expect(environment.filter { $0.hasPrefix("SWIFT_BACKTRACE=") } == ["SWIFT_BACKTRACE=enable=no"])
         #expect(environment.contains("HOME=/home/u"))
     }

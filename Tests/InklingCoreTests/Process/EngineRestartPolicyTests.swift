@@ -7,19 +7,23 @@ import Testing
 
     @Test func theFirstCrashIsAnsweredByAnImmediateRestart() {
         var policy = EngineRestartPolicy()
-        #expect(policy.engineEnded(.killedBySignal(segv), stopRequested: false, now: 1_000) == .restart(afterMilliseconds: 0))
+        #expect(
+            policy.engineEnded(.killedBySignal(segv), stopRequested: false, now: 1_000)
+                == .restart(afterMilliseconds: 0))
     }
 
     @Test func furtherCrashesWaitLongerAndACrashLoopGivesUp() {
         var policy = EngineRestartPolicy()
         var decisions: [EngineRestartPolicy.Decision] = []
         for second in 0..<7 {
-            decisions.append(policy.engineEnded(.killedBySignal(kill), stopRequested: false, now: Int64(second) * 1_000))
+            decisions.append(
+                policy.engineEnded(.killedBySignal(kill), stopRequested: false, now: Int64(second) * 1_000))
         }
         #expect(
             decisions == [
                 .restart(afterMilliseconds: 0), .restart(afterMilliseconds: 500), .restart(afterMilliseconds: 1_000),
-                .restart(afterMilliseconds: 2_000), .restart(afterMilliseconds: 4_000), .giveUp(status: 137), .giveUp(status: 137),
+                .restart(afterMilliseconds: 2_000), .restart(afterMilliseconds: 4_000), .giveUp(status: 137),
+                .giveUp(status: 137),
             ])
     }
 
@@ -50,7 +54,9 @@ import Testing
         // SIGTERM, SIGINT or SIGHUP before the engine installed its handlers (at start-up).
         for signal: Int32 in [1, 2, 15] {
             var policy = EngineRestartPolicy()
-            #expect(policy.engineEnded(.killedBySignal(signal), stopRequested: false, now: 0) == .exit(status: 128 + signal))
+            #expect(
+                policy.engineEnded(.killedBySignal(signal), stopRequested: false, now: 0) == .exit(status: 128 + signal)
+            )
         }
     }
 
@@ -64,6 +70,7 @@ import Testing
     @Test func aClockGoingBackwardsDoesNotCountOldCrashes() {
         var policy = EngineRestartPolicy()
         _ = policy.engineEnded(.killedBySignal(segv), stopRequested: false, now: 500_000)
-        #expect(policy.engineEnded(.killedBySignal(segv), stopRequested: false, now: 10) == .restart(afterMilliseconds: 0))
+        #expect(
+            policy.engineEnded(.killedBySignal(segv), stopRequested: false, now: 10) == .restart(afterMilliseconds: 0))
     }
 }

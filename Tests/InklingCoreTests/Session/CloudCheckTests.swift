@@ -22,7 +22,9 @@ struct CloudCheckTests {
     @Test func flagsAreSentRelativeToTheirSentence() {
         var corrections = CorrectionTracker()
         let before = "Hi. I saw teh cat "
-        corrections.add(TypoFlag(word: "teh", replacements: ["the"], explanation: "", margin: 1), before: "Hi. I saw ", tail: " cat ")
+        corrections.add(
+            TypoFlag(word: "teh", replacements: ["the"], explanation: "", margin: 1), before: "Hi. I saw ",
+            tail: " cat ")
         let flags = CloudCheck.flags(corrections.flags, before: before, sentenceStart: 4, length: 13)
         #expect(flags == [CloudFlag(start: 6, end: 9, word: "teh", replacements: ["the"])])
         #expect(CloudCheck.flags(corrections.flags, before: before, sentenceStart: 12, length: 5).isEmpty)
@@ -31,7 +33,9 @@ struct CloudCheckTests {
     @Test func answersAreMergedOntoTheFlags() {
         var corrections = CorrectionTracker()
         let before = "I saw teh cat adn "
-        corrections.add(TypoFlag(word: "teh", replacements: ["the"], explanation: "", margin: 1), before: "I saw ", tail: " cat adn ")
+        corrections.add(
+            TypoFlag(word: "teh", replacements: ["the"], explanation: "", margin: 1), before: "I saw ",
+            tail: " cat adn ")
         var reply = CloudReply(v: CloudProtocol.version, type: "result", id: 1)
         reply.verdicts = [CloudVerdict(start: 6, end: 9, verdict: "agree", explanation: "a typo")]
         reply.fixes = [CloudFix(start: 14, end: 17, original: "adn", replacement: "and", explanation: nil)]

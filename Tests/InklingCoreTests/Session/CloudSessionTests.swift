@@ -71,13 +71,15 @@ struct CloudSessionTests {
         let sent = try request(from: action)
         #expect(sent.sentence == "I saw teh cat.")
         #expect(sent.flags == [CloudFlag(start: 6, end: 9, word: "teh", replacements: ["the"])])
-        #expect(field.auxiliary?.hasSuffix(InputSession.cloudHint) == true, "a visible hint while the check is in flight")
+        #expect(
+            field.auxiliary?.hasSuffix(InputSession.cloudHint) == true, "a visible hint while the check is in flight")
     }
 
     @Test func aDisagreeingVerdictRetractsTheFlagQuietly() throws {
         let clock = ManualClock()
         let (field, sent) = try typeAndAsk("I saw teh cat.", clock: clock)
-        let reply = CloudReply(type: "result", id: sent.id, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")])
+        let reply = CloudReply(
+            type: "result", id: sent.id, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")])
         field.apply(field.session.cloudReplyReceived(reply))
         #expect(field.session.corrections.flags.isEmpty)
         #expect(field.auxiliary == nil)
@@ -87,7 +89,8 @@ struct CloudSessionTests {
         let clock = ManualClock()
         let (field, sent) = try typeAndAsk("I saw teh cat.", clock: clock)
         let reply = CloudReply(
-            type: "result", id: sent.id, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "agree", explanation: "letters swapped")])
+            type: "result", id: sent.id,
+            verdicts: [CloudVerdict(start: 6, end: 9, verdict: "agree", explanation: "letters swapped")])
         field.apply(field.session.cloudReplyReceived(reply))
         #expect(field.session.corrections.flags.first?.flag.explanation == "letters swapped")
         #expect(field.auxiliary == "teh → the")
@@ -137,7 +140,8 @@ struct CloudSessionTests {
         let action = field.session.cloudTimerFired()
         #expect(action.messages.first == .cancel(id: first.id))
         let late = CloudReply(
-            type: "result", id: first.id, fixes: [CloudFix(start: 0, end: 5, original: "Their", replacement: "They're")])
+            type: "result", id: first.id, fixes: [CloudFix(start: 0, end: 5, original: "Their", replacement: "They're")]
+        )
         field.apply(field.session.cloudReplyReceived(late))
         #expect(field.session.corrections.flags.isEmpty)
     }
@@ -149,8 +153,12 @@ struct CloudSessionTests {
         clock.now += 400
         _ = field.session.cloudTimerFired()
         var router = CloudRouter()
-        _ = router.outgoing([.check(CloudCheckRequest(id: 1, sentence: "I saw teh cat.", language: "en", flags: []))], from: 7)
-        for line in ["", "not json", "{\"v\":2,\"type\":\"result\",\"id\":1}", String(repeating: "x", count: 70_000), "{\"v\":1}"] {
+        _ = router.outgoing(
+            [.check(CloudCheckRequest(id: 1, sentence: "I saw teh cat.", language: "en", flags: []))], from: 7)
+        for line in [
+            "", "not json", "{\"v\":2,\"type\":\"result\",\"id\":1}", String(repeating: "x", count: 70_000),
+            "{\"v\":1}",
+        ] {
             #expect(router.incoming(line) == .ignored)
         }
         #expect(field.session.cloudReplyReceived(CloudReply(type: "hello", id: nil)).isEmpty)
@@ -202,9 +210,12 @@ struct CloudSessionTests {
         clock.now += 400
         _ = field.session.cloudTimerFired()
         field.session.settings.cloudCheck = false
-        #expect(field.session.cloudReplyReceived(CloudReply(type: "result", id: 1, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")])).allSatisfy {
-            if case .updateAuxiliaryText(let text) = $0 { return !text.contains("☁") } else { return true }
-        })
+        #expect(
+            field.session.cloudReplyReceived(
+                CloudReply(type: "result", id: 1, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")])
+            ).allSatisfy {
+                if case .updateAuxiliaryText(let text) = $0 { return !text.contains("☁") } else { return true }
+            })
         #expect(field.session.corrections.flags.count == 1, "a reply after switching off changes nothing")
     }
 }
@@ -212,16 +223,22 @@ struct CloudSessionTests {
 @Suite("Cloud protocol and scheduling")
 struct CloudProtocolTests {
     @Test func validationKeepsOnlyConsistentAnswers() {
-        let request = CloudCheckRequest(id: 3, sentence: "I saw teh 😀 cat adn dog", language: "en",
+        let request = CloudCheckRequest(
+            id: 3, sentence: "I saw teh 😀 cat adn dog", language: "en",
             flags: [CloudFlag(start: 6, end: 9, word: "teh", replacements: ["the"])])
-        let reply = CloudReply(type: "result", id: 3,
-            verdicts: [CloudVerdict(start: 6, end: 9, verdict: "agree"), CloudVerdict(start: 0, end: 1, verdict: "disagree"),
-                       CloudVerdict(start: 6, end: 9, verdict: "maybe")],
-            fixes: [CloudFix(start: 16, end: 19, original: "adn", replacement: "and"),
-                    CloudFix(start: 15, end: 18, original: "adn", replacement: "and"),
-                    CloudFix(start: 16, end: 19, original: "adn", replacement: "adn"),
-                    CloudFix(start: 17, end: 19, original: "dn", replacement: "nd"),
-                    CloudFix(start: 20, end: 99, original: "dog", replacement: "cat")])
+        let reply = CloudReply(
+            type: "result", id: 3,
+            verdicts: [
+                CloudVerdict(start: 6, end: 9, verdict: "agree"), CloudVerdict(start: 0, end: 1, verdict: "disagree"),
+                CloudVerdict(start: 6, end: 9, verdict: "maybe"),
+            ],
+            fixes: [
+                CloudFix(start: 16, end: 19, original: "adn", replacement: "and"),
+                CloudFix(start: 15, end: 18, original: "adn", replacement: "and"),
+                CloudFix(start: 16, end: 19, original: "adn", replacement: "adn"),
+                CloudFix(start: 17, end: 19, original: "dn", replacement: "nd"),
+                CloudFix(start: 20, end: 99, original: "dog", replacement: "cat"),
+            ])
         let valid = reply.validated(against: request)
         #expect(valid.verdicts == [CloudVerdict(start: 6, end: 9, verdict: "agree")])
         #expect(valid.fixes == [CloudFix(start: 16, end: 19, original: "adn", replacement: "and")])

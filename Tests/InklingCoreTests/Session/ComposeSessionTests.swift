@@ -26,7 +26,9 @@ private final class TableComposer: KeysymComposer {
             pending = []
             return .composed(text)
         }
-        if sequences.keys.contains(where: { $0.count > candidate.count && Array($0.prefix(candidate.count)) == candidate }) {
+        if sequences.keys.contains(where: {
+            $0.count > candidate.count && Array($0.prefix(candidate.count)) == candidate
+        }) {
             pending = candidate
             return .composing
         }
@@ -60,7 +62,9 @@ private final class ComposingField {
 
     /// Presses and releases a key; an unhandled press reaches the field like an application's key.
     @discardableResult
-    func press(_ keyval: UInt32, modifiers: KeyModifiers = [], character: Unicode.Scalar? = nil, keycode: UInt32 = 0) -> Bool {
+    func press(_ keyval: UInt32, modifiers: KeyModifiers = [], character: Unicode.Scalar? = nil, keycode: UInt32 = 0)
+        -> Bool
+    {
         let event = KeyEvent(keyval: keyval, keycode: keycode, modifiers: modifiers, character: character)
         let result = filter.processKey(event)
         field.apply(result.effects)
@@ -91,7 +95,9 @@ struct ComposeSessionTests {
         input.type("caf")
         #expect(input.press(Dead.acute), "the dead key is consumed")
         #expect(input.field.text.isEmpty, "nothing is committed while the accent is pending")
-        #expect(input.field.preedit?.text == "caf", "the pending accent is not shown: the client would commit it on focus-out")
+        #expect(
+            input.field.preedit?.text == "caf",
+            "the pending accent is not shown: the client would commit it on focus-out")
         #expect(input.press(0x65, character: "e"))
         #expect(input.field.preedit == Preedit(text: "café", cursor: 4, underlined: 4))
         #expect(input.field.session.composingText == "café")
@@ -285,8 +291,14 @@ struct LevelShiftTests {
 @Suite("Compose locale: the user's, as UTF-8")
 struct ComposeLocaleTests {
     @Test func localeFollowsLcAllThenLcCtypeThenLang() {
-        #expect(ComposeLocale.candidates(environment: ["LC_ALL": "fr_FR.UTF-8", "LC_CTYPE": "de_DE.UTF-8", "LANG": "pl_PL.UTF-8"]) == ["fr_FR.UTF-8", "C.UTF-8"])
-        #expect(ComposeLocale.candidates(environment: ["LC_ALL": "", "LC_CTYPE": "de_DE.utf8", "LANG": "pl_PL.UTF-8"]) == ["de_DE.utf8", "C.UTF-8"])
+        #expect(
+            ComposeLocale.candidates(environment: [
+                "LC_ALL": "fr_FR.UTF-8", "LC_CTYPE": "de_DE.UTF-8", "LANG": "pl_PL.UTF-8",
+            ]) == ["fr_FR.UTF-8", "C.UTF-8"])
+        #expect(
+            ComposeLocale.candidates(environment: ["LC_ALL": "", "LC_CTYPE": "de_DE.utf8", "LANG": "pl_PL.UTF-8"]) == [
+                "de_DE.utf8", "C.UTF-8",
+            ])
         #expect(ComposeLocale.candidates(environment: ["LANG": "pl_PL.UTF-8"]) == ["pl_PL.UTF-8", "C.UTF-8"])
     }
 

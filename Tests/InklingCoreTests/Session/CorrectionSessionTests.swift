@@ -15,7 +15,9 @@ struct CorrectionSessionTests {
         field.press(applyFix)
         #expect(field.text == "I saw the cat. ")
         #expect(field.auxiliary == nil)
-        #expect(field.log.contains(.deleteSurroundingText(offset: -9, count: 9)), "delete backward from the cursor to the word's start")
+        #expect(
+            field.log.contains(.deleteSurroundingText(offset: -9, count: 9)),
+            "delete backward from the cursor to the word's start")
     }
 
     @Test(arguments: [

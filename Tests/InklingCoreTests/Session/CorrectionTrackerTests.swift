@@ -9,7 +9,9 @@ struct CorrectionTrackerTests {
 
     @Test func flagsAreNewestFirstAndAtMostNine() {
         var tracker = CorrectionTracker()
-        for index in 0..<12 { tracker.add(Self.flag("w\(index)", "x"), before: "", tail: String(repeating: " ", count: 12 - index)) }
+        for index in 0..<12 {
+            tracker.add(Self.flag("w\(index)", "x"), before: "", tail: String(repeating: " ", count: 12 - index))
+        }
         #expect(tracker.flags.count == 9)
         #expect(tracker.flags.first?.flag.word == "w11")
     }

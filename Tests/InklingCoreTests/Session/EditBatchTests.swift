@@ -7,23 +7,41 @@ private let applyFix = KeyEvent.key(Keysym.returnKey, modifiers: [.control, .alt
 struct EditBatchTests {
     @Test func aCommitThatTheDeletionRemovesAgainIsFoldedIntoIt() {
         let effects: [SessionEffect] = [
-            .commitText("cat"), .hidePreedit, .hideLookupTable, .deleteSurroundingText(offset: -7, count: 7), .commitText("the cat"),
+            .commitText("cat"), .hidePreedit, .hideLookupTable, .deleteSurroundingText(offset: -7, count: 7),
+            .commitText("the cat"),
         ]
-        #expect(EditBatch.coalesced(effects) == [.hidePreedit, .hideLookupTable, .deleteSurroundingText(offset: -4, count: 4), .commitText("the cat")])
+        #expect(
+            EditBatch.coalesced(effects) == [
+                .hidePreedit, .hideLookupTable, .deleteSurroundingText(offset: -4, count: 4), .commitText("the cat"),
+            ])
     }
 
     @Test func severalCommitsAndAPartialOneFold() {
-        #expect(EditBatch.coalesced([.commitText("ab"), .commitText("c"), .deleteSurroundingText(offset: -2, count: 2)]) == [.commitText("a")])
-        #expect(EditBatch.coalesced([.commitText("x"), .deleteSurroundingText(offset: -1, count: 1), .commitText("y")]) == [.commitText("y")])
+        #expect(
+            EditBatch.coalesced([.commitText("ab"), .commitText("c"), .deleteSurroundingText(offset: -2, count: 2)])
+                == [.commitText("a")])
+        #expect(
+            EditBatch.coalesced([.commitText("x"), .deleteSurroundingText(offset: -1, count: 1), .commitText("y")]) == [
+                .commitText("y")
+            ])
         // Counted in code points, like the deletion.
-        #expect(EditBatch.coalesced([.commitText("👨‍👩‍👧"), .deleteSurroundingText(offset: -6, count: 6)]) == [.deleteSurroundingText(offset: -1, count: 1)])
+        #expect(
+            EditBatch.coalesced([.commitText("👨‍👩‍👧"), .deleteSurroundingText(offset: -6, count: 6)]) == [
+                .deleteSurroundingText(offset: -1, count: 1)
+            ])
     }
 
     @Test func whatIsNotACommitThenABackwardDeletionIsLeftAlone() {
         let forward: [SessionEffect] = [.commitText("a"), .deleteSurroundingText(offset: 0, count: 1)]
         #expect(EditBatch.coalesced(forward) == forward)
-        let separated: [SessionEffect] = [.commitText("a"), .deleteSurroundingText(offset: -2, count: 2), .deleteSurroundingText(offset: -1, count: 1)]
-        #expect(EditBatch.coalesced(separated) == [.deleteSurroundingText(offset: -1, count: 1), .deleteSurroundingText(offset: -1, count: 1)])
+        let separated: [SessionEffect] = [
+            .commitText("a"), .deleteSurroundingText(offset: -2, count: 2),
+            .deleteSurroundingText(offset: -1, count: 1),
+        ]
+        #expect(
+            EditBatch.coalesced(separated) == [
+                .deleteSurroundingText(offset: -1, count: 1), .deleteSurroundingText(offset: -1, count: 1),
+            ])
         let plain: [SessionEffect] = [.commitText("a"), .hidePreedit, .commitText("b")]
         #expect(EditBatch.coalesced(plain) == plain)
     }
@@ -52,16 +70,26 @@ struct EditBatchTests {
 
 @Suite("Edit batches: every answer is exact in a batching client")
 struct BatchingClientDifferentialTests {
-    enum Step { case type(String), key(UInt32), fix }
+    enum Step {
+        case type(String)
+        case key(UInt32)
+        case fix
+    }
 
     static let scripts: [(String, [Step])] = [
         ("completion", [.type("I would like to recomm"), .key(Keysym.f1), .type(" it.")]),
         ("punctuation after a word", [.type("Hello, world. Yes; no! (maybe) ok?")]),
-        ("backspace inside and after words", [.type("teh cat"), .key(Keysym.backSpace), .key(Keysym.backSpace), .type("ar ")]),
+        (
+            "backspace inside and after words",
+            [.type("teh cat"), .key(Keysym.backSpace), .key(Keysym.backSpace), .type("ar ")]
+        ),
         ("fix after space", [.type("I saw teh cat "), .fix, .type("and left.")]),
         ("fix while composing", [.type("I saw teh dgo"), .fix, .type(" ran")]),
         ("escape and return", [.type("recomm"), .key(Keysym.escape), .key(Keysym.returnKey), .type("x")]),
-        ("tab highlight then space", [.type("I would like to recomm"), .key(Keysym.tab), .key(Keysym.space), .type("it")]),
+        (
+            "tab highlight then space",
+            [.type("I would like to recomm"), .key(Keysym.tab), .key(Keysym.space), .type("it")]
+        ),
         ("emoji and ZWJ before a fix", [.type("👨‍👩‍👧 I saw teh 👍🏽 cat"), .fix]),
     ]
 
@@ -85,7 +113,9 @@ struct BatchingClientDifferentialTests {
     @Test(arguments: scripts.indices, [AutocorrectMode.off, .always])
     func aBatchingClientEndsWithTheSameText(index: Int, autocorrect: AutocorrectMode) {
         let (name, steps) = Self.scripts[index]
-        #expect(run(steps, batching: true, autocorrect: autocorrect) == run(steps, batching: false, autocorrect: autocorrect), "\(name)")
+        #expect(
+            run(steps, batching: true, autocorrect: autocorrect)
+                == run(steps, batching: false, autocorrect: autocorrect), "\(name)")
     }
 }
 
@@ -93,9 +123,12 @@ struct BatchingClientDifferentialTests {
 struct ByteOffsetReadingTests {
     @Test func offsetsThatOnlyFitAsBytesReadAsBytes() {
         let text = "👍🏽 I saw teh"
-        let reading = SurroundingText.byteOffsetReading(text: text, cursor: text.utf8.count, anchor: text.utf8.count, known: nil)
+        let reading = SurroundingText.byteOffsetReading(
+            text: text, cursor: text.utf8.count, anchor: text.utf8.count, known: nil)
         #expect(reading?.before == Substring(text))
-        #expect(SurroundingText.byteOffsetReading(text: "abc", cursor: 3, anchor: 3, known: nil) == nil, "ASCII reads the same")
+        #expect(
+            SurroundingText.byteOffsetReading(text: "abc", cursor: 3, anchor: 3, known: nil) == nil,
+            "ASCII reads the same")
         #expect(SurroundingText.interpretingUTF8(text: "é", cursor: 1, anchor: 1) == nil, "inside a character")
     }
 
@@ -104,7 +137,9 @@ struct ByteOffsetReadingTests {
         let bytes = "é I saw teh".utf8.count  // 12; as code points that is one character further
         let reading = SurroundingText.byteOffsetReading(text: text, cursor: bytes, anchor: bytes, known: "I saw teh")
         #expect(reading?.before == "é I saw teh")
-        #expect(SurroundingText.byteOffsetReading(text: text, cursor: bytes, anchor: bytes, known: nil) == nil, "no evidence, no byte reading")
+        #expect(
+            SurroundingText.byteOffsetReading(text: text, cursor: bytes, anchor: bytes, known: nil) == nil,
+            "no evidence, no byte reading")
     }
 
     /// GNOME Shell 43, GTK 4: with an emoji and a ZWJ family before the text, every report was

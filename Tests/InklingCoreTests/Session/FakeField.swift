@@ -45,7 +45,10 @@ final class FakeField {
 
     var text: String { String(String.UnicodeScalarView(scalars)) }
 
-    init(settings: SessionSettings = SessionSettings(), contentType: ContentType = ContentType(), reporting: Reporting = .none, text: String = "") {
+    init(
+        settings: SessionSettings = SessionSettings(), contentType: ContentType = ContentType(),
+        reporting: Reporting = .none, text: String = ""
+    ) {
         session = InputSession(predictor: Predictor(pack: RealPack.pack), settings: settings)
         self.reporting = reporting
         if reporting != .none {
@@ -163,7 +166,8 @@ final class FakeField {
             let reported = String(String.UnicodeScalarView(shown))
             if skipsUnchangedReports, let last = lastReport, last == (reported, shownCursor) { return }
             lastReport = (reported, shownCursor)
-            let result = session.setSurroundingText(SurroundingText(text: reported, cursor: shownCursor, anchor: shownCursor))
+            let result = session.setSurroundingText(
+                SurroundingText(text: reported, cursor: shownCursor, anchor: shownCursor))
             apply(result.effects)
             if result.needsSuggestions { refresh() }
         case .utf8Bytes:

@@ -294,7 +294,10 @@ struct FocusTests {
     @Test(arguments: [ContentType.purposePassword, ContentType.purposePIN])
     func secretFieldsPassEveryKeyThrough(purpose: UInt32) {
         let field = FakeField(contentType: ContentType(purpose: purpose))
-        for event in [KeyEvent.typing("a"), .typing("1"), .key(Keysym.space), .key(Keysym.backSpace), .key(Keysym.f1), .key(Keysym.escape)] {
+        for event in [
+            KeyEvent.typing("a"), .typing("1"), .key(Keysym.space), .key(Keysym.backSpace), .key(Keysym.f1),
+            .key(Keysym.escape),
+        ] {
             #expect(field.session.processKey(event) == KeyResult(handled: false, effects: [], needsSuggestions: false))
         }
         #expect(field.session.refreshSuggestions().isEmpty)

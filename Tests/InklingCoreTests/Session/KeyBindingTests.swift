@@ -7,7 +7,9 @@ struct KeyBindingTests {
         let binding = try #require(KeyBinding(accelerator: "<Control><Alt>Return"))
         #expect(binding.keyval == Keysym.returnKey)
         #expect(binding.modifiers == [.control, .alt])
-        #expect(KeyBinding(accelerator: " <Primary><Mod1>space ") == KeyBinding(keyval: Keysym.space, modifiers: [.control, .alt]))
+        #expect(
+            KeyBinding(accelerator: " <Primary><Mod1>space ")
+                == KeyBinding(keyval: Keysym.space, modifiers: [.control, .alt]))
         #expect(KeyBinding(accelerator: "<Super>F5")?.keyval == Keysym.f1 + 4)
         #expect(KeyBinding(accelerator: "<Ctrl>K")?.keyval == 0x6B, "letters in lower case")
     }

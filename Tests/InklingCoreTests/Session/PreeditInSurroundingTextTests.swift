@@ -28,14 +28,18 @@ struct PreeditInSurroundingTextTests {
         let field = writerField()
         field.type("We")
         let candidates = try #require(field.table).candidates
-        #expect(candidates.allSatisfy { $0.lowercased().hasPrefix("we") && !$0.lowercased().hasPrefix("wwe") }, "\(candidates)")
+        #expect(
+            candidates.allSatisfy { $0.lowercased().hasPrefix("we") && !$0.lowercased().hasPrefix("wwe") },
+            "\(candidates)")
     }
 
     @Test func noCandidateRepeatsTheTypedWord() throws {
         let field = writerField()
         field.type("I would like to reco")
         let candidates = try #require(field.table, "the table stays after reco").candidates
-        #expect(candidates.allSatisfy { $0.lowercased().hasPrefix("reco") && !$0.lowercased().contains("recoreco") }, "\(candidates)")
+        #expect(
+            candidates.allSatisfy { $0.lowercased().hasPrefix("reco") && !$0.lowercased().contains("recoreco") },
+            "\(candidates)")
         #expect(field.session.knownContext == "I would like to ")
         field.type("mm")
         let again = try #require(field.table).candidates

@@ -18,17 +18,24 @@ struct SessionFuzzTests {
         let bytes = FixturePacks.build(wordFrequencies: EnglishFixture.wordFrequencies, corpus: EnglishFixture.corpus) {
             $0.language = "de"
         }
-        do { return try LanguagePack(data: Data(bytes)) } catch { fatalError("the fixture pack does not open: \(error)") }
+        do { return try LanguagePack(data: Data(bytes)) } catch {
+            fatalError("the fixture pack does not open: \(error)")
+        }
     }()
 
     static var seed: UInt64 {
-        guard let value = ProcessInfo.processInfo.environment["INKLING_FUZZ_SEED"], !value.isEmpty else { return defaultSeed }
-        if value == "random" { return UInt64(truncatingIfNeeded: ContinuousClock.now.hashValue) ^ UInt64.random(in: 0...UInt64.max) }
+        guard let value = ProcessInfo.processInfo.environment["INKLING_FUZZ_SEED"], !value.isEmpty else {
+            return defaultSeed
+        }
+        if value == "random" {
+            return UInt64(truncatingIfNeeded: ContinuousClock.now.hashValue) ^ UInt64.random(in: 0...UInt64.max)
+        }
         return UInt64(value) ?? UInt64(value.drop { $0 == "0" || $0 == "x" }, radix: 16) ?? defaultSeed
     }
 
     static var events: Int {
-        ProcessInfo.processInfo.environment["INKLING_FUZZ_EVENTS"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultEvents
+        ProcessInfo.processInfo.environment["INKLING_FUZZ_EVENTS"].flatMap { Int($0) }.map { max(1, $0) }
+            ?? defaultEvents
     }
 
     @Test func randomUsersAndClientsNeverLoseTextOrLearnSecrets() {
@@ -40,8 +47,12 @@ struct SessionFuzzTests {
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = Int(Double(fuzzer.eventsRun) / max(seconds, 0.001))
-        print("session fuzz: seed \(seed), \(fuzzer.eventsRun) of \(events) events, \(rate) events/s, \(failure == nil ? "pass" : "FAIL")")
-        print("session fuzz: " + fuzzer.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print(
+            "session fuzz: seed \(seed), \(fuzzer.eventsRun) of \(events) events, \(rate) events/s, \(failure == nil ? "pass" : "FAIL")"
+        )
+        print(
+            "session fuzz: "
+                + fuzzer.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         if let failure { print(failure) }
         #expect(failure == nil, "seed \(seed): see the failure printed above")
     }

@@ -35,7 +35,9 @@ struct SessionTotalityTests {
         field.type("I met Zorblax today ")
         field.refresh()
         #expect(field.session.predictor.userModel.knows("zorblax"))
-        #expect(field.session.predictor.userModel.word("zorblax")?.lastUsed == 0, "a time before the origin counts as the origin")
+        #expect(
+            field.session.predictor.userModel.word("zorblax")?.lastUsed == 0,
+            "a time before the origin counts as the origin")
     }
 
     @Test func aNegativeClockStillAppliesAFix() {
@@ -217,8 +219,11 @@ extension AmbiguousOffsetTests {
             return
         }
         let scalars = Array(request.sentence.unicodeScalars)
-        let start = try #require((0..<scalars.count).first { String(String.UnicodeScalarView(scalars[$0...])).hasPrefix("teh") })
-        let reply = CloudReply(type: "result", id: request.id, fixes: [CloudFix(start: start, end: start + 3, original: "teh", replacement: "the")])
+        let start = try #require(
+            (0..<scalars.count).first { String(String.UnicodeScalarView(scalars[$0...])).hasPrefix("teh") })
+        let reply = CloudReply(
+            type: "result", id: request.id,
+            fixes: [CloudFix(start: start, end: start + 3, original: "teh", replacement: "the")])
         field.apply(field.session.cloudReplyReceived(reply))
         field.press(.key(Keysym.returnKey, modifiers: [.control, .alt]))
         #expect(field.text == "😀 I saw teh cat.tail" || field.text == "😀 I saw the cat.tail", "never a wrong deletion")

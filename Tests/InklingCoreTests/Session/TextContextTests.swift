@@ -36,7 +36,8 @@ struct TextContextTests {
         var context = Self.reported("I ")
         context.inserted("saw ")
         context.inserted("the ")
-        #expect(context.apply(text: "I saw ", cursor: 6, anchor: 6, shownPreedit: nil) == .unchanged, "an earlier state")
+        #expect(
+            context.apply(text: "I saw ", cursor: 6, anchor: 6, shownPreedit: nil) == .unchanged, "an earlier state")
         #expect(context.before == "I saw the ")
         #expect(context.unconfirmedCount == 8, "still awaited")
     }

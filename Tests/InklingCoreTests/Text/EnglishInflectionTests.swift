@@ -3,9 +3,13 @@ import Testing
 
 @Suite("English inflection rules")
 struct InflectionTests {
-    private static let stems: Set<String> = ["run", "stop", "hire", "wide", "box", "sell", "agree", "and", "snide", "tax", "stoop", "see"]
+    private static let stems: Set<String> = [
+        "run", "stop", "hire", "wide", "box", "sell", "agree", "and", "snide", "tax", "stoop", "see",
+    ]
 
-    @Test(arguments: ["running", "stopped", "hired", "wider", "boxes", "sells", "agreed", "snidely", "seeing", "agreeing", "taxes"])
+    @Test(arguments: [
+        "running", "stopped", "hired", "wider", "boxes", "sells", "agreed", "snidely", "seeing", "agreeing", "taxes",
+    ])
     func realInflections(word: String) {
         #expect(EnglishInflection.isInflection(word, of: { Self.stems.contains($0) }))
     }

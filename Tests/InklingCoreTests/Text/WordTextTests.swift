@@ -1,6 +1,7 @@
-import Testing
-@testable import InklingCore
 import InklingTestSupport
+import Testing
+
+@testable import InklingCore
 
 /// Word boundaries must match the benchmark harness (`typesim.py`): words are the matches of
 /// `[^\W_]+(?:['’-][^\W_]+)*` and the partial word is `…['’-]?\Z` at the end of `before`.
@@ -8,42 +9,44 @@ import InklingTestSupport
 struct WordTextTests {
     // MARK: Partial word
 
-    @Test("partial word: the harness's documented examples and edge cases", arguments: [
-        ("I don", "I ", "don"),
-        ("I don'", "I ", "don'"),
-        ("I don\u{2019}", "I ", "don\u{2019}"),
-        ("a well-", "a ", "well-"),
-        ("Hello, ", "Hello, ", ""),
-        ("(Hel", "(", "Hel"),
-        ("", "", ""),
-        ("Hello.", "Hello.", ""),
-        ("foo_bar", "foo_", "bar"),
-        ("foo_", "foo_", ""),
-        ("abc123", "", "abc123"),
-        ("12", "", "12"),
-        ("3.14", "3.", "14"),
-        ("привет, ми", "привет, ", "ми"),
-        ("Привет", "", "Привет"),
-        ("I like caf\u{E9}", "I like ", "caf\u{E9}"),
-        ("na\u{EF}v", "", "na\u{EF}v"),
-        // A combining mark is not a word character (Python's \w has none): "nai" + U+0308 + "ve".
-        ("nai\u{308}ve", "nai\u{308}", "ve"),
-        ("x--", "x--", ""),
-        ("x--y", "x--", "y"),
-        ("don't-", "", "don't-"),
-        ("well-known-", "", "well-known-"),
-        ("rock-'n", "rock-'", "n"),
-        ("don''", "don''", ""),
-        ("'", "'", ""),
-        ("-", "-", ""),
-        ("a -b", "a -", "b"),
-        ("\u{1F44D}ab", "\u{1F44D}", "ab"),
-        ("x\u{B2}", "", "x\u{B2}"),
-        ("\u{2BC}a", "", "\u{2BC}a"),
-        ("a\u{2010}b", "a\u{2010}", "b"),  // U+2010 HYPHEN is not a joiner
-        ("e.g", "e.", "g"),
-        ("tab\there", "tab\t", "here"),
-    ])
+    @Test(
+        "partial word: the harness's documented examples and edge cases",
+        arguments: [
+            ("I don", "I ", "don"),
+            ("I don'", "I ", "don'"),
+            ("I don\u{2019}", "I ", "don\u{2019}"),
+            ("a well-", "a ", "well-"),
+            ("Hello, ", "Hello, ", ""),
+            ("(Hel", "(", "Hel"),
+            ("", "", ""),
+            ("Hello.", "Hello.", ""),
+            ("foo_bar", "foo_", "bar"),
+            ("foo_", "foo_", ""),
+            ("abc123", "", "abc123"),
+            ("12", "", "12"),
+            ("3.14", "3.", "14"),
+            ("привет, ми", "привет, ", "ми"),
+            ("Привет", "", "Привет"),
+            ("I like caf\u{E9}", "I like ", "caf\u{E9}"),
+            ("na\u{EF}v", "", "na\u{EF}v"),
+            // A combining mark is not a word character (Python's \w has none): "nai" + U+0308 + "ve".
+            ("nai\u{308}ve", "nai\u{308}", "ve"),
+            ("x--", "x--", ""),
+            ("x--y", "x--", "y"),
+            ("don't-", "", "don't-"),
+            ("well-known-", "", "well-known-"),
+            ("rock-'n", "rock-'", "n"),
+            ("don''", "don''", ""),
+            ("'", "'", ""),
+            ("-", "-", ""),
+            ("a -b", "a -", "b"),
+            ("\u{1F44D}ab", "\u{1F44D}", "ab"),
+            ("x\u{B2}", "", "x\u{B2}"),
+            ("\u{2BC}a", "", "\u{2BC}a"),
+            ("a\u{2010}b", "a\u{2010}", "b"),  // U+2010 HYPHEN is not a joiner
+            ("e.g", "e.", "g"),
+            ("tab\there", "tab\t", "here"),
+        ])
     func partialWordExamples(before: String, context: String, partial: String) {
         let split = WordText.splitPartialWord(before)
         #expect(String(split.context) == context)
@@ -249,7 +252,10 @@ struct WordTextTests {
         ("b-a'1t,\u{E9}\u{1F600}", "", ["b-a'1t", "\u{E9}"]),
         ("\u{4E94}a\u{1F600}(_t", "t", ["\u{4E94}a", "t"]),
         (",\u{431}", "\u{431}", ["\u{431}"]),
-        ("\u{416}\u{4E94}Zt\u{431}'\u{431}a", "\u{416}\u{4E94}Zt\u{431}'\u{431}a", ["\u{416}\u{4E94}Zt\u{431}'\u{431}a"]),
+        (
+            "\u{416}\u{4E94}Zt\u{431}'\u{431}a", "\u{416}\u{4E94}Zt\u{431}'\u{431}a",
+            ["\u{416}\u{4E94}Zt\u{431}'\u{431}a"]
+        ),
         ("a\u{431} \u{416}\u{216B}", "\u{416}\u{216B}", ["a\u{431}", "\u{416}\u{216B}"]),
         ("a a", "a", ["a", "a"]),
         ("\u{B2}\u{431}aa", "\u{B2}\u{431}aa", ["\u{B2}\u{431}aa"]),
@@ -298,11 +304,13 @@ struct WordTextTests {
     // MARK: Words
 
     @Test func wordsInText() {
-        let text = "I don't know, well-known rock'n'roll foo_bar 1990s x--y 'quoted' -dash- caf\u{E9} привет-мир e.g. 3.14"
-        #expect(WordText.words(in: text).map(String.init) == [
-            "I", "don't", "know", "well-known", "rock'n'roll", "foo", "bar", "1990s", "x", "y", "quoted",
-            "dash", "caf\u{E9}", "привет-мир", "e", "g", "3", "14",
-        ])
+        let text =
+            "I don't know, well-known rock'n'roll foo_bar 1990s x--y 'quoted' -dash- caf\u{E9} привет-мир e.g. 3.14"
+        #expect(
+            WordText.words(in: text).map(String.init) == [
+                "I", "don't", "know", "well-known", "rock'n'roll", "foo", "bar", "1990s", "x", "y", "quoted",
+                "dash", "caf\u{E9}", "привет-мир", "e", "g", "3", "14",
+            ])
         #expect(WordText.words(in: "").isEmpty)
         #expect(WordText.words(in: " ,.-'_ ").isEmpty)
         #expect(WordText.words(in: "don\u{2019}t").map(String.init) == ["don\u{2019}t"])
@@ -329,13 +337,16 @@ struct WordTextTests {
 
     // MARK: Sentence start
 
-    @Test("sentence start: empty or after . ! ? as the harness rules, not … (ignoring whitespace, quotes, brackets)", arguments: [
-        ("", true), ("   ", true), ("Hello. ", true), ("Hello.", true), ("Really? ", true), ("Stop! ", true),
-        ("Wait\u{2026} ", false), ("He said \"hi.\" ", true), ("(See above.) ", true), ("\u{201C}Go.\u{201D} ", true),
-        ("It ended.\n\n", true), ("[Done!] ", true),
-        ("Hello ", false), ("Hello, ", false), ("Hello; ", false), ("Hello: ", false), ("3.14 ", false),
-        ("a-", false), ("\u{1F600} ", false),
-    ])
+    @Test(
+        "sentence start: empty or after . ! ? as the harness rules, not … (ignoring whitespace, quotes, brackets)",
+        arguments: [
+            ("", true), ("   ", true), ("Hello. ", true), ("Hello.", true), ("Really? ", true), ("Stop! ", true),
+            ("Wait\u{2026} ", false), ("He said \"hi.\" ", true), ("(See above.) ", true),
+            ("\u{201C}Go.\u{201D} ", true),
+            ("It ended.\n\n", true), ("[Done!] ", true),
+            ("Hello ", false), ("Hello, ", false), ("Hello; ", false), ("Hello: ", false), ("3.14 ", false),
+            ("a-", false), ("\u{1F600} ", false),
+        ])
     func sentenceStart(context: String, expected: Bool) {
         #expect(WordText.isSentenceStart(context) == expected)
     }
