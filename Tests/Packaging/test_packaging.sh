@@ -45,7 +45,8 @@ assert schema.get("path") == "/org/freedesktop/ibus/engine/inkling/", schema.get
 expected = {"page-size": "i", "selection-keys": "s", "next-word-predictions": "b", "autocorrect": "s",
             "apply-fix-key": "s", "correction-panel-key": "s", "keep-word-key": "s", "cloud-check": "b",
             "cloud-endpoint": "s", "cloud-model": "s", "languages": "as", "off-the-record": "b",
-            "keyboard-layout": "s", "pack-manifest-url": "s"}
+            "keyboard-layout": "s", "pack-manifest-url": "s", "dictation": "b", "dictation-key": "s",
+            "dictation-device": "s"}
 keys = {k.get("name"): k for k in schema.findall("key")}
 assert set(keys) == set(expected), sorted(set(keys) ^ set(expected))
 for name, key in keys.items():
@@ -83,7 +84,13 @@ if [ ! -x "$INKLING" ]; then
 else
     expect "config list shows every key with its default" 0 '^page-size 5$' '' -- list
     list_count=$("$INKLING" config list 2>/dev/null | wc -l)
-    if [ "$list_count" = 12 ]; then pass "config list has 12 keys"; else fail "config list has 12 keys" "$list_count"; fi
+    # Every key of the schema, no more and no fewer.
+    schema_count=$(grep -c "<key name=" "$SCHEMA_XML")
+    if [ "$list_count" = "$schema_count" ]; then
+        pass "config list has every schema key ($schema_count)"
+    else
+        fail "config list has every schema key ($schema_count)" "$list_count"
+    fi
     expect "config get page-size (default)" 0 '^5$' '' -- get page-size
     expect "config get selection-keys (default)" 0 '^f-keys$' '' -- get selection-keys
     expect "config get languages (default)" 0 "^\['en'\]$" '' -- get languages
