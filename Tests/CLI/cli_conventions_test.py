@@ -12,6 +12,7 @@ server's limits (a count that is a surrogate code point, a 100 MB line).
 """
 
 import argparse
+import json
 import os
 import pty
 import re
@@ -342,6 +343,26 @@ def a_count_that_is_a_surrogate_code_point_is_refused_not_a_crash():
     for index in (4, 5):
         assert '"error"' in replies[index] and f'"id":{index}' in replies[index], replies[index]
     assert replies[6].startswith('{"id":6,"words":['), replies[6]
+
+
+@test
+def predict_stdio_features_reply_with_the_window_in_final_order():
+    """`"features": true` (issue 17, offline re-ranker training) adds the candidate window: keys in
+    the order the words are shown, each with the predictor's 15 features; plain replies are unchanged."""
+    requests = ('{"id":1,"before":"I think th","n":32,"features":true}\n'
+                '{"id":2,"before":"I think th","n":32}\n')
+    served = inkling("predict", "--stdio", "--pack", ARGS.pack, input=requests)
+    assert served.returncode == 0, served
+    with_window, plain = (json.loads(line) for line in served.stdout.split("\n") if line)
+    assert "window" not in plain and plain["words"] == with_window["words"], (plain, with_window)
+    window = with_window["window"]
+    assert 3 < len(window) <= 32, window
+    for row in window:
+        assert len(row["features"]) == 15 and row["features"][0] == row["score"], row
+        assert row["key"].startswith("th"), row
+    keys = [row["key"] for row in window]
+    shown = [word.lower().replace("\u2019", "'") for word in with_window["words"]]
+    assert [k for k in keys if k in shown] == shown, (keys, shown)
 
 
 @test
