@@ -115,6 +115,11 @@ bench: build
 neural-measure: build
 	bash scripts/neural/measure.sh
 
+# Learning-to-rank re-ranker of the predictor's window on the same held-out text (after neural-measure).
+.PHONY: neural-rerank
+neural-rerank: build
+	bash scripts/neural/measure_reranker.sh
+
 # The translations (po/): the POT against the sources, German complete, placeholders kept.
 .PHONY: po po-test
 po-test:
