@@ -31,23 +31,53 @@ def bucket(text, buckets):
     return zlib.crc32(text.encode("utf-8")) % buckets if text else 0
 
 
-def load(paths, buckets):
-    """Queries as arrays: features [Q, 32, NF], mask, target index (-1: absent), word ids."""
+def word_lm(path):
+    """A word GRU from train_wordlm.py: returns (stoi, step) where step(word or None) gives the
+    log-probabilities of the next word after feeding it (None: start of a document)."""
+    from train_wordlm import WordGRU
+    ck = torch.load(path)
+    model = WordGRU(len(ck["itos"]), ck["dim"])
+    model.load_state_dict(ck["state"])
+    model.eval()
+    stoi = {w: i for i, w in enumerate(ck["itos"])}
+    state = [None]
+
+    def step(word):
+        with torch.no_grad():
+            if word is None:
+                state[0] = None
+            logits, state[0] = model(torch.tensor([[0 if word is None else stoi.get(word, 1)]]), state[0])
+            return torch.log_softmax(logits[0, -1], -1).numpy()
+    return stoi, step
+
+
+def load(paths, buckets, lm=None):
+    """Queries as arrays: features [Q, 32, NF (+2 with a word LM)], mask, target index (-1:
+    absent), hashed candidate and previous-word ids."""
+    stoi, step = word_lm(lm) if lm else (None, None)
+    width = NF + (2 if lm else 0)
     feats, masks, targets, cand_ids, prev_ids, word_of_query = [], [], [], [], [], []
     words = []  # (doc, letters, first query index, number of queries)
+    current_doc, lp = None, None
     for path, doc_offset in paths:
         for line in open(path, encoding="utf-8"):
             rec = json.loads(line)
+            if step and (rec["doc"] + doc_offset) != current_doc:
+                current_doc = rec["doc"] + doc_offset
+                lp = step(None)
             target = key(rec["w"])
             prev = key(rec["ctx"][-1]) if rec["ctx"] and not rec["ss"] else ""
             first = len(targets)
             for window in rec["win"]:
-                f = np.zeros((32, NF), np.float32)
+                f = np.zeros((32, width), np.float32)
                 m = np.zeros(32, bool)
                 c = np.zeros(32, np.int64)
                 t = -1
                 for j, row in enumerate(window[:32]):
-                    f[j] = row[1:1 + NF]
+                    f[j, :NF] = row[1:1 + NF]
+                    if step:
+                        wid = stoi.get(row[0], 1)
+                        f[j, NF], f[j, NF + 1] = lp[wid], wid == 1
                     m[j] = True
                     c[j] = bucket(row[0], buckets)
                     if row[0] == target and t < 0:
@@ -59,6 +89,8 @@ def load(paths, buckets):
                 prev_ids.append(bucket(prev, buckets))
                 word_of_query.append(len(words))
             words.append((rec["doc"] + doc_offset, len(rec["w"]), first, len(targets) - first))
+            if step:
+                lp = step(target)
     return (np.stack(feats), np.stack(masks), np.array(targets), np.stack(cand_ids),
             np.array(prev_ids), words)
 
@@ -66,17 +98,17 @@ def load(paths, buckets):
 class Reranker(torch.nn.Module):
     """score = predictor's total + MLP(normalised features [, candidate ⊙ previous-word embedding])."""
 
-    def __init__(self, hidden, buckets, dim):
+    def __init__(self, hidden, buckets, dim, width=NF):
         super().__init__()
         self.dim = dim
         extra = dim if dim else 0
-        self.mlp = torch.nn.Sequential(torch.nn.Linear(NF + extra, hidden), torch.nn.Tanh(),
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(width + extra, hidden), torch.nn.Tanh(),
                                        torch.nn.Linear(hidden, hidden), torch.nn.Tanh(),
                                        torch.nn.Linear(hidden, 1))
         torch.nn.init.zeros_(self.mlp[-1].weight)
         torch.nn.init.zeros_(self.mlp[-1].bias)
-        self.register_buffer("mean", torch.zeros(NF))
-        self.register_buffer("std", torch.ones(NF))
+        self.register_buffer("mean", torch.zeros(width))
+        self.register_buffer("std", torch.ones(width))
         if dim:
             self.cand = torch.nn.Embedding(buckets, dim)
             self.prev = torch.nn.Embedding(buckets, dim)
@@ -120,19 +152,20 @@ def main():
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("-k", type=int, default=3)
+    ap.add_argument("--lm", help="word GRU checkpoint (train_wordlm.py): adds its log-probability as a feature")
     ap.add_argument("--out")
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(17)
     torch.use_deterministic_algorithms(True)
     paths = [(p.split(":")[0], int(p.split(":")[1]) if ":" in p else 0) for p in args.dump]
-    f, m, t, c, p, words = load(paths, args.buckets)
+    f, m, t, c, p, words = load(paths, args.buckets, args.lm)
     split = np.array([w[0] % 5 for w in words])  # 0: test, 1: valid, else train
     qsplit = np.zeros(len(t), np.int64)
     for (_, _, first, count), s in zip(words, split):
         qsplit[first:first + count] = s
     train_q = np.where((qsplit >= 2) & (t >= 0))[0]
-    model = Reranker(args.hidden, args.buckets, args.dim)
+    model = Reranker(args.hidden, args.buckets, args.dim, f.shape[-1])
     ft = torch.from_numpy(f)
     with torch.no_grad():
         rows = ft[train_q][torch.from_numpy(m[train_q])]
@@ -166,7 +199,7 @@ def main():
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss) * len(b)
+            total += loss.item() * len(b)
         sc = scores_all()
         v = kss(sets["valid"], sc, m, t, args.k)
         print(json.dumps({"epoch": epoch, "loss": total / len(order), "valid": v,
@@ -177,7 +210,7 @@ def main():
     sc = scores_all()
     report.update({"best_epoch": best[1], "reranked": {k: kss(v, sc, m, t, args.k)
                                                         for k, v in sets.items() if k != "train"},
-                   "hidden": args.hidden, "dim": args.dim,
+                   "hidden": args.hidden, "dim": args.dim, "lm": bool(args.lm),
                    "parameters": sum(x.numel() for x in model.parameters())})
     print(json.dumps(report), flush=True)
     if args.out:
