@@ -3,7 +3,7 @@
 # Needs scripts/neural/measure.sh's held-out pack and text (.cache/nn/heldout-free.inkpack,
 # heldout.txt). Dumps the window with the predictor's features for every prefix of every
 # held-out word (two processes, one per half), then trains and reports train_reranker.py for a
-# features-only MLP and one with hashed word embeddings. Usage: measure_reranker.sh [MAX_WORDS]
+# features-only MLP and one that also reads measure.sh's word GRU. Usage: measure_reranker.sh [MAX_WORDS]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 MAX_WORDS=${1:-40000}
@@ -21,7 +21,7 @@ for part in a b; do
 done
 wait
 cd "$ROOT/scripts/neural"
-for dim in 0 16; do
-    "$VENV/bin/python" train_reranker.py --dump "$WORK/feat-dump-a.jsonl" --dump "$WORK/feat-dump-b.jsonl:100000" \
-        --dim "$dim" --epochs 12 --out "$WORK/reranker-dim$dim.pt" | tail -n 1
-done
+DUMPS=(--dump "$WORK/feat-dump-a.jsonl" --dump "$WORK/feat-dump-b.jsonl:100000")
+"$VENV/bin/python" train_reranker.py "${DUMPS[@]}" --epochs 12 --out "$WORK/reranker-features.pt" | tail -n 1
+# With measure.sh's word GRU as one more input (its log-probability of each candidate).
+"$VENV/bin/python" train_reranker.py "${DUMPS[@]}" --epochs 10 --lm "$WORK/wordgru.pt" --out "$WORK/reranker-lm.pt" | tail -n 1
