@@ -153,6 +153,7 @@ def main():
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("-k", type=int, default=3)
     ap.add_argument("--lm", help="word GRU checkpoint (train_wordlm.py): adds its log-probability as a feature")
+    ap.add_argument("--fold", type=int, default=0, help="which fifth of the documents is the test set")
     ap.add_argument("--out")
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -160,7 +161,8 @@ def main():
     torch.use_deterministic_algorithms(True)
     paths = [(p.split(":")[0], int(p.split(":")[1]) if ":" in p else 0) for p in args.dump]
     f, m, t, c, p, words = load(paths, args.buckets, args.lm)
-    split = np.array([w[0] % 5 for w in words])  # 0: test, 1: valid, else train
+    # Fold f: documents with id % 5 == f test, f + 1 validation, the rest training.
+    split = np.array([(w[0] - args.fold) % 5 for w in words])  # 0: test, 1: valid, else train
     qsplit = np.zeros(len(t), np.int64)
     for (_, _, first, count), s in zip(words, split):
         qsplit[first:first + count] = s
@@ -210,7 +212,7 @@ def main():
     sc = scores_all()
     report.update({"best_epoch": best[1], "reranked": {k: kss(v, sc, m, t, args.k)
                                                         for k, v in sets.items() if k != "train"},
-                   "hidden": args.hidden, "dim": args.dim, "lm": bool(args.lm),
+                   "hidden": args.hidden, "dim": args.dim, "lm": bool(args.lm), "fold": args.fold,
                    "parameters": sum(x.numel() for x in model.parameters())})
     print(json.dumps(report), flush=True)
     if args.out:
