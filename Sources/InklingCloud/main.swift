@@ -13,21 +13,9 @@ ProcessLog.setUp(identifier: "inkling-cloud")
 signal(SIGPIPE, SIG_IGN)
 if inkling_harden_process() != 0 { Log.note("could not disable core dumps") }
 
-let options: Options
-do {
-    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
-} catch {
-    switch error {
-    case .usage(let problem):
-        Log.usage(problem)
-        exit(2)
-    case .help:
-        Terminal.write(Options.command.helpText, to: 1)
-    case .version:
-        Terminal.write("inkling-cloud \(InklingVersion.current)\n", to: 1)
-    }
-    exit(0)
-}
+let options = Terminal.parse(
+    Array(CommandLine.arguments.dropFirst()), as: Options.self, version: InklingVersion.current,
+    reportUsage: Log.usage)
 
 HTTPClient.globalInit()
 

@@ -24,6 +24,27 @@ public enum Terminal {
     /// Reads the command line; prints help or the version and exits 0, or prints a usage error
     /// and exits 2; otherwise returns the parsed arguments.
     public static func parse(_ arguments: [String], with spec: CommandSpec, version: String) -> ParsedArguments {
+        parse(arguments, with: spec, version: version, reportUsage: { error($0.report) }) { $0 }
+    }
+
+    /// Reads a helper program's command line into its own options, as `parse(_:with:version:)`
+    /// does; `reportUsage` says where a usage error goes (a helper's log, which is the journal
+    /// when the engine discarded its stderr) before the exit with status 2.
+    public static func parse<Options: ProgramOptions>(
+        _ arguments: [String], as type: Options.Type, version: String, reportUsage: (UsageError) -> Void
+    ) -> Options {
+        parse(arguments, with: Options.command, version: version, reportUsage: reportUsage) {
+            (parsed) throws(UsageError) in try Options(parsed)
+        }
+    }
+
+    /// The one way every program reads its command line: help (exit 0, stdout), version (exit 0,
+    /// stdout), a usage error from the parser or from `read` (`reportUsage`, exit 2), or the result
+    /// of `read`.
+    static func parse<Result>(
+        _ arguments: [String], with spec: CommandSpec, version: String, reportUsage: (UsageError) -> Void,
+        read: (ParsedArguments) throws(UsageError) -> Result
+    ) -> Result {
         do {
             switch try spec.parse(arguments) {
             case .help(let command):
@@ -33,10 +54,11 @@ public enum Terminal {
                 write("\(spec.path.first ?? "") \(version)\n", to: 1)
                 exit(0)
             case .run(let parsed):
-                return parsed
+                return try read(parsed)
             }
         } catch {
-            exitWithUsageError(error)
+            reportUsage(error)
+            exit(2)
         }
     }
 
