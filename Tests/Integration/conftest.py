@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from ibus_harness import AuxClient, Client, Daemon, engine_path  # noqa: E402
+from ibus_harness import AuxClient, Client, Daemon, engine_path, focused  # noqa: E402
 
 
 def pytest_configure(config):
@@ -73,10 +73,5 @@ def own_daemon(request):
 def aux_client(daemon):
     """A focused client with all capabilities and the inkling engine that also follows the
     auxiliary text; the engine has asked for the field's text."""
-    c = AuxClient(daemon)
-    c.focus_in()
-    c.set_engine("inkling")
-    c.wait_for_surrounding_request()
-    yield c
-    c.focus_out()
-    c.destroy()
+    with focused(AuxClient(daemon)) as c:
+        yield c

@@ -10,6 +10,7 @@ condition holds, with a generous timeout so that a loaded machine does not flake
 Run under /usr/bin/python3 (Debian's python3-gi and gir1.2-ibus-1.0).
 """
 
+import contextlib
 import os
 import shutil
 import signal
@@ -553,3 +554,17 @@ class AuxClient(Client):
     @property
     def aux_now(self):
         return self.aux_text if self.aux_visible else ""
+
+
+@contextlib.contextmanager
+def focused(client):
+    """`client` focused, with the inkling engine, once the engine has asked for the field's text;
+    focused out and destroyed afterwards."""
+    client.focus_in()
+    client.set_engine("inkling")
+    client.wait_for_surrounding_request()
+    try:
+        yield client
+    finally:
+        client.focus_out()
+        client.destroy()
