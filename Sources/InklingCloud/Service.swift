@@ -3,42 +3,15 @@ import FoundationEssentials
 import Glibc
 import InklingAccount
 import InklingCloudClient
+import InklingCommandLine
 import InklingCore
 import Synchronization
 
 /// Replies go to stdout as whole lines, one writer at a time.
-final class Output: Sendable {
-    private let lock = Mutex<Int32>(1)
+typealias Output = LineOutput
 
-    func send(_ reply: CloudReply) {
-        let line = CloudLine.encode(reply)
-        guard !line.isEmpty else { return }
-        lock.withLock { fd in
-            if !Output.writeAll(fd: fd, Array(line.utf8)) {
-                // The engine is gone: nothing left to do.
-                _exit(0)
-            }
-        }
-    }
-
-    /// Ends the process without cutting a line in half (unless a write is stuck).
-    func exit() -> Never {
-        lock.withLockIfAvailable { _ in _exit(0) }
-        _exit(0)
-    }
-
-    static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
-                if written < 0, errno == EINTR { continue }
-                if written <= 0 { return false }
-                offset += written
-            }
-            return true
-        }
-    }
+extension LineOutput {
+    func send(_ reply: CloudReply) { send(line: CloudLine.encode(reply)) }
 }
 
 /// One check waiting for or on the network.

@@ -33,18 +33,13 @@ DispatchQueue(label: "inkling-cloud.worker").async {
     service.runWorker(environment: environment)
 }
 
-var splitter = LineSplitter(limit: CloudProtocol.maximumLineBytes)
-var buffer = [UInt8](repeating: 0, count: 65536)
-while true {
-    let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-    if count < 0, errno == EINTR { continue }
-    if count <= 0 { output.exit() }
-    for item in splitter.feed(buffer[0..<count]) {
-        switch item {
-        case .line(let line):
-            if service.handle(line: line) == .shutdown { output.exit() }
-        case .oversized(let length):
-            service.ignore(bytes: length, reason: "too long")
-        }
+LineSplitter.readStandardInput(limit: CloudProtocol.maximumLineBytes, bufferSize: 65536) { item in
+    switch item {
+    case .line(let line):
+        return service.handle(line: line) != .shutdown
+    case .oversized(let length):
+        service.ignore(bytes: length, reason: "too long")
+        return true
     }
 }
+output.exit()

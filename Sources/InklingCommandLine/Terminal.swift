@@ -6,15 +6,21 @@
 public enum Terminal {
     /// Writes all of `text` to a file descriptor (retrying short writes and EINTR).
     public static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
+        _ = writeAll(Array(text.utf8), to: descriptor)
+    }
+
+    /// Writes all of `bytes` (retrying short writes and EINTR); false when the descriptor took
+    /// no more (closed pipe, error).
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+        bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = Glibc.write(descriptor, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
                 if written < 0, errno == EINTR { continue }
-                if written <= 0 { return }
+                if written <= 0 { return false }
                 offset += written
             }
+            return true
         }
     }
 

@@ -20,18 +20,13 @@ let output = Output()
 let service = Service(options: options, output: output)
 output.send(DictationEvent(type: "hello", session: nil))
 
-var splitter = LineSplitter(limit: DictationProtocol.maximumLineBytes)
-var buffer = [UInt8](repeating: 0, count: 16384)
-while true {
-    let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-    if count < 0, errno == EINTR { continue }
-    if count <= 0 { output.exit() }
-    for item in splitter.feed(buffer[0..<count]) {
-        switch item {
-        case .line(let line):
-            if service.handle(line: line) == .shutdown { output.exit() }
-        case .oversized(let length):
-            service.ignore(bytes: length)
-        }
+LineSplitter.readStandardInput(limit: DictationProtocol.maximumLineBytes, bufferSize: 16384) { item in
+    switch item {
+    case .line(let line):
+        return service.handle(line: line) != .shutdown
+    case .oversized(let length):
+        service.ignore(bytes: length)
+        return true
     }
 }
+output.exit()
