@@ -30,7 +30,7 @@ public enum Terminal {
     /// Reads the command line; prints help or the version and exits 0, or prints a usage error
     /// and exits 2; otherwise returns the parsed arguments.
     public static func parse(_ arguments: [String], with spec: CommandSpec, version: String) -> ParsedArguments {
-        parse(arguments, with: spec, version: version, reportUsage: { error($0.report) }) { $0 }
+        parse(arguments, with: spec, version: version, reportUsage: { error($0.report) }, read: { $0 })
     }
 
     /// Reads a helper program's command line into its own options, as `parse(_:with:version:)`
