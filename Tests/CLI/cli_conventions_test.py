@@ -194,9 +194,11 @@ def every_program_answers_help_version_and_bad_options_on_the_right_stream():
         result = run("inkling-server", flag)
         assert result.returncode == 0 and result.stderr == "", (flag, result)
         assert result.stdout.startswith("Usage: inkling-server"), (flag, result.stdout[:200])
-    for arguments in (["--config"], []):
+    for arguments, first_line in ((["--config"], "--config needs a path"), ([], "a command is required")):
         result = run("inkling-server", *arguments)
         assert result.returncode == USAGE_EXIT and result.stdout == "", (arguments, result)
+        # Named once (the log adds the name; it used to say `inkling-server: inkling-server: …`).
+        assert result.stderr.split("\n")[0] == "inkling-server: " + first_line, (arguments, result.stderr)
         assert "Usage: inkling-server" in result.stderr, (arguments, result.stderr)
 
 
