@@ -211,6 +211,21 @@ def test_logout_makes_the_next_check_401_and_the_helper_stops_asking(keyring, se
     assert server.stats()["checks"] == sent
 
 
+def test_logging_out_and_in_again_between_two_checks_keeps_the_helper_working(keyring, server, helpers):
+    # Within one second and without a check in between: the helper still holds the revoked
+    # token; its 401 makes it read the keyring, which holds the new one, and it retries at once.
+    assert login(server).returncode == 0
+    helper = helpers(server.url)
+    assert result_of(helper.check())["type"] == "result"
+    assert inkling("account", "logout", "--server", server.url).returncode == 0
+    assert login(server).returncode == 0
+    token = keyring.record(server.url)["token"]
+    lines = helper.check("I saw teh dog.")
+    assert result_of(lines)["type"] == "result" and statuses(lines) == [], lines
+    checks = [r for r in server.stats()["requests"] if r["path"] == "/v1/check"]
+    assert checks[-1]["auth"] == "Bearer " + token
+
+
 def test_a_new_sign_in_resumes_a_stopped_helper(keyring, server, helpers):
     assert login(server).returncode == 0
     helper = helpers(server.url)
