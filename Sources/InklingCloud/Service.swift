@@ -85,9 +85,9 @@ final class Service: Sendable {
         var cache = LRUCache<String, CloudReply>(capacity: Service.cacheCapacity)
         var breaker: CircuitBreaker
         var ignoredLines = 0
-        /// Set while the helper has neither an API key nor a device token and can read the
-        /// keyring: when to look for a sign-in (the worker looks; `check` lets a check past an
-        /// open circuit when a look is due, see `KeyringLookSchedule.admits`).
+        /// Set while the helper has no device token and can read the keyring: when to look for
+        /// a sign-in (the worker looks; `check` lets a check past an open circuit when a look is
+        /// due, see `KeyringLookSchedule.admits`).
         var signInLooks: KeyringLookSchedule?
         var signInMarkerPath: String?
     }
@@ -239,8 +239,8 @@ final class Service: Sendable {
         }
         let key = KeySource.resolve(options: options, environment: environment)
         // Account mode when the keyring holds a device token for this endpoint (an Inkling
-        // Server). Without one, and without an API key, the keyring is looked at again now and
-        // then, and at once after `inkling account login` rewrote the sign-in marker.
+        // Server). Without one the keyring is looked at again at once after `inkling account
+        // login` rewrote the sign-in marker, and (without an API key) now and then.
         let keyringUsable = options.useKeyring && AccountKeyring.sessionBusAvailable(environment: environment)
         let wall = SystemWallClock()
         let markerPath = SignInMarker.path(environment: environment)
@@ -249,9 +249,12 @@ final class Service: Sendable {
             ? AccountMode.start(
                 endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath) : nil
         func marker() -> SignInMarker.Stamp? { markerPath.flatMap { SignInMarker.stamp(path: $0) } }
-        if account == nil, key == nil, keyringUsable {
+        if account == nil, keyringUsable {
+            // A token for the endpoint wins over an API key, at start and later: with a key the
+            // keyring is read only when the sign-in marker changed, never by the interval.
             let looks = KeyringLookSchedule(
-                interval: options.accountLookMilliseconds, lookedAt: clock.milliseconds(), marker: marker())
+                interval: key == nil ? options.accountLookMilliseconds : UInt64.max, lookedAt: clock.milliseconds(),
+                marker: marker())
             state.withLock { state in
                 state.signInLooks = looks
                 state.signInMarkerPath = markerPath
@@ -266,7 +269,7 @@ final class Service: Sendable {
                 return state.current
             }
             guard let job = next else { continue }
-            if account == nil, key == nil, keyringUsable {
+            if account == nil, keyringUsable {
                 let stamp = marker()
                 let now = clock.milliseconds()
                 let due = state.withLock { state in
@@ -279,8 +282,8 @@ final class Service: Sendable {
                         endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath)
                 }
                 if account != nil {
-                    // The failures so far were the key-less path's: the account mode starts with
-                    // a closed circuit.
+                    // The failures so far were the chat-completions path's: the account mode
+                    // starts with a closed circuit.
                     let breaker = CircuitBreaker(baseOpenMilliseconds: options.breakerMilliseconds)
                     state.withLock { state in
                         state.signInLooks = nil

@@ -515,3 +515,23 @@ def test_a_sign_in_marker_is_taken_at_the_next_check_even_with_the_circuit_open(
     assert result_of(helper.check("I saw teh ox."))["type"] == "result"
     checks = [r for r in server.stats()["requests"] if r["path"] == "/v1/check"]
     assert checks[-1]["auth"] == "Bearer " + second
+
+
+def test_a_helper_with_an_api_key_takes_a_sign_in_too(keyring, server, helpers, tmp_path, monkeypatch):
+    # A token for the endpoint wins over a key at start; a running helper with a key takes a
+    # sign-in as well, at the next check after the login rewrote the marker.
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    key_file = tmp_path / "cloud-key"
+    key_file.write_text("sk-not-for-an-inkling-server\n")
+    key_file.chmod(0o600)
+    helper = helpers(server.url, "--key-file", str(key_file))
+    assert result_of(helper.check("I saw teh emu."))["type"] == "error"
+    assert [r["path"] for r in server.stats()["requests"]] == ["/chat/completions"]
+    assert login(server).returncode == 0
+    token = keyring.record(server.url)["token"]
+    lines = helper.check("I saw teh hen.")
+    assert result_of(lines)["type"] == "result", lines
+    checks = [r for r in server.stats()["requests"] if r["path"] == "/v1/check"]
+    assert len(checks) == 1 and checks[0]["auth"] == "Bearer " + token

@@ -360,6 +360,14 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
         #expect(schedule.isDue(now: 1_001, marker: second))
     }
 
+    @Test func withAnAPIKeyOnlyARewrittenMarkerMakesTheHelperLook() {
+        // The helper's schedule when it has a key: no interval, a sign-in still wins.
+        let schedule = KeyringLookSchedule(interval: .max, lookedAt: 1_000, marker: stamp(5))
+        #expect(!schedule.isDue(now: 1_000 + 86_400_000, marker: stamp(5)))
+        #expect(!schedule.admits(now: 1_000 + 86_400_000, marker: nil, breakerAllows: false))
+        #expect(schedule.isDue(now: 1_001, marker: stamp(6)))
+    }
+
     @Test func aMarkerThatIsNotARegularFileIsNoMarker() throws {
         var template = Array("/tmp/inkling-marker-test-XXXXXX".utf8CString)
         let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
