@@ -213,6 +213,8 @@ final class EngineInstance {
         case .updatePreedit(let preedit): trace("preedit scalars=\(preedit.text.unicodeScalars.count)")
         case .hidePreedit: trace("preedit hidden")
         case .deleteSurroundingText(let offset, let count): trace("delete-surrounding offset=\(offset) count=\(count)")
+        // Chips and notices, by event only (the desktop tests wait for a chip on this).
+        case .updateAuxiliaryText: trace("aux shown")
         default: break
         }
     }
