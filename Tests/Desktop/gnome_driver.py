@@ -27,6 +27,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.path.join(os.path.dirname(HERE), "Integration")
+sys.path.insert(0, os.path.dirname(HERE))  # Tests/: process_support (apps.py needs it)
 sys.path.insert(0, INTEGRATION)
 sys.path.insert(0, os.path.join(INTEGRATION, "e2e"))
 sys.path.insert(0, HERE)
