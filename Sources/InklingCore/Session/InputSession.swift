@@ -42,6 +42,8 @@ public final class InputSession {
     /// The focused input context (PreeditRecovery.swift) and a word its window lost at focus-out.
     var focusClient: FocusClient? = nil
     var preeditRecovery = PreeditRecovery()
+    /// Input contexts that stopped reporting their text (StoppedReportingContexts.swift).
+    var stoppedReportingContexts = StoppedReportingContexts()
     /// The suggestions (marked: they correct a likely typo in the typed prefix).
     var suggestions = CandidateMenu()
     var lastSuggestionKey: String? = nil
@@ -122,6 +124,7 @@ public final class InputSession {
     public func focusIn() -> [SessionEffect] {
         clearComposition()
         context.focusIn()
+        recallStoppedReporting()
         fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
         confidentialOnlyByTypeAtFocusIn = fieldHeldConfidentialText
         corrections.clear()
@@ -167,6 +170,7 @@ public final class InputSession {
     public func setCapabilities(_ capabilities: ClientCapabilities) {
         context.capabilityChanged(
             had: self.capabilities.contains(.surroundingText), has: capabilities.contains(.surroundingText))
+        noteReportingOfFocusedContext(has: capabilities.contains(.surroundingText))
         self.capabilities = capabilities
     }
 
