@@ -434,8 +434,8 @@ func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstanc
         MainActor.assumeIsolated { target.focusIn(contextPath: contextPath, client: name) }
     }
     connect(engine, "focus-in-id", instance, unsafeBitCast(focusInId, to: GCallback.self))
-    typealias FocusOutIdHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, UnsafePointer<gchar>?, gpointer?)
-        -> Void
+    typealias FocusOutIdHandler =
+        @convention(c) (UnsafeMutablePointer<IBusEngine>?, UnsafePointer<gchar>?, gpointer?) -> Void
     let focusOutId: FocusOutIdHandler = { _, path, data in
         let target = engineInstance(data)
         let contextPath = path.map { String(cString: $0) } ?? ""

@@ -210,8 +210,8 @@ public final class InputSession {
         effects: [SessionEffect], needsSuggestions: Bool
     ) {
         guard !contentType.isSecret else { return ([], false) }
-        return confirmRecoveredWord(reportOutcome(
-            context.apply(text: text, cursor: cursor, anchor: anchor, shownPreedit: composition.preedit?.text)))
+        let outcome = context.apply(text: text, cursor: cursor, anchor: anchor, shownPreedit: composition.preedit?.text)
+        return confirmRecoveredWord(reportOutcome(outcome))
     }
 
     /// The client reported its text around the cursor (nil: offsets that cannot be code points).

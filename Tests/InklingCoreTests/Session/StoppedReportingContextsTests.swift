@@ -4,7 +4,8 @@ import Testing
 private let applyFix = KeyEvent.key(Keysym.returnKey, modifiers: [.control, .alt])
 private let withText: ClientCapabilities = [.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText]
 private let withoutText: ClientCapabilities = [.preedit, .auxiliaryText, .lookupTable, .focus]
-private let firefoxWindow = FocusClient(contextPath: "/org/freedesktop/IBus/InputContext_3", name: "gtk3-im:firefox-esr")
+private let firefoxWindow = FocusClient(
+    contextPath: "/org/freedesktop/IBus/InputContext_3", name: "gtk3-im:firefox-esr")
 private let chromiumWindow = FocusClient(contextPath: "/org/freedesktop/IBus/InputContext_5", name: "gtk3-im:chromium")
 
 /// Firefox on X11: the first field reports, then loses the capability after the first commit;
