@@ -21,6 +21,15 @@ static inline IBusEngine *inkling_engine(gpointer instance) { return IBUS_ENGINE
 static inline IBusText *inkling_text(gpointer instance) { return IBUS_IS_TEXT(instance) ? IBUS_TEXT(instance) : NULL; }
 static inline const gchar *inkling_text_string(IBusText *text) { return text ? text->text : NULL; }
 
+/* An engine with has-focus-id set: the daemon then sends FocusInId (the input context's path and
+ * the client's kind, e.g. QIBusInputContext) and FocusOutId instead of FocusIn and FocusOut.
+ * g_object_new is variadic, hence this wrapper. */
+static inline IBusEngine *inkling_engine_new_with_focus_id(const gchar *name, const gchar *path,
+                                                           GDBusConnection *connection) {
+    return IBUS_ENGINE(g_object_new(IBUS_TYPE_ENGINE, "engine-name", name, "object-path", path, "connection",
+                                    connection, "has-focus-id", TRUE, NULL));
+}
+
 /* No core dumps (systemd-coredump or apport would store the surrounding text and the preedit)
  * and no ptrace or /proc/<pid>/mem access by other processes of the user, as the cloud helper
  * does. prctl is variadic, hence this wrapper. Returns 0 on success. */

@@ -76,6 +76,23 @@ final class EngineInstance {
         CloudBridge.shared.afterInput(self)
     }
 
+    /// Focus-in with the input context's path and the client's kind (engines with focus ids).
+    func focusIn(contextPath: String, client: String) {
+        session?.setFocusClient(FocusClient(contextPath: contextPath, name: client))
+        focusIn()
+    }
+
+    /// Focus-in from a daemon that does not name the input context.
+    func focusInWithoutId() {
+        session?.setFocusClient(nil)
+        focusIn()
+    }
+
+    /// Focus-out of the input context at `contextPath` (engines with focus ids).
+    func focusOut(contextPath: String) {
+        focusOut()
+    }
+
     func focusOut() {
         trace("focus-out")
         compose?.cancel()
@@ -213,6 +230,8 @@ final class EngineInstance {
         case .updatePreedit(let preedit): trace("preedit scalars=\(preedit.text.unicodeScalars.count)")
         case .hidePreedit: trace("preedit hidden")
         case .deleteSurroundingText(let offset, let count): trace("delete-surrounding offset=\(offset) count=\(count)")
+        // Chips and notices, by event only (the desktop tests wait for a chip on this).
+        case .updateAuxiliaryText: trace("aux shown")
         default: break
         }
     }
@@ -381,7 +400,7 @@ func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstanc
     connect(engine, "process-key-event", instance, unsafeBitCast(key, to: GCallback.self))
 
     let actions: [(String, @MainActor (EngineInstance) -> Void)] = [
-        ("focus-in", { $0.focusIn() }),
+        ("focus-in", { $0.focusInWithoutId() }),
         ("focus-out", { $0.focusOut() }),
         ("reset", { $0.reset() }),
         ("enable", { $0.enable() }),
@@ -402,6 +421,27 @@ func wire(_ engine: UnsafeMutablePointer<IBusEngine>, to instance: EngineInstanc
         MainActor.assumeIsolated { target.setSurroundingText(text: ibusText, cursor: cursor, anchor: anchor) }
     }
     connect(engine, "set-surrounding-text", instance, unsafeBitCast(surrounding, to: GCallback.self))
+
+    // The daemon sends these instead of focus-in and focus-out once it knows the engine has focus
+    // ids (it asks the engine's FocusId property when it creates its proxy).
+    typealias FocusIdHandler =
+        @convention(c) (UnsafeMutablePointer<IBusEngine>?, UnsafePointer<gchar>?, UnsafePointer<gchar>?, gpointer?)
+        -> Void
+    let focusInId: FocusIdHandler = { _, path, client, data in
+        let target = engineInstance(data)
+        let contextPath = path.map { String(cString: $0) } ?? ""
+        let name = client.map { String(cString: $0) } ?? ""
+        MainActor.assumeIsolated { target.focusIn(contextPath: contextPath, client: name) }
+    }
+    connect(engine, "focus-in-id", instance, unsafeBitCast(focusInId, to: GCallback.self))
+    typealias FocusOutIdHandler =
+        @convention(c) (UnsafeMutablePointer<IBusEngine>?, UnsafePointer<gchar>?, gpointer?) -> Void
+    let focusOutId: FocusOutIdHandler = { _, path, data in
+        let target = engineInstance(data)
+        let contextPath = path.map { String(cString: $0) } ?? ""
+        MainActor.assumeIsolated { target.focusOut(contextPath: contextPath) }
+    }
+    connect(engine, "focus-out-id", instance, unsafeBitCast(focusOutId, to: GCallback.self))
 
     typealias TwoUIntHandler = @convention(c) (UnsafeMutablePointer<IBusEngine>?, guint, guint, gpointer?) -> Void
     let contentType: TwoUIntHandler = { _, purpose, hints, data in

@@ -76,7 +76,9 @@ enum EngineProcess {
         guard name == Component.engineName, let connection else { return nil }
         engineCount += 1
         let path = "/org/freedesktop/IBus/Engine/Inkling/\(engineCount)"
-        guard let engine = ibus_engine_new(name, path, connection) else { return nil }
+        // With focus ids the engine learns which input context has the focus and what kind of
+        // client it is (a Qt window loses its composing word when it loses the focus).
+        guard let engine = inkling_engine_new_with_focus_id(name, path, connection) else { return nil }
         let session = EngineSettings.makeSession()
         let instance = EngineInstance(engine: engine, session: session, diagnostics: diagnostics)
         wire(engine, to: instance)

@@ -7,6 +7,7 @@ CASES = [("prose", "prose typed exactly"), ("select", "`recomm` + F-key → `rec
          ("fix", "`I saw teh cat` + Ctrl+Alt+Return"),
          ("fix-after-space", "`I saw teh cat. ` + Ctrl+Alt+Return"),
          ("fix-after-emoji", "`👨‍👩‍👧 👍🏽 I saw teh cat` + Ctrl+Alt+Return"),
+         ("fix-after-script-edit", "`I saw teh cat `, the page's script adds text, Ctrl+Alt+Return"),
          ("focus", "focus change mid-word"), ("password", "password field")]
 APPS = [("writer", "Writer (X11)"), ("kwrite", "KWrite (X11)"), ("firefox", "Firefox (X11)"),
         ("chromium", "Chromium (X11)"),

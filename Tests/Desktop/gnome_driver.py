@@ -24,10 +24,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.path.join(os.path.dirname(HERE), "Integration")
+sys.path.insert(0, os.path.dirname(HERE))  # Tests/: process_support (apps.py needs it)
 sys.path.insert(0, INTEGRATION)
 sys.path.insert(0, os.path.join(INTEGRATION, "e2e"))
 sys.path.insert(0, HERE)
@@ -137,6 +137,31 @@ def type_text(ctx, text):
     ctx.session.type(text, delay=ctx.delay)
 
 
+def engine_answered(ctx, mark, typed, then=None, after_last_key=True):
+    """Waits until the engine has handled every character of `typed` typed after `mark` (its
+    trace counts handled keys, never text), and, with `then`, has sent an event starting with
+    `then` after the last of them (`table` for the candidate popup), or anywhere after `mark`
+    (`after_last_key=False`: `aux shown` for a chip, which later keys need not send again).
+    The Shell draws what the engine sent; nothing else can be observed from here. Without an
+    engine (the control run) there is nothing to wait for."""
+    if ctx.control:
+        return True
+
+    def answered():
+        events = ctx.session.engine_events(mark)
+        handled = [i for i, event in enumerate(events) if event.startswith("key handled=true")]
+        if len(handled) < len(typed):
+            return False
+        since = handled[len(typed) - 1] + 1 if after_last_key else 0
+        return then is None or any(event.startswith(then) for event in events[since:])
+
+    try:
+        pump_until(answered, timeout=30, what="the engine's answer to %d keys" % len(typed))
+        return True
+    except Timeout:
+        return False
+
+
 def case_prose(ctx):
     expected = "\n".join(PROSE)
     type_text(ctx, expected)
@@ -160,8 +185,12 @@ def engine_candidates(ctx, before):
 
 def case_select(ctx):
     """`recomm`, then the F-key of `recommend` in the Shell's candidate popup."""
-    type_text(ctx, "I would like to recomm")
-    time.sleep(1.5)  # the popup is drawn by the Shell; nothing to poll from here
+    mark = ctx.session.engine_mark()
+    typed = "I would like to recomm"
+    type_text(ctx, typed)
+    if not engine_answered(ctx, mark, typed, then="table"):
+        return {"ok": False, "detail": "the engine showed no table for the last key",
+                "events": ctx.session.engine_events(mark)[-12:]}
     ctx.shot("candidate-popup")
     candidates = engine_candidates(ctx, "I would like to recomm")
     if "recommend" not in candidates:
@@ -178,8 +207,11 @@ def case_select(ctx):
 def fix(ctx, typed, before="", shot=None):
     if before:
         ctx.app.set(before)
+    mark = ctx.session.engine_mark()
     type_text(ctx, typed)
-    time.sleep(1.5)  # the chip is drawn by the Shell
+    if not engine_answered(ctx, mark, typed, then="aux shown", after_last_key=False):
+        return {"ok": False, "detail": "no chip: the engine showed no auxiliary text after the last key",
+                "events": ctx.session.engine_events(mark)[-12:], "got": ctx.app.settle(quiet=1.0)}
     if shot:
         ctx.shot(shot)
     ctx.session.key("ctrl+alt+Return")
@@ -210,8 +242,12 @@ def case_fix_after_emoji(ctx):
 
 
 def case_focus(ctx):
+    mark = ctx.session.engine_mark()
     type_text(ctx, "We saw hel")
-    time.sleep(1)
+    if ctx.control:
+        ctx.app.wait_for("main", "We saw hel", "the typed text")
+    else:
+        engine_answered(ctx, mark, "We saw hel", then="table")  # `hel` composing, its table shown
     ctx.app.focus("other")
     type_text(ctx, "x ")
     got_other = ctx.app.wait_for("other", "x ", "text in the other field")
@@ -220,21 +256,46 @@ def case_focus(ctx):
     return {"ok": got == expected and got_other == "x ", "expected": expected, "got": got, "other": got_other}
 
 
+def store_keys(ctx):
+    """The words in the engine's user store now."""
+    store = os.path.join(ctx.session.env["XDG_DATA_HOME"], "inkling", "user.sqlite3")
+    if not os.path.exists(store):
+        return set()
+    import sqlite3
+
+    with sqlite3.connect("file:%s?mode=ro" % store, uri=True, timeout=10) as db:
+        return {row[0] for row in db.execute("SELECT key FROM entries")}
+
+
+def learned_keys(ctx, marker):
+    """The store's words once everything typed so far is written: a marker word typed into the
+    main field reaches the store after them (the engine hands changes to its writer in order),
+    so the store is read when it holds the marker, not after a guessed time."""
+    ctx.app.focus("main")
+    type_text(ctx, marker + " ")
+    try:
+        pump_until(lambda: marker in store_keys(ctx), timeout=30, what="the marker word in the user store")
+    except Timeout:
+        pass
+    return store_keys(ctx)
+
+
 def case_password(ctx):
+    if not ctx.control:
+        learned_keys(ctx, "zebrafish")  # the fields' earlier words are in the store
     ctx.app.focus("password")
     typed = "hunter2 teh secret"
     type_text(ctx, typed)
     got = ctx.app.wait_for("password", typed, "the password")
-    store = os.path.join(ctx.session.env["XDG_DATA_HOME"], "inkling", "user.sqlite3")
-    learned = []
-    if os.path.exists(store):
-        time.sleep(3)  # the engine hands learned words to its writer every second
-        import sqlite3
-
-        with sqlite3.connect("file:%s?mode=ro" % store, uri=True, timeout=10) as db:
-            keys = {row[0] for row in db.execute("SELECT key FROM entries")}
+    learned, marker_seen = [], None
+    if not ctx.control:
+        keys = learned_keys(ctx, "walrus")
+        # Without the marker in the store (GTK 3 on the Shell, 2026-12-02: not there within 30 s;
+        # not traced yet) the store is read as it is, as before: the outcome says so.
+        marker_seen = "walrus" in keys
         learned = sorted(keys & {"hunter2", "secret", "hunter", "secre", "secr"})
-    return {"ok": got == typed and not learned, "got_length": len(got or ""), "learned_from_password": len(learned)}
+    return {"ok": got == typed and not learned, "got_length": len(got or ""), "learned_from_password": len(learned),
+            "marker_seen": marker_seen}
 
 
 CASES = {
@@ -278,7 +339,7 @@ def main():
         else:
             app = GtkApp(args.app, env, logs)
         ctx = Context()
-        ctx.session, ctx.app, ctx.delay = session, app, args.delay
+        ctx.session, ctx.app, ctx.delay, ctx.control = session, app, args.delay, args.control
 
         def shot(name):
             if args.screenshots:

@@ -132,8 +132,9 @@ class GnomeSession:
             "GSETTINGS_BACKEND": "keyfile", "IBUS_COMPONENT_PATH": paths["components"],
             "LC_ALL": "en_US.UTF-8", "LANG": "en_US.UTF-8", "NO_AT_BRIDGE": "1",
         })
-        if trace:
-            env["INKLING_DEBUG_EVENTS"] = "1"  # names and numbers in the engine log, never text
+        # Names and numbers in the engine log, never text: the driver waits on these events
+        # (the engine has answered every key, shown a table or a chip) instead of sleeping.
+        env["INKLING_DEBUG_EVENTS"] = "1"
         self.env = env
         self.shell_log = open(os.path.join(logs, "gnome-shell.log"), "w")
         self.shell = subprocess.Popen(
@@ -202,11 +203,41 @@ class GnomeSession:
                                    0, 30000, None)
         self.session_path = reply.unpack()[0]
         self._session_call("Start", None)
-        # The first key of a session can be lost; a Shift wakes the virtual keyboard up.
+        # The first key of a session can be lost; a Shift wakes the virtual keyboard up. Then
+        # Escape leaves the overview the Shell starts in, again until the Shell says it has.
         self.key("Shift_L")
-        time.sleep(1)
-        self.key("Escape")  # leave the overview the Shell starts in
-        time.sleep(1)
+        for attempt in range(10):
+            self.key("Escape")
+            try:
+                pump_until(lambda: not self.overview_active(), timeout=3, what="the overview to close")
+                break
+            except Timeout:
+                continue
+
+    def overview_active(self):
+        """Whether the Shell shows its overview (org.gnome.Shell's OverviewActive)."""
+        reply = self.bus.call_sync("org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties", "Get",
+                                   GLib.Variant("(ss)", ("org.gnome.Shell", "OverviewActive")),
+                                   GLib.VariantType("(v)"), 0, 5000, None)
+        return bool(reply.unpack()[0])
+
+    def engine_mark(self):
+        """A place in the engine's event log: `engine_events(mark)` returns what came after it."""
+        try:
+            return os.path.getsize(self.engine_log)
+        except OSError:
+            return 0
+
+    def engine_events(self, mark):
+        """The engine's traced events (names and numbers, never text) since `mark`."""
+        try:
+            with open(self.engine_log, "rb") as f:
+                f.seek(mark)
+                data = f.read().decode("utf-8", "replace")
+        except OSError:
+            return []
+        return [line.split(" ", 3)[3] for line in data.splitlines() if " event engine=" in line
+                and len(line.split(" ", 3)) == 4]
 
     def _session_call(self, method, parameters):
         self.bus.call_sync("org.gnome.Mutter.RemoteDesktop", self.session_path,

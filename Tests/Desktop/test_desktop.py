@@ -27,11 +27,13 @@ GNOME_CASES = ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "
 CASES = {
     "writer": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
     "kwrite": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
-    "firefox": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "password"],
-    "chromium": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "password"],
+    "firefox": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "fix-after-script-edit", "focus",
+                "password"],
+    "chromium": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "fix-after-script-edit", "focus",
+                 "password"],
     "gnome-gtk4": GNOME_CASES, "gnome-gtk3": GNOME_CASES, "gnome-firefox": GNOME_CASES,
 }
-NEEDS_ENGINE = {"select", "fix", "fix-after-space", "fix-after-emoji"}
+NEEDS_ENGINE = {"select", "fix", "fix-after-space", "fix-after-emoji", "fix-after-script-edit"}
 SELECTED = [a for a in os.environ.get("INKLING_DESKTOP_APPS", ",".join(CASES)).split(",") if a]
 
 

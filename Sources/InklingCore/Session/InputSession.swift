@@ -39,6 +39,11 @@ public final class InputSession {
     var composition = Composition()
     /// What the engine knows of the text before the cursor.
     var context = TextContext()
+    /// The focused input context (PreeditRecovery.swift) and a word its window lost at focus-out.
+    var focusClient: FocusClient? = nil
+    var preeditRecovery = PreeditRecovery()
+    /// Input contexts that stopped reporting their text (StoppedReportingContexts.swift).
+    var stoppedReportingContexts = StoppedReportingContexts()
     /// The suggestions (marked: they correct a likely typo in the typed prefix).
     var suggestions = CandidateMenu()
     var lastSuggestionKey: String? = nil
@@ -119,6 +124,7 @@ public final class InputSession {
     public func focusIn() -> [SessionEffect] {
         clearComposition()
         context.focusIn()
+        recallStoppedReporting()
         fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
         confidentialOnlyByTypeAtFocusIn = fieldHeldConfidentialText
         corrections.clear()
@@ -126,7 +132,7 @@ public final class InputSession {
         predictor.reset()
         shownAuxiliary = nil
         notice = nil
-        return [.hidePreedit, .hideLookupTable, .hideAuxiliaryText]
+        return [.hidePreedit, .hideLookupTable, .hideAuxiliaryText] + recoverLostWord()
     }
 
     /// The client lost focus. The client commits the preedit itself (commit-on-focus-out mode).
@@ -138,6 +144,7 @@ public final class InputSession {
     /// of the password.
     public func focusOut() -> [SessionEffect] {
         let effects = suggestions.isShown || composition.hasWordOrSpace ? [SessionEffect.hideLookupTable] : []
+        noteWordAtFocusOut()
         absorbPreeditIntoContext()
         learning.dropUnfinished()
         runPendingLearning()
@@ -151,6 +158,7 @@ public final class InputSession {
     /// of one window) or a cursor moved by the application: the position is unknown until the
     /// client reports its text again.
     public func reset() -> [SessionEffect] {
+        preeditRecovery.reset()
         learning.dropUnfinished()
         clearComposition()
         context.invalidate()
@@ -162,6 +170,7 @@ public final class InputSession {
     public func setCapabilities(_ capabilities: ClientCapabilities) {
         context.capabilityChanged(
             had: self.capabilities.contains(.surroundingText), has: capabilities.contains(.surroundingText))
+        noteReportingOfFocusedContext(has: capabilities.contains(.surroundingText))
         self.capabilities = capabilities
     }
 
@@ -201,8 +210,8 @@ public final class InputSession {
         effects: [SessionEffect], needsSuggestions: Bool
     ) {
         guard !contentType.isSecret else { return ([], false) }
-        return reportOutcome(
-            context.apply(text: text, cursor: cursor, anchor: anchor, shownPreedit: composition.preedit?.text))
+        let outcome = context.apply(text: text, cursor: cursor, anchor: anchor, shownPreedit: composition.preedit?.text)
+        return confirmRecoveredWord(reportOutcome(outcome))
     }
 
     /// The client reported its text around the cursor (nil: offsets that cannot be code points).
@@ -213,7 +222,7 @@ public final class InputSession {
         effects: [SessionEffect], needsSuggestions: Bool
     ) {
         guard !contentType.isSecret else { return ([], false) }
-        return reportOutcome(context.apply(surrounding, shownPreedit: composition.preedit?.text))
+        return confirmRecoveredWord(reportOutcome(context.apply(surrounding, shownPreedit: composition.preedit?.text)))
     }
 
     /// What a report means for the flags and suggestions: a change the engine did not cause asks

@@ -115,6 +115,9 @@ public struct TextContext: Equatable, Sendable {
         if recentPreedits.count > 8 { recentPreedits.removeFirst() }
     }
 
+    /// This input context stopped reporting in an earlier field (StoppedReportingContexts).
+    public mutating func stoppedReportingEarlier() { stoppedReporting = true }
+
     /// The client's surrounding-text capability changed from `had` to `has`.
     public mutating func capabilityChanged(had: Bool, has: Bool) {
         // A refusal after the field was used names a client that stopped reporting.

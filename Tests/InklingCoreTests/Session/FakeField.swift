@@ -230,6 +230,13 @@ final class FakeField {
         apply(session.focusOut())
     }
 
+    /// Focus leaves and the preedit is lost, as in a Qt window that is deactivated: Qt's IBus
+    /// plugin drops the daemon's commit of the preedit once its window has no focus object.
+    func focusOutLosingPreedit() {
+        preedit = nil
+        apply(session.focusOut())
+    }
+
     /// The client reports its text (what a real client echoes after a commit).
     func echoSurroundingText() -> (effects: [SessionEffect], needsSuggestions: Bool) {
         session.setSurroundingText(SurroundingText(text: text, cursor: cursor, anchor: cursor))
