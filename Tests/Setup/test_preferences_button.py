@@ -30,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
 from ibus_harness import Daemon  # noqa: E402
 import pyatspi  # noqa: E402
-from test_setup_app import BIN, SCHEMA, compile_schema, find, find_app, showing, start_xvfb, wait_for  # noqa: E402
+from test_setup_app import BIN, compile_schema, find, find_app, showing, start_xvfb, wait_for  # noqa: E402
 
 # Runs as its own process, as gnome-control-center and ibus-setup are: reads the engine through
 # IBus and starts its settings program the way the named program does.
