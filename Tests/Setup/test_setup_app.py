@@ -484,13 +484,39 @@ def test_shortcut_recorder_stores_only_keys_the_engine_understands(world):
 def test_the_app_is_german_with_language_de(world):
     """LANGUAGE=de with po/ compiled into a private locale folder: the window, its pages and their
     accessible names are German. Runs last: GApplication is single-instance, so the English app
-    of the other tests is closed first."""
+    of the other tests is closed first.
+
+    The app reads what the `inkling` command prints (packs list, account status), and the
+    command speaks the user's language too: signed in with the CLI beforehand, the German app
+    must still see the sign-in and list the packs (it runs the command with LANGUAGE=C)."""
     w = world
     w.app_process.terminate()
     w.app_process.wait(timeout=10)
     locale = os.path.join(w.root, "locale")
     subprocess.run(["bash", os.path.join(ROOT, "po", "build.sh"), locale], check=True)
     env = dict(w.env, LANGUAGE="de", LC_ALL="C.UTF-8", INKLING_LOCALEDIR=locale)
+    account = os.path.join(ROOT, "Tests", "Account")
+    keyring = subprocess.Popen([sys.executable, os.path.join(account, "fake_keyring.py"), "--state",
+                                os.path.join(w.root, "keyring-de.json")],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen([sys.executable, os.path.join(account, "fake_inkling_server.py"),
+                               "--user", "ada:s3cretpass"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        german_app_pages(w, env, keyring, server)
+    finally:
+        for process in (keyring, server):
+            process.stdin.close()
+            process.wait(timeout=10)
+
+
+def german_app_pages(w, env, keyring, server):
+    assert keyring.stdout.readline().strip() == "READY"
+    url = "http://127.0.0.1:%d" % int(server.stdout.readline().split()[1])
+    login = subprocess.run([INKLING, "account", "login", "--server", url, "--user", "ada"], input="s3cretpass\n",
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert login.returncode == 0, login.stderr
+    assert login.stdout.startswith("Bei %s angemeldet als ada" % url), login.stdout  # the CLI is German
+    subprocess.run([INKLING, "config", "set", "cloud-endpoint", url], env=env, check=True, timeout=20)
     w.app_process = subprocess.Popen([SETUP, "--page", "typing"], env=env, stdout=subprocess.DEVNULL,
                                      stderr=open(os.path.join(w.root, "app-de.log"), "w"))
 
@@ -501,5 +527,21 @@ def test_the_app_is_german_with_language_de(world):
 
     german = wait_for(german_typing_page, "the German Typing page")
     tabs = {t.name for t in pyatspi.findAllDescendants(german, lambda n: n.getRoleName() == "page tab")}
-    assert {"Tippen", "Sprachen", "Gelernte Wörter", "Cloud-Prüfung", "Info"} <= tabs, tabs
+    assert {"Tippen", "Sprachen", "Gelernte Wörter", "Diktat", "Cloud-Prüfung", "Info"} <= tabs, tabs
     assert find(german, "Suggestions per page") is None
+
+    def german_tab(title):
+        tab = next(t for t in pyatspi.findAllDescendants(german, lambda n: n.getRoleName() == "page tab")
+                   if t.name == title)
+        click(tab)
+
+    german_tab("Cloud-Prüfung")
+    wait_for(lambda: find(german, "Bei %s als ada angemeldet." % url, prefix=True),
+             "the German app to see the sign-in made with the German CLI")
+    german_tab("Sprachen")
+    listed = ("Deutsch entfernen", "Deutsch herunterladen")  # installed by an earlier test, or not
+    wait_for(lambda: any(find(german, name, "push button") for name in listed), "the German app to list the packs")
+    german_tab("Diktat")
+    wait_for(lambda: find(german, "Mikrofon testen", "push button"), "the German Dictation page")
+    assert find(german, "Test the microphone") is None
+    subprocess.run([INKLING, "account", "logout", "--server", url], env=env, capture_output=True, timeout=60)
