@@ -481,6 +481,58 @@ def test_shortcut_recorder_stores_only_keys_the_engine_understands(world):
     wait_for(lambda: gsettings(w, "get", SCHEMA, "keep-word-key") == "'<Control><Alt>k'", "the default back")
 
 
+CONTROL_ROLES = {"push button", "toggle button", "check box", "radio button", "spin button", "text", "password text",
+                 "combo box", "slider", "menu button", "switch", "entry", "link"}
+
+
+def test_every_control_on_every_page_has_an_accessible_name(world):
+    """What a screen reader says for each control: no control the user can reach is nameless."""
+    w = world
+    unnamed = []
+    for title in ("Typing", "Languages", "Learned words", "Dictation", "Cloud check", "About"):
+        open_page(w, title)
+        wait_for(lambda: any(showing(n) for n in pyatspi.findAllDescendants(
+            w.app, lambda n: n.getRoleName() in CONTROL_ROLES)), "controls on " + title)
+        for node in pyatspi.findAllDescendants(w.app, lambda n: n.getRoleName() in CONTROL_ROLES):
+            if showing(node) and not (node.name or "").strip():
+                unnamed.append((title, node.getRoleName(), node.parent.name if node.parent else None))
+    assert unnamed == [], unnamed
+
+
+def test_next_word_switch_reaches_gsettings_and_a_running_engine(world):
+    """A switch of the Typing page, clicked over AT-SPI: GSettings changes and a running engine
+    stops predicting after a space; `inkling config` turns it back and the switch follows."""
+    w = world
+    open_page(w, "Typing")
+    switch = wait_for(lambda: find(w.app, "Predict the next word", "check box")
+                      or find(w.app, "Predict the next word", "switch"), "the next-word switch")
+    assert gsettings(w, "get", SCHEMA, "next-word-predictions") == "true"
+    client = Client(w.daemon)
+    client.focus_in()
+    client.set_engine("inkling")
+
+    def predictions_after_space():
+        client.tables.clear()
+        client.type("the ")
+        client.key(IBus.KEY_Shift_L)  # a round trip: what the engine sent before it has arrived
+        _pump(0.3)
+        shown = client.table_visible and bool(client.tables) and bool(client.tables[-1])
+        client.key(IBus.KEY_Escape)
+        client.reset()
+        return shown
+
+    try:
+        wait_for(predictions_after_space, "next-word predictions while on", pump=True)
+        click(switch)
+        wait_for(lambda: gsettings(w, "get", SCHEMA, "next-word-predictions") == "false", "the setting off")
+        wait_for(lambda: not predictions_after_space(), "no predictions after a space once off", pump=True)
+    finally:
+        subprocess.run([INKLING, "config", "set", "next-word-predictions", "true"], env=w.env, check=True,
+                       capture_output=True, timeout=20)
+        client.destroy()
+    wait_for(lambda: switch.getState().contains(pyatspi.STATE_CHECKED), "the switch to follow inkling config")
+
+
 def test_the_app_is_german_with_language_de(world):
     """LANGUAGE=de with po/ compiled into a private locale folder: the window, its pages and their
     accessible names are German. Runs last: GApplication is single-instance, so the English app
