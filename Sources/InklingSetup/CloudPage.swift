@@ -81,6 +81,7 @@ final class CloudPage {
         adw_preferences_row_set_title(cast(username), tr("User name"))
         add(signIn, username)
         password = made(adw_password_entry_row_new())
+        nameIconButtons(in: password, tr("Show the password"))
         adw_preferences_row_set_title(cast(password), tr("Password"))
         add(signIn, password)
         let buttons = actionRow(title: "")
