@@ -56,7 +56,10 @@ public struct ParsedArguments: Sendable {
             throw UsageError(
                 tr(
                     "{option} takes a whole number from {low} to {high}{not_value}",
-                    ["option": name, "low": "\(range.lowerBound)", "high": "\(range.upperBound)", "not_value": quoted(text)]),
+                    [
+                        "option": name, "low": "\(range.lowerBound)", "high": "\(range.upperBound)",
+                        "not_value": quoted(text),
+                    ]),
                 command: command)
         }
         return number

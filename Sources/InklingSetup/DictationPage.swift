@@ -70,7 +70,8 @@ final class DictationPage {
         name(testButton, tr("Test the microphone"))
         adw_action_row_add_suffix(cast(testRow), testButton)
         on(raw(testButton), "clicked") { [weak self] in self?.toggleTest() }
-        let refresh = button(tr("Refresh"), accessibleName: tr("Refresh the microphones"), style: "flat") { [weak self] in
+        let refresh = button(tr("Refresh"), accessibleName: tr("Refresh the microphones"), style: "flat") {
+            [weak self] in
             self?.listMicrophones()
         }
         adw_action_row_add_suffix(cast(microphone), refresh)
@@ -91,7 +92,8 @@ final class DictationPage {
             self.sources = status == 0 ? MicrophoneChoices.sources(pactlShortSources: stdout) : []
             self.showMicrophones()
             adw_action_row_set_subtitle(
-                cast(self.microphone), status == 0 ? tr("Dictation records from this source") : tr("No sound server answered"))
+                cast(self.microphone),
+                status == 0 ? tr("Dictation records from this source") : tr("No sound server answered"))
         }
     }
 

@@ -154,11 +154,13 @@ func nameIconButtons(in widget: Widget, _ label: String) {
 
 /// Gives the widgets of GTK type `typeName` inside `widget` (that `unnamed` picks) the accessible
 /// name `label`: AT-SPI would otherwise call them by their type ("GtkImage", "GtkSearchEntry").
-func nameInner(widgetsOf typeName: String, in widget: Widget, _ label: String, unnamed: (Widget) -> Bool = { _ in true })
-{
+func nameInner(
+    widgetsOf typeName: String, in widget: Widget, _ label: String, unnamed: (Widget) -> Bool = { _ in true }
+) {
     var child = gtk_widget_get_first_child(widget)
     while let current = child {
-        let type = g_type_name_from_instance(UnsafeMutableRawPointer(current).assumingMemoryBound(to: GTypeInstance.self))
+        let type = g_type_name_from_instance(
+            UnsafeMutableRawPointer(current).assumingMemoryBound(to: GTypeInstance.self))
         if let type, String(cString: type) == typeName, unnamed(current) { name(current, label) }
         nameInner(widgetsOf: typeName, in: current, label, unnamed: unnamed)
         child = gtk_widget_get_next_sibling(current)

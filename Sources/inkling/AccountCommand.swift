@@ -97,7 +97,8 @@ enum AccountCommand {
         let response: AccountHTTP.Response
         switch sent {
         case .success(let answer): response = answer
-        case .failure(let problem): fail(tr("cannot reach {server}: {problem}", ["server": server, "problem": problem.message]))
+        case .failure(let problem):
+            fail(tr("cannot reach {server}: {problem}", ["server": server, "problem": problem.message]))
         }
         guard response.status == 201 || response.status == 200 else { fail(loginRefusal(response)) }
         guard let answer = ServerJSON.decode(DeviceTokenAnswer.self, from: response.body),

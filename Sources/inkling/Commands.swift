@@ -28,7 +28,8 @@ enum Commands {
             "--cache-weight", value: "X", help: tr("weight of words already in the document (default 0.12)"),
             numbers: 0...100),
         OptionSpec(
-            "--cache-bigram-weight", value: "X", help: tr("weight of word pairs already in the document (default 0.25)"),
+            "--cache-bigram-weight", value: "X",
+            help: tr("weight of word pairs already in the document (default 0.25)"),
             numbers: 0...100),
         OptionSpec(
             "--window", value: "N", help: tr("words of the document the cache remembers (default 32)"),
@@ -37,18 +38,22 @@ enum Commands {
             "--learned-window", value: "N", help: tr("learned next words considered (default 12)"), integers: 0...1000),
         OptionSpec("--user-weight", value: "X", help: tr("weight of learned words (default 0.3)"), numbers: 0...100),
         OptionSpec(
-            "--savings", value: "X", help: tr("favour longer completions by keystrokes saved (default 0)"), numbers: 0...10),
+            "--savings", value: "X", help: tr("favour longer completions by keystrokes saved (default 0)"),
+            numbers: 0...10),
     ]
 
     /// Checker thresholds, for `check-bench` experiments.
     static let checkerTuning: [OptionSpec] = [
         OptionSpec("--margin", value: "X", help: tr("checker margin"), numbers: -1000...1000, hidden: true),
         OptionSpec("--edit-cost", value: "X", help: tr("checker cost per edit"), numbers: -1000...1000, hidden: true),
-        OptionSpec("--name-margin", value: "X", help: tr("checker margin for names"), numbers: -1000...1000, hidden: true),
         OptionSpec(
-            "--unknown", value: "X", help: tr("log probability of an unknown word"), numbers: -1000...1000, hidden: true),
+            "--name-margin", value: "X", help: tr("checker margin for names"), numbers: -1000...1000, hidden: true),
         OptionSpec(
-            "--frequent-prior", value: "X", help: tr("log prior of a frequent word"), numbers: -1000...1000, hidden: true),
+            "--unknown", value: "X", help: tr("log probability of an unknown word"), numbers: -1000...1000, hidden: true
+        ),
+        OptionSpec(
+            "--frequent-prior", value: "X", help: tr("log prior of a frequent word"), numbers: -1000...1000,
+            hidden: true),
         OptionSpec(
             "--frequent-bonus", value: "X", help: tr("bonus of a frequent word"), numbers: -1000...1000, hidden: true),
     ]
@@ -56,7 +61,9 @@ enum Commands {
     static let suggest = CommandSpec(
         ["inkling", "suggest"], synopsis: "[-n N] [--pack PATH] [--db PATH | --no-learned] [--] TEXT...",
         summary:
-            tr("Prints the suggestions for the text before the cursor, one per line, with the learned words the input method uses."),
+            tr(
+                "Prints the suggestions for the text before the cursor, one per line, with the learned words the input method uses."
+            ),
         options: [
             OptionSpec("-n", value: "N", help: tr("how many suggestions, 1 to 50 (default 5)"), integers: 1...50),
             pack, db,
@@ -64,14 +71,18 @@ enum Commands {
         ],
         arguments: 0...Int.max,
         details:
-            tr("The words of TEXT are joined with spaces; end the text with a space for next-word predictions. Put -- before a text that starts with '-'.")
+            tr(
+                "The words of TEXT are joined with spaces; end the text with a space for next-word predictions. Put -- before a text that starts with '-'."
+            )
     )
 
     static let predict = CommandSpec(
         ["inkling", "predict"],
         synopsis: "--stdio [--pack PATH] [--learn] [--user-file FILE] [--user-db PATH] [options]",
         summary:
-            tr("Answers the typing benchmark's line protocol: one JSON request per line on standard input, one JSON reply per line on standard output."),
+            tr(
+                "Answers the typing benchmark's line protocol: one JSON request per line on standard input, one JSON reply per line on standard output."
+            ),
         options: [
             OptionSpec("--stdio", help: tr("read requests from standard input (required)")),
             pack,
@@ -79,7 +90,8 @@ enum Commands {
             OptionSpec("--no-typo-completions", help: tr("no completions of nearby prefixes (tge → the)")),
             OptionSpec("--learn", help: tr("learn from commit requests")),
             OptionSpec(
-                "--user-file", value: "FILE", help: tr("with --learn, keep what was learned in this TSV file between runs")),
+                "--user-file", value: "FILE",
+                help: tr("with --learn, keep what was learned in this TSV file between runs")),
             OptionSpec(
                 "--user-db", value: "PATH",
                 help: tr("load learned words from this user store; with --learn, save to it at exit")),
@@ -104,7 +116,8 @@ enum Commands {
                 options: [
                     OptionSpec(
                         "--prepared", value: "DIR",
-                        help: tr("folder with wordfreq.tsv, corpus.txt and optional case.tsv, bigrams.tsv, hunspell.txt")),
+                        help: tr(
+                            "folder with wordfreq.tsv, corpus.txt and optional case.tsv, bigrams.tsv, hunspell.txt")),
                     OptionSpec("-o", value: "FILE", help: tr("the pack file to write")),
                     OptionSpec("--language", value: "CODE", help: tr("the pack's language code (default en)")),
                     OptionSpec("--name", value: "NAME", help: tr("the pack's display name")),
@@ -117,7 +130,8 @@ enum Commands {
                     OptionSpec(
                         "--bigram-successors", value: "N", help: tr("next words kept per word"), integers: 0...100_000),
                     OptionSpec(
-                        "--trigram-successors", value: "N", help: tr("next words kept per word pair"), integers: 0...100_000
+                        "--trigram-successors", value: "N", help: tr("next words kept per word pair"),
+                        integers: 0...100_000
                     ),
                     OptionSpec(
                         "--trigram-context-min", value: "N", help: tr("minimum count of a word pair with successors"),
@@ -126,8 +140,10 @@ enum Commands {
                         "--trigram-successor-min", value: "X", help: tr("minimum count of a word pair's successor"),
                         numbers: 0...1e12),
                     OptionSpec(
-                        "--min-successor-count", value: "X", help: tr("minimum count of a successor"), numbers: 0...1e12),
-                    OptionSpec("--discount", value: "X", help: tr("absolute discount of the n-gram model"), numbers: 0...1),
+                        "--min-successor-count", value: "X", help: tr("minimum count of a successor"), numbers: 0...1e12
+                    ),
+                    OptionSpec(
+                        "--discount", value: "X", help: tr("absolute discount of the n-gram model"), numbers: 0...1),
                     OptionSpec(
                         "--external-bigram-weight", value: "X", help: tr("weight of the external bigram list"),
                         numbers: 0...1000),
@@ -150,13 +166,16 @@ enum Commands {
         subcommands: [
             CommandSpec(["inkling", "config", "list"], summary: tr("Prints every setting and its value.")),
             CommandSpec(
-                ["inkling", "config", "get"], synopsis: "KEY", summary: tr("Prints one setting's value."), arguments: 1...1),
+                ["inkling", "config", "get"], synopsis: "KEY", summary: tr("Prints one setting's value."),
+                arguments: 1...1),
             CommandSpec(
                 ["inkling", "config", "set"], synopsis: "KEY VALUE",
                 summary: tr("Changes a setting after checking the value against the schema."),
                 arguments: 2...2,
                 details:
-                    tr("values: true/false (also yes/no, on/off, 1/0) for switches, whole numbers for numbers, plain text for strings, comma-separated codes or ['en', 'de'] for lists. Put -- before a value that starts with '-' (a negative number needs none).")
+                    tr(
+                        "values: true/false (also yes/no, on/off, 1/0) for switches, whole numbers for numbers, plain text for strings, comma-separated codes or ['en', 'de'] for lists. Put -- before a value that starts with '-' (a negative number needs none)."
+                    )
             ),
             CommandSpec(
                 ["inkling", "config", "reset"], synopsis: "KEY", summary: tr("Returns a setting to its default."),
@@ -178,22 +197,29 @@ enum Commands {
             CommandSpec(
                 ["inkling", "dictation", "test"], synopsis: "[--seconds N] [--device NAME] [--audio-file WAV]",
                 summary:
-                    tr("Listens once and prints what was recognised, with a level meter; audio never leaves the machine."),
+                    tr(
+                        "Listens once and prints what was recognised, with a level meter; audio never leaves the machine."
+                    ),
                 options: [
                     OptionSpec(
-                        "--seconds", value: "N", help: tr("how long to listen, 1 to 120 (default 10)"), integers: 1...120),
+                        "--seconds", value: "N", help: tr("how long to listen, 1 to 120 (default 10)"),
+                        integers: 1...120),
                     OptionSpec(
                         "--device", value: "NAME",
                         help: tr("the sound server's source to record from (default: the dictation-device setting)")),
                     OptionSpec(
-                        "--audio-file", value: "WAV", help: tr("recognise this 16 kHz mono WAV instead of the microphone")),
+                        "--audio-file", value: "WAV",
+                        help: tr("recognise this 16 kHz mono WAV instead of the microphone")),
                 ]),
             CommandSpec(
                 ["inkling", "dictation", "words"], synopsis: "[-n N] [--pack PATH]",
                 summary:
-                    tr("Prints the language pack's words, most frequent first (to adapt the recogniser's dictionary; bench/dictation_wer.py)."),
+                    tr(
+                        "Prints the language pack's words, most frequent first (to adapt the recogniser's dictionary; bench/dictation_wer.py)."
+                    ),
                 options: [
-                    OptionSpec("-n", value: "N", help: tr("how many words (default: all)"), integers: 1...10_000_000), pack,
+                    OptionSpec("-n", value: "N", help: tr("how many words (default: all)"), integers: 1...10_000_000),
+                    pack,
                 ]),
         ])
 
@@ -206,7 +232,8 @@ enum Commands {
         summary: tr("Lists, installs, removes, verifies and updates downloadable language packs (SHA-256 verified)."),
         subcommands: [
             CommandSpec(
-                ["inkling", "packs", "list"], summary: tr("Lists the packs of the manifest and whether each is installed.")),
+                ["inkling", "packs", "list"],
+                summary: tr("Lists the packs of the manifest and whether each is installed.")),
             CommandSpec(
                 ["inkling", "packs", "install"], synopsis: "LANG [--manifest-url URL]",
                 summary: tr("Downloads, verifies and installs a language pack."),
@@ -217,7 +244,9 @@ enum Commands {
             CommandSpec(
                 ["inkling", "packs", "verify"], synopsis: "[LANG]",
                 summary:
-                    tr("Checks installed packs against the manifest's sizes and SHA-256 sums (exit status 1 when one fails)."),
+                    tr(
+                        "Checks installed packs against the manifest's sizes and SHA-256 sums (exit status 1 when one fails)."
+                    ),
                 arguments: 0...1),
             CommandSpec(
                 ["inkling", "packs", "update"], synopsis: "[--manifest-url URL]",
@@ -234,26 +263,32 @@ enum Commands {
                 summary: tr("Lists learned words with their counts and last use."),
                 options: [
                     OptionSpec(
-                        "--limit", value: "N", help: tr("how many words (default 50)"), integers: 0...Int(Int32.max)), db,
+                        "--limit", value: "N", help: tr("how many words (default 50)"), integers: 0...Int(Int32.max)),
+                    db,
                 ]),
             CommandSpec(
                 ["inkling", "learned", "forget"], synopsis: "WORD [--db PATH]",
                 summary: tr("Forgets a word everywhere, with every context it was learned in."),
                 options: [db], arguments: 1...1),
             CommandSpec(
-                ["inkling", "learned", "wipe"], synopsis: "[--yes] [--db PATH]", summary: tr("Forgets everything learned."),
+                ["inkling", "learned", "wipe"], synopsis: "[--yes] [--db PATH]",
+                summary: tr("Forgets everything learned."),
                 options: [
                     OptionSpec(
                         "-y", "--yes",
                         help: tr("do not ask for confirmation (required when standard input is not a terminal)")), db,
                 ],
                 details:
-                    tr("On a terminal it asks before wiping; without a terminal it refuses (exit status 2) unless --yes is given.")
+                    tr(
+                        "On a terminal it asks before wiping; without a terminal it refuses (exit status 2) unless --yes is given."
+                    )
             ),
             CommandSpec(
                 ["inkling", "learned", "export"], synopsis: "[FILE|-] [--db PATH]",
                 summary:
-                    tr("Writes the learned words as TSV (context, key, display, count, last used) to FILE (mode 0600) or standard output."),
+                    tr(
+                        "Writes the learned words as TSV (context, key, display, count, last used) to FILE (mode 0600) or standard output."
+                    ),
                 options: [db], arguments: 0...1),
             CommandSpec(
                 ["inkling", "learned", "import"], synopsis: "FILE|- [--db PATH]",
@@ -287,7 +322,8 @@ enum Commands {
             OptionSpec("--text", value: "FILE", help: tr("clean text, one document a line")),
             OptionSpec("--seed", value: "N", help: tr("seed of the typo injector (default 1)"), integers: 0...Int.max),
             OptionSpec(
-                "--rate", value: "R", help: tr("share of eligible words given a typo, 0 to 1 (default 0.1)"), numbers: 0...1
+                "--rate", value: "R", help: tr("share of eligible words given a typo, 0 to 1 (default 0.1)"),
+                numbers: 0...1
             ),
             OptionSpec(
                 "--show", value: "WHAT",
@@ -300,11 +336,13 @@ enum Commands {
 
     static let account = CommandSpec(
         ["inkling", "account"],
-        summary: tr("Signs this computer in to an Inkling Server for the cloud check, shows the sign-in and signs out."),
+        summary: tr(
+            "Signs this computer in to an Inkling Server for the cloud check, shows the sign-in and signs out."),
         subcommands: [
             CommandSpec(
                 ["inkling", "account", "login"], synopsis: "--server URL [--user NAME] [--device NAME]",
-                summary: tr("Signs in with your password and stores the device token the server returns in your keyring."),
+                summary: tr(
+                    "Signs in with your password and stores the device token the server returns in your keyring."),
                 options: [
                     OptionSpec(
                         "--server", value: "URL",
@@ -316,12 +354,16 @@ enum Commands {
                         help: tr("a name for this computer, up to 64 characters (default: the host name)")),
                 ],
                 details:
-                    tr("The password is asked for without echo on a terminal, or read from the first line of standard input otherwise; it is sent to the server once and never stored.")
+                    tr(
+                        "The password is asked for without echo on a terminal, or read from the first line of standard input otherwise; it is sent to the server once and never stored."
+                    )
             ),
             CommandSpec(
                 ["inkling", "account", "status"], synopsis: "[--server URL]",
                 summary:
-                    tr("Shows whether this computer is signed in, as whom, and when its token expires (exit status 1 when not signed in)."),
+                    tr(
+                        "Shows whether this computer is signed in, as whom, and when its token expires (exit status 1 when not signed in)."
+                    ),
                 options: [server]),
             CommandSpec(
                 ["inkling", "account", "logout"], synopsis: "[--server URL] [--everywhere]",
@@ -331,14 +373,18 @@ enum Commands {
                     OptionSpec("--everywhere", help: tr("sign out every device of your account, not just this one")),
                 ],
                 details:
-                    tr("When the server cannot be reached the token is still deleted here, and the command says so (exit status 1).")
+                    tr(
+                        "When the server cannot be reached the token is still deleted here, and the command says so (exit status 1)."
+                    )
             ),
         ])
 
     static let inkling = CommandSpec(
         ["inkling"], synopsis: "COMMAND [options]",
         summary:
-            tr("Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method."),
+            tr(
+                "Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method."
+            ),
         subcommands: [
             suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account, dictation,
         ])

@@ -232,13 +232,19 @@ enum ConfigCommand {
             let schemaKey = self.key(key)
             let inRange = g_settings_schema_key_range_check(schemaKey, value) != 0
             g_settings_schema_key_unref(schemaKey)
-            guard inRange else { ConfigCommand.error(
-                    tr("'{value}' is not allowed for {key}{allowed}", ["value": text, "key": key, "allowed": allowedText(key)])) }
+            guard inRange else {
+                ConfigCommand.error(
+                    tr(
+                        "'{value}' is not allowed for {key}{allowed}",
+                        ["value": text, "key": key, "allowed": allowedText(key)]))
+            }
             guard g_settings_is_writable(settings, key) != 0 else {
                 ConfigCommand.error(
                     tr("{key} is not writable (locked down by the system administrator)", ["key": key]))
             }
-            guard g_settings_set_value(settings, key, value) != 0 else { ConfigCommand.error(tr("could not set {key}", ["key": key])) }
+            guard g_settings_set_value(settings, key, value) != 0 else {
+                ConfigCommand.error(tr("could not set {key}", ["key": key]))
+            }
             g_settings_sync()
         }
 
@@ -266,7 +272,8 @@ enum ConfigCommand {
                 switch trimmed.lowercased() {
                 case "true", "yes", "on", "1": return g_variant_new_boolean(1)
                 case "false", "no", "off", "0": return g_variant_new_boolean(0)
-                default: ConfigCommand.error(tr("{key} takes true or false, not '{value}'", ["key": key, "value": text]))
+                default:
+                    ConfigCommand.error(tr("{key} takes true or false, not '{value}'", ["key": key, "value": text]))
                 }
             case "i":
                 guard let number = Int32(trimmed) else {

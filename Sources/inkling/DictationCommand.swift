@@ -91,7 +91,9 @@ enum DictationCommand {
         close(fromHelper[1])
         guard spawned == 0 else {
             fail(
-                tr("cannot run {program}: {problem}", ["program": arguments[0], "problem": String(cString: strerror(spawned))]))
+                tr(
+                    "cannot run {program}: {problem}",
+                    ["program": arguments[0], "problem": String(cString: strerror(spawned))]))
         }
         signal(SIGPIPE, SIG_IGN)
         send(DictationRequest(type: "start", session: 1).line, to: toHelper[1])

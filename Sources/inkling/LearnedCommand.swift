@@ -62,7 +62,9 @@ enum LearnedCommand {
                         ]))
                 warnAboutCopies(path)
             case "forget":
-                guard let word = rest.first, rest.count == 1 else { fail(tr("learned forget takes one WORD"), status: 2) }
+                guard let word = rest.first, rest.count == 1 else {
+                    fail(tr("learned forget takes one WORD"), status: 2)
+                }
                 let store = openStore(path)
                 let removed = try store.forget(word)
                 print(
@@ -103,7 +105,9 @@ enum LearnedCommand {
                         count: entries.count,
                         ["count": "\(entries.count)", "target": target == "-" ? tr("standard output") : target]))
             case "import":
-                guard let file = rest.first, rest.count == 1 else { fail(tr("learned import takes one FILE"), status: 2) }
+                guard let file = rest.first, rest.count == 1 else {
+                    fail(tr("learned import takes one FILE"), status: 2)
+                }
                 let text = readInput(file)
                 let (entries, problems) = UserModelFile.parse(text)
                 // Name each refused line (never its words), so the user can fix the file.

@@ -191,7 +191,9 @@ enum PacksCommand {
         guard let (manifest, source) = currentManifest() else {
             fail(tr("no pack manifest: run 'inkling packs update --manifest-url URL' first"))
         }
-        guard let entry = manifest.entry(for: language) else { fail(tr("no pack for '{language}' in the manifest", ["language": language])) }
+        guard let entry = manifest.entry(for: language) else {
+            fail(tr("no pack for '{language}' in the manifest", ["language": language]))
+        }
         guard entry.isSupported else {
             fail(
                 tr(
@@ -243,9 +245,14 @@ enum PacksCommand {
 
     static func remove(_ language: String) {
         let path = packFolder + "/\(language).inkpack"
-        guard FileManager.default.fileExists(atPath: path) else { fail(tr("the '{language}' pack is not installed", ["language": language])) }
+        guard FileManager.default.fileExists(atPath: path) else {
+            fail(tr("the '{language}' pack is not installed", ["language": language]))
+        }
         // An engine that has the pack mapped keeps reading it until it lets go; the name is gone now.
-        guard unlink(path) == 0 else { fail(tr("cannot remove {path}: {problem}", ["path": path, "problem": FileProblem.reason(posixCode: errno)])) }
+        guard unlink(path) == 0 else {
+            fail(
+                tr("cannot remove {path}: {problem}", ["path": path, "problem": FileProblem.reason(posixCode: errno)]))
+        }
         print(tr("removed {language}", ["language": language]))
     }
 

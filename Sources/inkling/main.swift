@@ -37,14 +37,18 @@ struct Arguments {
     /// A number option (its range was checked when the command line was read).
     func double(_ name: String) -> Double? {
         guard let text = options[name] else { return nil }
-        guard let value = Double(text), value.isFinite else { usageError(tr("{option} takes a number, not '{value}'", ["option": name, "value": text])) }
+        guard let value = Double(text), value.isFinite else {
+            usageError(tr("{option} takes a number, not '{value}'", ["option": name, "value": text]))
+        }
         return value
     }
 
     /// A whole-number option (its range was checked when the command line was read).
     func int(_ name: String) -> Int? {
         guard let text = options[name] else { return nil }
-        guard let value = Int(text) else { usageError(tr("{option} takes a whole number, not '{value}'", ["option": name, "value": text])) }
+        guard let value = Int(text) else {
+            usageError(tr("{option} takes a whole number, not '{value}'", ["option": name, "value": text]))
+        }
         return value
     }
 
