@@ -143,6 +143,12 @@ deb-server: build
 bench-server: build
 	/usr/bin/python3 bench/server_load.py
 
+# Dictation through the real daemon: end of speech -> commit latency in parts (audio wait, helper
+# lag, engine), CPU per audio second, RSS (bench/dictation_latency.py; run on a quiet machine).
+.PHONY: bench-dictation
+bench-dictation: build
+	/usr/bin/python3 bench/dictation_latency.py
+
 # Install the .deb with apt, restart IBus and add Inkling to the desktop user's input sources
 # (skipped with a message when there is no desktop session, e.g. headless or in a container).
 install: build-deps deb

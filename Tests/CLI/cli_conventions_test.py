@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Command-line conventions of the three executables, through the real binaries.
+"""Command-line conventions of the executables, through the real binaries.
 
 usage: cli_conventions_test.py --bin DIR --pack PACK --man packaging/inkling.1
-DIR holds inkling, ibus-engine-inkling and inkling-cloud (a release or debug build).
+DIR holds inkling, ibus-engine-inkling, inkling-cloud, inkling-dictate, inkling-setup and
+inkling-server (a release or debug build).
 Prints PASS/FAIL per test and finally `N passed, N failed`; exit 1 on a failure.
 
 Covers: --help/-h and --version on every command and subcommand, unknown options (exit 2 and
@@ -96,13 +97,15 @@ def help_tree(program="inkling", words=()):
 
 
 TREE = {}
+# The programs beside `inkling` whose command lines follow the same conventions (CommandSpec).
+HELPERS_AND_APPS = ("ibus-engine-inkling", "inkling-cloud", "inkling-dictate", "inkling-setup")
 
 
 def tree():
     if not TREE:
         TREE.update(help_tree())
-        TREE[("ibus-engine-inkling",)] = run("ibus-engine-inkling", "--help").stdout
-        TREE[("inkling-cloud",)] = run("inkling-cloud", "--help").stdout
+        for program in HELPERS_AND_APPS:
+            TREE[(program,)] = run(program, "--help").stdout
     return TREE
 
 
@@ -126,9 +129,9 @@ def every_command_and_subcommand_has_help_with_exit_statuses():
 
 
 @test
-def all_three_binaries_print_their_version():
+def every_program_prints_its_version():
     for program, words in (("inkling", ()), ("inkling", ("suggest",)), ("inkling", ("learned", "wipe")),
-                           ("ibus-engine-inkling", ()), ("inkling-cloud", ())):
+                           *((program, ()) for program in HELPERS_AND_APPS + ("inkling-server",))):
         result = run(program, *words, "--version")
         assert result.returncode == 0, (program, words, result)
         assert re.fullmatch(re.escape(program) + r" \d+\.\d+\.\d+\n", result.stdout), (program, words, result.stdout)
@@ -150,6 +153,53 @@ def unknown_options_are_usage_errors_everywhere():
         first = result.stderr.split("\n")[0]
         assert first.startswith("inkling"), (words, first)
     assert run("ibus-engine-inkling", "--xml", "--ibus").returncode == USAGE_EXIT
+
+
+def expect_usage_error(program, arguments, first_line):
+    """A usage error: exit 2, nothing on stdout; on stderr the sentence, the usage and the hint."""
+    result = run(program, *arguments)
+    assert result.returncode == USAGE_EXIT, (program, arguments, result.returncode, result.stderr)
+    assert result.stdout == "", (program, arguments, result.stdout[:200])
+    lines = result.stderr.split("\n")
+    assert lines[0] == "%s: %s" % (program, first_line), (program, arguments, result.stderr)
+    assert lines[1].startswith("usage: %s " % program), (program, arguments, result.stderr)
+    assert lines[2:] == ["Run '%s --help' for more." % program, ""], (program, arguments, result.stderr)
+
+
+@test
+def every_program_answers_help_version_and_bad_options_on_the_right_stream():
+    """Help and version on stdout with exit 0; usage errors, from the parser or from a program's
+    own checks of its values, on stderr with exit 2, in the same three-part form everywhere."""
+    for program in HELPERS_AND_APPS:
+        for flag in ("-h", "--help"):
+            result = run(program, flag)
+            assert result.returncode == 0 and result.stderr == "", (program, flag, result)
+            assert result.stdout.startswith("usage: %s" % program), (program, flag, result.stdout[:200])
+        version = run(program, "--version")
+        assert version.returncode == 0 and version.stderr == "", (program, version)
+        assert re.fullmatch(re.escape(program) + r" \d+\.\d+\.\d+\n", version.stdout), (program, version.stdout)
+        expect_usage_error(program, ["--no-such-option"], "unknown option '--no-such-option'")
+    # The helpers' own checks of their values (Options.init) are usage errors of the same form.
+    expect_usage_error("inkling-dictate", ["--fast"], "--fast needs --audio-file")
+    expect_usage_error("inkling-cloud", [], "--endpoint is required")
+    expect_usage_error("inkling-cloud", ["--endpoint", "http://example.com"],
+                       "--endpoint uses http:// to a host that is not this machine; use https://")
+    expect_usage_error("inkling-cloud", ["--endpoint", "https://e", "--timeout-ms", "5"],
+                       "--timeout-ms takes a whole number from 100 to 120000")
+    # The helpers never quote an argument (it could be a secret pasted in the wrong place).
+    expect_usage_error("inkling-cloud", ["--endpoint", "https://e", "sk-secret"], "unexpected argument")
+    expect_usage_error("inkling-setup", ["--page"], "--page needs a value (PAGE)")
+    # inkling-server has a usage of its own (commands after an optional --config), same streams.
+    for flag in ("-h", "--help"):
+        result = run("inkling-server", flag)
+        assert result.returncode == 0 and result.stderr == "", (flag, result)
+        assert result.stdout.startswith("Usage: inkling-server"), (flag, result.stdout[:200])
+    for arguments, first_line in ((["--config"], "--config needs a path"), ([], "a command is required")):
+        result = run("inkling-server", *arguments)
+        assert result.returncode == USAGE_EXIT and result.stdout == "", (arguments, result)
+        # Named once (the log adds the name; it used to say `inkling-server: inkling-server: …`).
+        assert result.stderr.split("\n")[0] == "inkling-server: " + first_line, (arguments, result.stderr)
+        assert "Usage: inkling-server" in result.stderr, (arguments, result.stderr)
 
 
 # -- the man page -------------------------------------------------------------------------------
