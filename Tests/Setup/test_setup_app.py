@@ -552,7 +552,7 @@ def test_the_app_is_german_with_language_de(world):
     subprocess.run(["bash", os.path.join(ROOT, "po", "build.sh"), locale], check=True)
     env = dict(w.env, LANGUAGE="de", LC_ALL="C.UTF-8", INKLING_LOCALEDIR=locale)
     account = os.path.join(ROOT, "Tests", "Account")
-    keyring = subprocess.Popen([sys.executable, os.path.join(account, "fake_keyring.py"), "--state",
+    keyring = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "fake_secret_service.py"), "--state",
                                 os.path.join(w.root, "keyring-de.json")],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     server = subprocess.Popen([sys.executable, os.path.join(account, "fake_inkling_server.py"),
