@@ -20,8 +20,8 @@ let package = Package(
         /// Fixtures and helpers shared by the test targets (tiny packs, marked text).
         .target(name: "InklingTestSupport", dependencies: ["InklingCore"]),
         /// The command-line conventions of the three executables: options, help, usage errors,
-        /// bounded line reading. Pure Swift (Glibc for the terminal), no other dependencies.
-        .target(name: "InklingCommandLine"),
+        /// bounded line reading. Pure Swift (Glibc for the terminal); InklingCore for `tr`.
+        .target(name: "InklingCommandLine", dependencies: ["InklingCore"]),
         .testTarget(name: "InklingCommandLineTests", dependencies: ["InklingCommandLine"]),
         /// The `inkling` command-line tool: a thin shell over InklingCore.
         .executableTarget(

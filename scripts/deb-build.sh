@@ -97,6 +97,9 @@ install -D -m 0644 "$SCHEMA" "$ROOT/usr/share/glib-2.0/schemas/$(basename "$SCHE
 # --- the settings app's desktop file, the icon, the AppStream metainfo ---------------------------
 install -D -m 0644 "data/icons/$APP_ID.svg" "$ROOT/usr/share/icons/hicolor/scalable/apps/$APP_ID.svg"
 install -D -m 0644 "data/desktop/$APP_ID.Setup.desktop" "$ROOT/usr/share/applications/$APP_ID.Setup.desktop"
+# GNOME Settings' Preferences button for an IBus source opens ibus-setup-<engine>.desktop (it never
+# reads the component's <setup>): without this file the button does nothing.
+install -D -m 0644 data/desktop/ibus-setup-inkling.desktop "$ROOT/usr/share/applications/ibus-setup-inkling.desktop"
 install -d "$ROOT/usr/share/metainfo"
 sed "s|@HOMEPAGE@|$HOMEPAGE|g" "data/metainfo/$APP_ID.metainfo.xml" >"$ROOT/usr/share/metainfo/$APP_ID.metainfo.xml"
 if command -v appstreamcli >/dev/null; then

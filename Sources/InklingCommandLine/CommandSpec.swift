@@ -1,3 +1,5 @@
+import InklingCore
+
 /// One option a command accepts: a flag, or a name followed by a value (`--pack PATH`).
 public struct OptionSpec: Sendable {
     /// The names, short first when there is one: `["-n"]`, `["-y", "--yes"]`.
@@ -74,14 +76,17 @@ public struct CommandSpec: Sendable {
     public var name: String { path.joined(separator: " ") }
 
     /// The line every command's `--help` ends with (and the man page repeats).
-    public static let exitStatusLine =
-        "exit status: 0 success, 1 failure, 2 usage error (unknown option, missing or invalid argument)"
+    public static var exitStatusLine: String {
+        tr("exit status: 0 success, 1 failure, 2 usage error (unknown option, missing or invalid argument)")
+    }
 
     /// The `--help` and `--version` options every command has.
-    public static let standardOptions = [
-        OptionSpec("-h", "--help", help: "show this help and exit"),
-        OptionSpec("--version", help: "show the version and exit"),
-    ]
+    public static var standardOptions: [OptionSpec] {
+        [
+            OptionSpec("-h", "--help", help: tr("show this help and exit")),
+            OptionSpec("--version", help: tr("show the version and exit")),
+        ]
+    }
 
     /// The usage lines: its synopsis, or else one per visible subcommand.
     public var usageLines: [String] {
@@ -90,9 +95,12 @@ public struct CommandSpec: Sendable {
         return [synopsis.isEmpty ? name : name + " " + synopsis]
     }
 
-    /// `usage: …` with one line per form.
+    /// `usage: …` with one line per form (the forms line up under the first, whatever the
+    /// translation of "usage:").
     public var usage: String {
-        usageLines.enumerated().map { index, line in (index == 0 ? "usage: " : "       ") + line }.joined(
+        let label = tr("usage:") + " "
+        let indent = String(repeating: " ", count: label.count)
+        return usageLines.enumerated().map { index, line in (index == 0 ? label : indent) + line }.joined(
             separator: "\n")
     }
 
@@ -101,7 +109,7 @@ public struct CommandSpec: Sendable {
         var text = usage + "\n\n" + Self.wrap(summary) + "\n"
         let visibleCommands = subcommands.filter { !$0.hidden }
         if !visibleCommands.isEmpty {
-            text += "\ncommands:\n"
+            text += "\n" + tr("commands:") + "\n"
             let width = visibleCommands.map { $0.path.last?.count ?? 0 }.max() ?? 0
             for command in visibleCommands {
                 let word = command.path.last ?? ""
@@ -110,10 +118,10 @@ public struct CommandSpec: Sendable {
                         "  " + word + String(repeating: " ", count: width - word.count + 2) + command.summary,
                         hanging: width + 4) + "\n"
             }
-            text += "Run '\(name) COMMAND --help' for a command's options.\n"
+            text += tr("Run '{command} COMMAND --help' for a command's options.", ["command": name]) + "\n"
         }
         let visibleOptions = options.filter { !$0.hidden } + Self.standardOptions
-        text += "\noptions:\n"
+        text += "\n" + tr("options:") + "\n"
         let labels = visibleOptions.map { option in
             option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
         }

@@ -1,3 +1,5 @@
+import InklingCore
+
 /// A misused command line: the sentence to print, and the command whose usage to show.
 public struct UsageError: Error, Equatable, Sendable {
     /// One sentence naming the option or value at fault.
@@ -18,7 +20,9 @@ public struct UsageError: Error, Equatable, Sendable {
     public var report: String { "\(command): \(explanation)\n" }
 
     /// The sentence, the usage, and where to find more (without the name: a log adds its own).
-    public var explanation: String { "\(message)\n\(usage)\nRun '\(command) --help' for more." }
+    public var explanation: String {
+        "\(message)\n\(usage)\n" + tr("Run '{command} --help' for more.", ["command": command])
+    }
 }
 
 /// What a command line asks for.
@@ -53,7 +57,12 @@ public struct ParsedArguments: Sendable {
         guard let text = values[name] else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError(
-                "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound)\(quoted(text))",
+                tr(
+                    "{option} takes a whole number from {low} to {high}{not_value}",
+                    [
+                        "option": name, "low": "\(range.lowerBound)", "high": "\(range.upperBound)",
+                        "not_value": quoted(text),
+                    ]),
                 command: command)
         }
         return number
@@ -64,7 +73,12 @@ public struct ParsedArguments: Sendable {
         guard let text = values[name] else { return nil }
         guard let number = Double(text), number.isFinite, range.contains(number) else {
             throw UsageError(
-                "\(name) takes a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))\(quoted(text))",
+                tr(
+                    "{option} takes a number from {low} to {high}{not_value}",
+                    [
+                        "option": name, "low": Self.format(range.lowerBound), "high": Self.format(range.upperBound),
+                        "not_value": quoted(text),
+                    ]),
                 command: command)
         }
         return number
@@ -72,7 +86,7 @@ public struct ParsedArguments: Sendable {
 
     /// `, not 'VALUE'` for a message, or nothing where the command never quotes arguments.
     func quoted(_ text: String) -> String {
-        command.quotesArguments ? ", not '\(Self.shown(text))'" : ""
+        command.quotesArguments ? tr(", not '{value}'", ["value": Self.shown(text)]) : ""
     }
 
     /// A value for a message: control characters dropped, long values cut.
@@ -101,7 +115,9 @@ extension CommandSpec {
         if !subcommands.isEmpty {
             guard let first = arguments.first else {
                 throw UsageError(
-                    "needs a command: \(subcommands.filter { !$0.hidden }.compactMap(\.path.last).joined(separator: ", "))",
+                    tr(
+                        "needs a command: {commands}",
+                        ["commands": subcommands.filter { !$0.hidden }.compactMap(\.path.last).joined(separator: ", ")]),
                     command: self)
             }
             switch first {
@@ -110,18 +126,23 @@ extension CommandSpec {
             case "help":
                 guard arguments.count > 1 else { return .help(self) }
                 guard let sub = subcommand(named: arguments[1]) else {
-                    throw UsageError("unknown command '\(ParsedArguments.shown(arguments[1]))'", command: self)
+                    throw UsageError(
+                        tr("unknown command '{name}'", ["name": ParsedArguments.shown(arguments[1])]), command: self)
                 }
                 return .help(sub)
             default: break
             }
             if first.hasPrefix("-") && first != "-" {
                 throw UsageError(
-                    "unknown option '\(ParsedArguments.shown(first))' (a command comes first)", command: self)
+                    tr("unknown option '{name}' (a command comes first)", ["name": ParsedArguments.shown(first)]),
+                    command: self)
             }
             guard let sub = subcommand(named: first) else {
-                let kind = path.count > 1 ? "subcommand" : "command"
-                throw UsageError("unknown \(kind) '\(ParsedArguments.shown(first))'", command: self)
+                let unknown =
+                    path.count > 1
+                    ? tr("unknown subcommand '{name}'", ["name": ParsedArguments.shown(first)])
+                    : tr("unknown command '{name}'", ["name": ParsedArguments.shown(first)])
+                throw UsageError(unknown, command: self)
             }
             return try sub.parse(Array(arguments.dropFirst()))
         }
@@ -152,7 +173,7 @@ extension CommandSpec {
                     parsed.positional.append(argument)
                     continue
                 }
-                throw UsageError("unknown option '\(ParsedArguments.shown(name))'", command: self)
+                throw UsageError(tr("unknown option '{name}'", ["name": ParsedArguments.shown(name)]), command: self)
             }
             if let placeholder = option.value {
                 let value: String
@@ -162,23 +183,29 @@ extension CommandSpec {
                     value = arguments[index]
                     index += 1
                 } else {
-                    throw UsageError("\(name) needs a value (\(placeholder))", command: self)
+                    throw UsageError(
+                        tr("{option} needs a value ({placeholder})", ["option": name, "placeholder": placeholder]),
+                        command: self)
                 }
                 for alias in option.names { parsed.values[alias] = value }
                 if let range = option.integers { _ = try parsed.integer(name, in: range) }
                 if let range = option.numbers { _ = try parsed.number(name, in: range) }
             } else {
-                if attached != nil { throw UsageError("\(name) takes no value", command: self) }
+                if attached != nil { throw UsageError(tr("{option} takes no value", ["option": name]), command: self) }
                 for alias in option.names { parsed.flags.insert(alias) }
             }
         }
         if parsed.positional.count < self.arguments.lowerBound {
-            throw UsageError("\(path.last ?? name) needs \(argumentNames)", command: self)
+            throw UsageError(
+                tr("{command} needs {arguments}", ["command": path.last ?? name, "arguments": argumentNames]),
+                command: self)
         }
         if parsed.positional.count > self.arguments.upperBound {
             let extra = parsed.positional[self.arguments.upperBound]
             throw UsageError(
-                quotesArguments ? "unexpected argument '\(ParsedArguments.shown(extra))'" : "unexpected argument",
+                quotesArguments
+                    ? tr("unexpected argument '{value}'", ["value": ParsedArguments.shown(extra)])
+                    : tr("unexpected argument"),
                 command: self)
         }
         return .run(parsed)
@@ -210,6 +237,6 @@ extension CommandSpec {
                 skipValue = false
             }
         }
-        return names.isEmpty ? "an argument" : names.joined(separator: " and ")
+        return names.isEmpty ? tr("an argument") : names.joined(separator: tr(" and "))
     }
 }

@@ -1,3 +1,5 @@
+import InklingCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -78,13 +80,16 @@ public enum Terminal {
     public static var inputIsTerminal: Bool { isatty(0) != 0 }
 
     /// Asks a yes/no question on standard error and reads the answer from standard input;
-    /// only "y" or "yes" (any case) is yes.
+    /// only "y" or "yes" (any case), or their translation, is yes.
     public static func confirm(_ question: String) -> Bool {
-        error(question + " [y/N] ")
+        // TRANSLATORS: the answers of a yes/no question, the default (no) in capitals.
+        error(question + " " + tr("[y/N]") + " ")
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while line.count < 64, read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
         let answer = String(decoding: line, as: UTF8.self).lowercased().filter { !$0.isWhitespace }
-        return answer == "y" || answer == "yes"
+        // TRANSLATORS: "y" and "yes" are the answers that mean yes (English ones are taken too).
+        let yes: Set<String> = ["y", "yes", tr("y").lowercased(), tr("yes").lowercased()]
+        return yes.contains(answer)
     }
 }

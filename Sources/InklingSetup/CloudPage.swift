@@ -81,6 +81,7 @@ final class CloudPage {
         adw_preferences_row_set_title(cast(username), tr("User name"))
         add(signIn, username)
         password = made(adw_password_entry_row_new())
+        nameIconButtons(in: password, tr("Show the password"))
         adw_preferences_row_set_title(cast(password), tr("Password"))
         add(signIn, password)
         let buttons = actionRow(title: "")
@@ -116,6 +117,8 @@ final class CloudPage {
         let row = made(adw_entry_row_new())
         adw_preferences_row_set_title(cast(row), title)
         adw_entry_row_set_show_apply_button(cast(row), 1)
+        // libadwaita's ✓ button has only an icon: a screen reader would say "GtkImage".
+        nameIconButtons(in: row, tr("Apply: {setting}", ["setting": title]))
         settings.watch(key) { setEditableText(row, settings.string(key)) }
         on(raw(row), "apply") { settings.set(key, string: editableText(row)) }
         return row

@@ -43,9 +43,16 @@ final class InklingCommand {
         var error: UnsafeMutablePointer<GError>?
         var flags = G_SUBPROCESS_FLAGS_STDOUT_PIPE.rawValue | G_SUBPROCESS_FLAGS_STDERR_PIPE.rawValue
         if input != nil { flags |= G_SUBPROCESS_FLAGS_STDIN_PIPE.rawValue }
+        let launcher = g_subprocess_launcher_new(GSubprocessFlags(rawValue: flags))
+        defer { g_object_unref(raw(launcher)) }
+        // The app reads the command's output (`packs list`, `account status`, its error
+        // sentences) in the English it is written in; the CLI translates its messages, so its
+        // messages are asked for untranslated whatever the user's language. What the user sees
+        // is the app's own translated sentence.
+        g_subprocess_launcher_setenv(launcher, "LANGUAGE", "C", 1)
         let started = argv.withUnsafeBufferPointer { buffer in
             made(buffer.baseAddress).withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
-                g_subprocess_newv($0, GSubprocessFlags(rawValue: flags), &error)
+                g_subprocess_launcher_spawnv(launcher, $0, &error)
             }
         }
         guard let started else {

@@ -22,20 +22,22 @@ final class DictationPage {
     init(_ app: SetupApp) {
         self.app = app
         let settings = app.settings
-        widget = page(title: "Dictation", icon: "audio-input-microphone-symbolic", name: "dictation")
+        widget = page(title: tr("Dictation"), icon: "audio-input-microphone-symbolic", name: "dictation")
 
         let dictation = group(
-            title: "Dictation",
+            title: tr("Dictation"),
             description:
-                "Speech is recognised on this computer by Inkling's speech helper (PocketSphinx). Audio never leaves the machine, and nothing heard is stored. Only finished sentences are typed, never in password fields."
+                tr(
+                    "Speech is recognised on this computer by Inkling's speech helper (PocketSphinx). Audio never leaves the machine, and nothing heard is stored. Only finished sentences are typed, never in password fields."
+                )
         )
         add(
             dictation,
             TypingPage.switchRow(
-                settings, key: "dictation", title: "Dictation",
-                subtitle: "The dictation key starts and stops listening in the focused field"))
-        add(dictation, ShortcutRow.make(app, key: "dictation-key", title: "Start and stop dictation"))
-        let language = actionRow(title: "Language")
+                settings, key: "dictation", title: tr("Dictation"),
+                subtitle: tr("The dictation key starts and stops listening in the focused field")))
+        add(dictation, ShortcutRow.make(app, key: "dictation-key", title: tr("Start and stop dictation")))
+        let language = actionRow(title: tr("Language"))
         settings.watch("languages") {
             adw_action_row_set_subtitle(
                 cast(language), DictationLanguage.summary(activeLanguage: settings.strings("languages").first ?? "en"))
@@ -44,31 +46,32 @@ final class DictationPage {
         add(page: widget, dictation)
 
         let check = group(
-            title: "Microphone",
-            description: "Click Test, then say a sentence: what dictation would type appears below.")
+            title: tr("Microphone"),
+            description: tr("Click Test, then say a sentence: what dictation would type appears below."))
         microphone = made(adw_combo_row_new())
-        adw_preferences_row_set_title(cast(microphone), "Microphone")
+        adw_preferences_row_set_title(cast(microphone), tr("Microphone"))
         add(check, microphone)
-        let meterRow = actionRow(title: "Level")
+        let meterRow = actionRow(title: tr("Level"))
         meter = made(gtk_level_bar_new_for_interval(0, 1))
         gtk_widget_set_valign(meter, GTK_ALIGN_CENTER)
         gtk_widget_set_hexpand(meter, 1)
         gtk_widget_set_size_request(meter, 240, -1)
-        name(meter, "Microphone level")
+        name(meter, tr("Microphone level"))
         adw_action_row_add_suffix(cast(meterRow), meter)
         add(check, meterRow)
         // The row's subtitle says how the test goes and shows what was heard.
-        let testRow = actionRow(title: "Test the microphone", subtitle: "Not tested yet")
+        let testRow = actionRow(title: tr("Test the microphone"), subtitle: tr("Not tested yet"))
         testStatus = testRow
-        testButton = made(gtk_button_new_with_label("Test"))
+        testButton = made(gtk_button_new_with_label(tr("Test")))
         add(check, testRow)
         add(page: widget, check)
 
         gtk_widget_set_valign(testButton, GTK_ALIGN_CENTER)
-        name(testButton, "Test the microphone")
+        name(testButton, tr("Test the microphone"))
         adw_action_row_add_suffix(cast(testRow), testButton)
         on(raw(testButton), "clicked") { [weak self] in self?.toggleTest() }
-        let refresh = button("Refresh", accessibleName: "Refresh the microphones", style: "flat") { [weak self] in
+        let refresh = button(tr("Refresh"), accessibleName: tr("Refresh the microphones"), style: "flat") {
+            [weak self] in
             self?.listMicrophones()
         }
         adw_action_row_add_suffix(cast(microphone), refresh)
@@ -89,7 +92,8 @@ final class DictationPage {
             self.sources = status == 0 ? MicrophoneChoices.sources(pactlShortSources: stdout) : []
             self.showMicrophones()
             adw_action_row_set_subtitle(
-                cast(self.microphone), status == 0 ? "Dictation records from this source" : "No sound server answered")
+                cast(self.microphone),
+                status == 0 ? tr("Dictation records from this source") : tr("No sound server answered"))
         }
     }
 
@@ -140,7 +144,7 @@ final class DictationPage {
     private func show(_ run: DictationTestRun) {
         gtk_level_bar_set_value(cast(meter), run.level)
         adw_action_row_set_subtitle(cast(testStatus), run.status)
-        gtk_button_set_label(cast(testButton), run.isRunning ? "Stop" : "Test")
+        gtk_button_set_label(cast(testButton), run.isRunning ? tr("Stop") : tr("Test"))
     }
 }
 
@@ -172,7 +176,7 @@ final class HelperTest {
             ?? Int64(DictationTestRun.listenSeconds)
         deadline = InputSession.monotonicMilliseconds() + seconds * 1000
         guard spawn([Self.helperPath] + arguments) else {
-            run.helperEnded("cannot start \(Self.helperPath)")
+            run.helperEnded(tr("cannot start {program}", ["program": Self.helperPath]))
             return
         }
         send(DictationTestRun.startLine)

@@ -146,6 +146,27 @@ func name(_ widget: Widget, _ label: String) {
     inkling_set_accessible_label(widget, label)
 }
 
+/// Gives the buttons inside `widget` that show only an icon (no label of their own) the
+/// accessible name `label`: the ones a composite widget builds for itself.
+func nameIconButtons(in widget: Widget, _ label: String) {
+    nameInner(widgetsOf: "GtkButton", in: widget, label) { gtk_button_get_label(cast($0)) == nil }
+}
+
+/// Gives the widgets of GTK type `typeName` inside `widget` (that `unnamed` picks) the accessible
+/// name `label`: AT-SPI would otherwise call them by their type ("GtkImage", "GtkSearchEntry").
+func nameInner(
+    widgetsOf typeName: String, in widget: Widget, _ label: String, unnamed: (Widget) -> Bool = { _ in true }
+) {
+    var child = gtk_widget_get_first_child(widget)
+    while let current = child {
+        let type = g_type_name_from_instance(
+            UnsafeMutableRawPointer(current).assumingMemoryBound(to: GTypeInstance.self))
+        if let type, String(cString: type) == typeName, unnamed(current) { name(current, label) }
+        nameInner(widgetsOf: typeName, in: current, label, unnamed: unnamed)
+        child = gtk_widget_get_next_sibling(current)
+    }
+}
+
 func label(_ text: String, wrap: Bool = true, dim: Bool = false) -> Widget {
     let widget = made(gtk_label_new(text))
     gtk_label_set_wrap(cast(widget), wrap ? 1 : 0)

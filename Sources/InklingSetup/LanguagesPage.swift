@@ -157,7 +157,7 @@ final class LanguagesPage {
             if status == 0 {
                 gtk_progress_bar_set_fraction(cast(self.progressBar), 1)
                 self.say("\(pack.displayName) was downloaded; checking it…")
-                self.verify(pack, after: "\(pack.displayName) is installed")
+                self.verify(pack, after: tr("{language} is installed", ["language": pack.displayName]))
             } else if status == 128 + SIGTERM {
                 self.say(
                     tr(
@@ -190,7 +190,10 @@ final class LanguagesPage {
         InklingCommand.run(["packs", "verify", pack.language]) { [weak self] status, stdout, stderr in
             guard let self else { return }
             if status == 0 {
-                self.say("\(prefix ?? pack.displayName) and verified: the file matches its checksum.")
+                self.say(
+                    tr(
+                        "{what} and verified: the file matches its checksum.",
+                        ["what": prefix ?? pack.displayName]))
             } else {
                 self.say(
                     PackMessage.sentence(

@@ -32,6 +32,8 @@ final class SetupApp {
         gtk_window_set_title(cast(window), tr("Inkling Preferences"))
         gtk_window_set_default_size(cast(window), 720, 760)
         adw_preferences_window_set_search_enabled(cast(window), 0)
+        // Hidden with search off, but on the accessibility bus all the same.
+        nameInner(widgetsOf: "GtkSearchEntry", in: window, tr("Search settings"))
         if !settings.available {
             let warning = page(title: tr("Settings"), icon: "dialog-warning-symbolic", name: "missing")
             add(

@@ -15,7 +15,7 @@ public struct MicrophoneRow: Equatable, Sendable {
 /// pulse server alike, and `pulseaudio-utils` is already installed for the sound-server tests.
 public enum MicrophoneChoices {
     /// The row for an empty setting: whatever the sound server's default source is.
-    public static let defaultLabel = "Default"
+    public static var defaultLabel: String { tr("Default") }
 
     /// Source names from `pactl list short sources` (tab-separated: index, name, driver, format,
     /// state). Monitors (`….monitor`) record what the speakers play, not a voice, and are left out.
@@ -64,10 +64,11 @@ public enum DictationLanguage {
     public static func summary(activeLanguage: String) -> String {
         let code = activeLanguage.split(separator: "-").first.map(String.init)?.lowercased() ?? ""
         if withModel.contains(code) || code.isEmpty {
-            return "English (US). English is the only language with a speech model so far."
+            return tr("English (US). English is the only language with a speech model so far.")
         }
-        return
-            "English (US) only: there is no speech model for the active language (\(activeLanguage)) yet, so dictation hears English."
+        return tr(
+            "English (US) only: there is no speech model for the active language ({language}) yet, so dictation hears English.",
+            ["language": activeLanguage])
     }
 }
 
@@ -116,7 +117,7 @@ public struct DictationTestRun: Equatable, Sendable {
     }
 
     /// The helper exited (or could not start) before it said `stopped`.
-    public mutating func helperEnded(_ why: String = "the speech helper stopped") {
+    public mutating func helperEnded(_ why: String = tr("the speech helper stopped")) {
         if isRunning { finish(.failed(why)) }
     }
 
@@ -128,11 +129,12 @@ public struct DictationTestRun: Equatable, Sendable {
     /// The sentence under the test button.
     public var status: String {
         switch state {
-        case .starting: return "Starting the speech helper…"
-        case .listening: return heard.isEmpty ? "Say something…" : "Heard: \(heardText)"
+        case .starting: return tr("Starting the speech helper…")
+        case .listening: return heard.isEmpty ? tr("Say something…") : tr("Heard: {text}", ["text": heardText])
         case .finished:
-            return heard.isEmpty ? "Heard nothing. Check the microphone and its level." : "Heard: \(heardText)"
-        case .failed(let why): return "The test failed: \(why)"
+            return heard.isEmpty
+                ? tr("Heard nothing. Check the microphone and its level.") : tr("Heard: {text}", ["text": heardText])
+        case .failed(let why): return tr("The test failed: {problem}", ["problem": why])
         }
     }
 

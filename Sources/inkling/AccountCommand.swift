@@ -20,7 +20,7 @@ enum AccountCommand {
         case "login": login(arguments)
         case "status": status(arguments)
         case "logout": logout(arguments)
-        default: arguments.usageError("unknown account command")
+        default: arguments.usageError(tr("unknown account command"))
         }
     }
 
@@ -31,13 +31,17 @@ enum AccountCommand {
         let given = arguments.options["--server"]
         guard let raw = given ?? configuredEndpoint(), !raw.isEmpty else {
             arguments.usageError(
-                required ? "--server URL is required" : "no --server given and the cloud-endpoint setting is empty")
+                required
+                    ? tr("--server URL is required") : tr("no --server given and the cloud-endpoint setting is empty"))
         }
         switch AccountServer.normalized(raw) {
         case .success(let url): return url
         case .failure(let problem):
             if given != nil { arguments.usageError(problem.message) }
-            fail("the cloud-endpoint setting cannot be an Inkling Server: \(problem.message); pass --server URL")
+            fail(
+                tr(
+                    "the cloud-endpoint setting cannot be an Inkling Server: {problem}; pass --server URL",
+                    ["problem": problem.message]))
         }
     }
 
@@ -63,7 +67,7 @@ enum AccountCommand {
         switch AccountKeyring.lookup(server: server) {
         case .found(let credential): return credential
         case .none: return nil
-        case .unavailable(let message): fail("cannot read the keyring: \(message)")
+        case .unavailable(let message): fail(tr("cannot read the keyring: {problem}", ["problem": message]))
         }
     }
 
@@ -73,33 +77,37 @@ enum AccountCommand {
         let server = server(arguments, required: true)
         let user = arguments.options["--user"] ?? defaultUser()
         guard !user.isEmpty, user.utf8.count <= 256 else {
-            arguments.usageError("--user NAME is required (no login name found)")
+            arguments.usageError(tr("--user NAME is required (no login name found)"))
         }
         let device = arguments.options["--device"] ?? hostName()
         guard !device.isEmpty, device.unicodeScalars.count <= 64 else {
-            arguments.usageError("--device takes a name of 1 to 64 characters")
+            arguments.usageError(tr("--device takes a name of 1 to 64 characters"))
         }
         // Before the password: a keyring that cannot store the token makes signing in pointless.
         let previous = storedCredential(server: server)
 
-        let prompt = "Password for \(user) at \(server): "
+        let prompt = tr("Password for {user} at {server}:", ["user": user, "server": server]) + " "
         let sent: Result<AccountHTTP.Response, AccountServerProblem>? = SecretInput.withSecret(prompt: prompt) {
             password in
-            guard !password.isEmpty else { fail("no password given") }
+            guard !password.isEmpty else { fail(tr("no password given")) }
             let body = ServerJSON.encode(DeviceCreateRequest(username: user, password: password, deviceName: device))
             return AccountHTTP.request("POST", url: server + ServerAPI.devicesPath, body: body)
         }
-        guard let sent else { fail("no password given (standard input ended)") }
+        guard let sent else { fail(tr("no password given (standard input ended)")) }
         let response: AccountHTTP.Response
         switch sent {
         case .success(let answer): response = answer
-        case .failure(let problem): fail("cannot reach \(server): \(problem.message)")
+        case .failure(let problem):
+            fail(tr("cannot reach {server}: {problem}", ["server": server, "problem": problem.message]))
         }
         guard response.status == 201 || response.status == 200 else { fail(loginRefusal(response)) }
         guard let answer = ServerJSON.decode(DeviceTokenAnswer.self, from: response.body),
             DeviceCredential.isHeaderSafe(answer.token), !answer.token.isEmpty
         else {
-            fail("\(server) did not answer like an Inkling Server (HTTP \(response.status))")
+            fail(
+                tr(
+                    "{server} did not answer like an Inkling Server (HTTP {status})",
+                    ["server": server, "status": "\(response.status)"]))
         }
         let now = SystemWallClock().seconds()
         let credential = DeviceCredential(
@@ -108,7 +116,10 @@ enum AccountCommand {
         if let problem = AccountKeyring.store(credential) {
             // A token nobody holds must not stay valid on the server.
             _ = AccountHTTP.request("DELETE", url: server + ServerAPI.currentDevicePath, bearer: credential.token)
-            fail("cannot store the device token in the keyring (\(problem)); the server was told to forget it")
+            fail(
+                tr(
+                    "cannot store the device token in the keyring ({problem}); the server was told to forget it",
+                    ["problem": "\(problem)"]))
         }
         // Running helpers waiting for a sign-in look at the keyring at their next check.
         if let marker = SignInMarker.path(environment: { getenv($0).map { String(cString: $0) } }) {
@@ -120,12 +131,13 @@ enum AccountCommand {
                 "DELETE", url: server + ServerAPI.currentDevicePath, bearer: previous.token, timeoutMilliseconds: 5000)
         }
         print(
-            "Signed in to \(server) as \(user) (device \(device), id \(answer.deviceID)); the device token is in your keyring."
-        )
+            tr(
+                "Signed in to {server} as {user} (device {device}, id {id}); the device token is in your keyring.",
+                ["server": server, "user": user, "device": device, "id": "\(answer.deviceID)"]))
         // The setting as the helper reads it (trailing slashes removed).
         let configured = configuredEndpoint().flatMap { try? AccountServer.normalized($0).get() }
         if configured != server {
-            print("The cloud check uses this server once it is set and on:")
+            print(tr("The cloud check uses this server once it is set and on:"))
             print("  inkling config set cloud-endpoint \(server)")
             print("  inkling config set cloud-check true")
         }
@@ -134,15 +146,16 @@ enum AccountCommand {
     /// One sentence for a refused sign-in.
     static func loginRefusal(_ response: AccountHTTP.Response) -> String {
         let code = ServerJSON.decode(ErrorBody.self, from: response.body)?.error
-        let wait = response.retryAfter.map { "; try again in \($0) s" } ?? ""
+        let wait = response.retryAfter.map { tr("; try again in {seconds} s", ["seconds": "\($0)"]) } ?? ""
         switch (response.status, code) {
-        case (401, _): return "wrong user name or password"
-        case (403, _): return "this account is disabled; ask the server's administrator"
+        case (401, _): return tr("wrong user name or password")
+        case (403, _): return tr("this account is disabled; ask the server's administrator")
         case (429, ServerErrorCode.tooManyDevices?):
-            return
+            return tr(
                 "this account has too many devices signed in; sign one out (inkling account logout on it, or ask the administrator)"
-        case (429, _): return "too many sign-in attempts\(wait)"
-        default: return "the server refused the sign-in (HTTP \(response.status))"
+            )
+        case (429, _): return tr("too many sign-in attempts{wait}", ["wait": wait])
+        default: return tr("the server refused the sign-in (HTTP {status})", ["status": "\(response.status)"])
         }
     }
 
@@ -164,19 +177,27 @@ enum AccountCommand {
     static func status(_ arguments: Arguments) {
         let server = server(arguments, required: false)
         guard let credential = storedCredential(server: server) else {
-            print("Not signed in to \(server).")
+            print(tr("Not signed in to {server}.", ["server": server]))
             exit(1)
         }
         print(
-            "Signed in to \(server) as \(credential.username) (device \(credential.deviceName), id \(credential.deviceID))."
-        )
+            tr(
+                "Signed in to {server} as {user} (device {device}, id {id}).",
+                [
+                    "server": server, "user": credential.username, "device": credential.deviceName,
+                    "id": "\(credential.deviceID)",
+                ]))
         let now = SystemWallClock().seconds()
         if credential.expiresAt <= now {
             print(
-                "The device token expired \(utcTime(credential.expiresAt)); sign in again: inkling account login --server \(server)"
-            )
+                tr(
+                    "The device token expired {time}; sign in again: inkling account login --server {server}",
+                    ["time": utcTime(credential.expiresAt), "server": server]))
         } else {
-            print("The device token expires \(utcTime(credential.expiresAt)) unless the cloud check renews it before.")
+            print(
+                tr(
+                    "The device token expires {time} unless the cloud check renews it before.",
+                    ["time": utcTime(credential.expiresAt)]))
         }
     }
 
@@ -196,37 +217,44 @@ enum AccountCommand {
         let server = server(arguments, required: false)
         let everywhere = arguments.flags.contains("--everywhere")
         guard let credential = storedCredential(server: server) else {
-            print("Not signed in to \(server); nothing to do.")
-            if everywhere { fail("without a device token here the other devices cannot be signed out; sign in first") }
+            print(tr("Not signed in to {server}; nothing to do.", ["server": server]))
+            if everywhere {
+                fail(tr("without a device token here the other devices cannot be signed out; sign in first"))
+            }
             return
         }
         let path = everywhere ? ServerAPI.devicesPath : ServerAPI.currentDevicePath
         let revoked = AccountHTTP.request("DELETE", url: server + path, bearer: credential.token)
         // The token leaves the keyring whatever the server said.
         if case .failure(let problem) = AccountKeyring.clear(server: server) {
-            fail("cannot delete the device token from the keyring: \(problem.message)")
+            fail(tr("cannot delete the device token from the keyring: {problem}", ["problem": problem.message]))
         }
         switch revoked {
         case .success(let response) where response.status == 204 || response.status == 200:
             print(
                 everywhere
-                    ? "Signed out on every device of \(credential.username) at \(server); the token is deleted here."
-                    : "Signed out of \(server); the device token is revoked and deleted.")
+                    ? tr(
+                        "Signed out on every device of {user} at {server}; the token is deleted here.",
+                        ["user": credential.username, "server": server])
+                    : tr("Signed out of {server}; the device token is revoked and deleted.", ["server": server]))
         case .success(let response) where response.status == 401:
-            print("The server no longer accepted this device's token; it is deleted here.")
+            print(tr("The server no longer accepted this device's token; it is deleted here."))
             if everywhere {
                 fail(
-                    "the other devices could not be signed out with a dead token; sign in again, then run inkling account logout --everywhere"
-                )
+                    tr(
+                        "the other devices could not be signed out with a dead token; sign in again, then run inkling account logout --everywhere"
+                    ))
             }
         case .success(let response):
             fail(
-                "the server refused to sign out (HTTP \(response.status)); the device token was deleted here only and stays valid on the server until it expires or an administrator revokes it"
-            )
+                tr(
+                    "the server refused to sign out (HTTP {status}); the device token was deleted here only and stays valid on the server until it expires or an administrator revokes it",
+                    ["status": "\(response.status)"]))
         case .failure(let problem):
             fail(
-                "cannot reach \(server) (\(problem.message)); the device token was deleted here only and stays valid on the server until it expires or an administrator revokes it"
-            )
+                tr(
+                    "cannot reach {server} ({problem}); the device token was deleted here only and stays valid on the server until it expires or an administrator revokes it",
+                    ["server": server, "problem": problem.message]))
         }
     }
 }

@@ -38,14 +38,14 @@ enum CheckCommand {
         let checker = checker(arguments, pack: pack)
         let text = arguments.positional.joined(separator: " ")
         let found = flags(in: text, checker: checker)
-        if found.isEmpty { print("no likely typos") }
+        if found.isEmpty { print(tr("no likely typos")) }
         for (_, flag) in found {
             print("\(flag.word) → \(flag.replacements.joined(separator: ", "))  (\(flag.explanation))")
         }
     }
 
     static func bench(_ arguments: Arguments) {
-        guard let path = arguments.options["--text"] else { arguments.usageError("check-bench needs --text FILE") }
+        guard let path = arguments.options["--text"] else { arguments.usageError(tr("check-bench needs --text FILE")) }
         let pack = openPack(arguments)
         let checker = checker(arguments, pack: pack)
         let documents = PackCommand.read(path).split(separator: "\n").map(String.init).filter { !$0.isEmpty }

@@ -6,333 +6,385 @@ import InklingCore
 /// A new option must be declared here, or the command line refuses it.
 enum Commands {
     static let pack = OptionSpec(
-        "--pack", value: "PATH", help: "language pack file (default: the bundled English pack)")
+        "--pack", value: "PATH", help: tr("language pack file (default: the bundled English pack)"))
     static let db = OptionSpec(
-        "--db", value: "PATH", help: "the user store (default $XDG_DATA_HOME/inkling/user.sqlite3)")
+        "--db", value: "PATH", help: tr("the user store (default $XDG_DATA_HOME/inkling/user.sqlite3)"))
     static let layout = OptionSpec(
         "--layout", value: "NAME",
-        help: "keyboard layout for typo distances: qwerty (default), qwertz, azerty or jcuken")
+        help: tr("keyboard layout for typo distances: qwerty (default), qwertz, azerty or jcuken"))
 
     /// Predictor weights, for benchmarks (`predict --stdio`).
     static let tuning: [OptionSpec] = [
         OptionSpec(
-            "--char-weight", value: "X", help: "weight of the character model in completions (default 0.35)",
+            "--char-weight", value: "X", help: tr("weight of the character model in completions (default 0.35)"),
             numbers: 0...100),
         OptionSpec(
             "--next-char-weight", value: "X",
-            help: "weight of the character model in next-word predictions (default 0.15)", numbers: 0...100),
+            help: tr("weight of the character model in next-word predictions (default 0.15)"), numbers: 0...100),
         OptionSpec(
-            "--char-prior-share", value: "X", help: "share of the character model's prior, 0 to 1 (default 1)",
+            "--char-prior-share", value: "X", help: tr("share of the character model's prior, 0 to 1 (default 1)"),
             numbers: 0...1),
         OptionSpec(
-            "--cache-weight", value: "X", help: "weight of words already in the document (default 0.12)",
+            "--cache-weight", value: "X", help: tr("weight of words already in the document (default 0.12)"),
             numbers: 0...100),
         OptionSpec(
-            "--cache-bigram-weight", value: "X", help: "weight of word pairs already in the document (default 0.25)",
+            "--cache-bigram-weight", value: "X",
+            help: tr("weight of word pairs already in the document (default 0.25)"),
             numbers: 0...100),
         OptionSpec(
-            "--window", value: "N", help: "words of the document the cache remembers (default 32)",
+            "--window", value: "N", help: tr("words of the document the cache remembers (default 32)"),
             integers: 1...100_000),
         OptionSpec(
-            "--learned-window", value: "N", help: "learned next words considered (default 12)", integers: 0...1000),
-        OptionSpec("--user-weight", value: "X", help: "weight of learned words (default 0.3)", numbers: 0...100),
+            "--learned-window", value: "N", help: tr("learned next words considered (default 12)"), integers: 0...1000),
+        OptionSpec("--user-weight", value: "X", help: tr("weight of learned words (default 0.3)"), numbers: 0...100),
         OptionSpec(
-            "--savings", value: "X", help: "favour longer completions by keystrokes saved (default 0)", numbers: 0...10),
+            "--savings", value: "X", help: tr("favour longer completions by keystrokes saved (default 0)"),
+            numbers: 0...10),
     ]
 
     /// Checker thresholds, for `check-bench` experiments.
     static let checkerTuning: [OptionSpec] = [
-        OptionSpec("--margin", value: "X", help: "checker margin", numbers: -1000...1000, hidden: true),
-        OptionSpec("--edit-cost", value: "X", help: "checker cost per edit", numbers: -1000...1000, hidden: true),
-        OptionSpec("--name-margin", value: "X", help: "checker margin for names", numbers: -1000...1000, hidden: true),
+        OptionSpec("--margin", value: "X", help: tr("checker margin"), numbers: -1000...1000, hidden: true),
+        OptionSpec("--edit-cost", value: "X", help: tr("checker cost per edit"), numbers: -1000...1000, hidden: true),
         OptionSpec(
-            "--unknown", value: "X", help: "log probability of an unknown word", numbers: -1000...1000, hidden: true),
+            "--name-margin", value: "X", help: tr("checker margin for names"), numbers: -1000...1000, hidden: true),
         OptionSpec(
-            "--frequent-prior", value: "X", help: "log prior of a frequent word", numbers: -1000...1000, hidden: true),
+            "--unknown", value: "X", help: tr("log probability of an unknown word"), numbers: -1000...1000, hidden: true
+        ),
         OptionSpec(
-            "--frequent-bonus", value: "X", help: "bonus of a frequent word", numbers: -1000...1000, hidden: true),
+            "--frequent-prior", value: "X", help: tr("log prior of a frequent word"), numbers: -1000...1000,
+            hidden: true),
+        OptionSpec(
+            "--frequent-bonus", value: "X", help: tr("bonus of a frequent word"), numbers: -1000...1000, hidden: true),
     ]
 
     static let suggest = CommandSpec(
         ["inkling", "suggest"], synopsis: "[-n N] [--pack PATH] [--db PATH | --no-learned] [--] TEXT...",
         summary:
-            "Prints the suggestions for the text before the cursor, one per line, with the learned words the input method uses.",
+            tr(
+                "Prints the suggestions for the text before the cursor, one per line, with the learned words the input method uses."
+            ),
         options: [
-            OptionSpec("-n", value: "N", help: "how many suggestions, 1 to 50 (default 5)", integers: 1...50),
+            OptionSpec("-n", value: "N", help: tr("how many suggestions, 1 to 50 (default 5)"), integers: 1...50),
             pack, db,
-            OptionSpec("--no-learned", help: "ignore the learned words (the language pack alone)"),
+            OptionSpec("--no-learned", help: tr("ignore the learned words (the language pack alone)")),
         ],
         arguments: 0...Int.max,
         details:
-            "The words of TEXT are joined with spaces; end the text with a space for next-word predictions. Put -- before a text that starts with '-'."
+            tr(
+                "The words of TEXT are joined with spaces; end the text with a space for next-word predictions. Put -- before a text that starts with '-'."
+            )
     )
 
     static let predict = CommandSpec(
         ["inkling", "predict"],
         synopsis: "--stdio [--pack PATH] [--learn] [--user-file FILE] [--user-db PATH] [options]",
         summary:
-            "Answers the typing benchmark's line protocol: one JSON request per line on standard input, one JSON reply per line on standard output.",
+            tr(
+                "Answers the typing benchmark's line protocol: one JSON request per line on standard input, one JSON reply per line on standard output."
+            ),
         options: [
-            OptionSpec("--stdio", help: "read requests from standard input (required)"),
+            OptionSpec("--stdio", help: tr("read requests from standard input (required)")),
             pack,
-            OptionSpec("--no-rerank", help: "dictionary and word n-grams only, no character model (ablation)"),
-            OptionSpec("--no-typo-completions", help: "no completions of nearby prefixes (tge → the)"),
-            OptionSpec("--learn", help: "learn from commit requests"),
+            OptionSpec("--no-rerank", help: tr("dictionary and word n-grams only, no character model (ablation)")),
+            OptionSpec("--no-typo-completions", help: tr("no completions of nearby prefixes (tge → the)")),
+            OptionSpec("--learn", help: tr("learn from commit requests")),
             OptionSpec(
-                "--user-file", value: "FILE", help: "with --learn, keep what was learned in this TSV file between runs"),
+                "--user-file", value: "FILE",
+                help: tr("with --learn, keep what was learned in this TSV file between runs")),
             OptionSpec(
                 "--user-db", value: "PATH",
-                help: "load learned words from this user store; with --learn, save to it at exit"),
+                help: tr("load learned words from this user store; with --learn, save to it at exit")),
         ] + tuning,
-        details: """
-            requests: {"id":N,"before":TEXT,"n":K} (K from 1 to 50, default 3), {"id":N,"reset":true},
-            {"id":N,"commit":WORDS,"context":TEXT}. A reply is {"id":N,"words":[...]} or, for a request
-            that cannot be answered, {"id":N,"error":SENTENCE} (id null when it cannot be read). Lines
-            longer than \(PredictServer.maximumLineBytes) bytes are answered with an error and skipped.
-            """)
+        // The protocol's description stays as it is in every language: it is the protocol.
+        details: predictProtocol)
+
+    /// `predict --stdio`'s protocol, untranslated (a raw string: po/update.sh reads Swift as C,
+    /// and a multi-line literal is not C).
+    static let predictProtocol =
+        #"requests: {"id":N,"before":TEXT,"n":K} (K from 1 to 50, default 3), {"id":N,"reset":true},"#
+        + "\n" + #"{"id":N,"commit":WORDS,"context":TEXT}. A reply is {"id":N,"words":[...]} or, for a request"#
+        + "\n" + #"that cannot be answered, {"id":N,"error":SENTENCE} (id null when it cannot be read). Lines"#
+        + "\n" + "longer than \(PredictServer.maximumLineBytes) bytes are answered with an error and skipped."
 
     static let packCommand = CommandSpec(
-        ["inkling", "pack"], summary: "Builds and inspects language pack files.",
+        ["inkling", "pack"], summary: tr("Builds and inspects language pack files."),
         subcommands: [
             CommandSpec(
                 ["inkling", "pack", "build"], synopsis: "--prepared DIR -o FILE [options]",
-                summary: "Builds a language pack from prepared inputs (for developers; see data/ATTRIBUTION.md).",
+                summary: tr("Builds a language pack from prepared inputs (for developers; see data/ATTRIBUTION.md)."),
                 options: [
                     OptionSpec(
                         "--prepared", value: "DIR",
-                        help: "folder with wordfreq.tsv, corpus.txt and optional case.tsv, bigrams.tsv, hunspell.txt"),
-                    OptionSpec("-o", value: "FILE", help: "the pack file to write"),
-                    OptionSpec("--language", value: "CODE", help: "the pack's language code (default en)"),
-                    OptionSpec("--name", value: "NAME", help: "the pack's display name"),
-                    OptionSpec("--pack-version", value: "V", help: "the pack's version string"),
-                    OptionSpec("--vocabulary", value: "N", help: "words kept", integers: 1...10_000_000),
+                        help: tr(
+                            "folder with wordfreq.tsv, corpus.txt and optional case.tsv, bigrams.tsv, hunspell.txt")),
+                    OptionSpec("-o", value: "FILE", help: tr("the pack file to write")),
+                    OptionSpec("--language", value: "CODE", help: tr("the pack's language code (default en)")),
+                    OptionSpec("--name", value: "NAME", help: tr("the pack's display name")),
+                    OptionSpec("--pack-version", value: "V", help: tr("the pack's version string")),
+                    OptionSpec("--vocabulary", value: "N", help: tr("words kept"), integers: 1...10_000_000),
                     OptionSpec(
-                        "--char-table-bytes", value: "N", help: "size of the character model's table",
+                        "--char-table-bytes", value: "N", help: tr("size of the character model's table"),
                         integers: 1024...(1 << 31)),
-                    OptionSpec("--char-order", value: "N", help: "character n-gram order", integers: 1...12),
+                    OptionSpec("--char-order", value: "N", help: tr("character n-gram order"), integers: 1...12),
                     OptionSpec(
-                        "--bigram-successors", value: "N", help: "next words kept per word", integers: 0...100_000),
+                        "--bigram-successors", value: "N", help: tr("next words kept per word"), integers: 0...100_000),
                     OptionSpec(
-                        "--trigram-successors", value: "N", help: "next words kept per word pair", integers: 0...100_000
+                        "--trigram-successors", value: "N", help: tr("next words kept per word pair"),
+                        integers: 0...100_000
                     ),
                     OptionSpec(
-                        "--trigram-context-min", value: "N", help: "minimum count of a word pair with successors",
+                        "--trigram-context-min", value: "N", help: tr("minimum count of a word pair with successors"),
                         integers: 0...1_000_000_000),
                     OptionSpec(
-                        "--trigram-successor-min", value: "X", help: "minimum count of a word pair's successor",
+                        "--trigram-successor-min", value: "X", help: tr("minimum count of a word pair's successor"),
                         numbers: 0...1e12),
                     OptionSpec(
-                        "--min-successor-count", value: "X", help: "minimum count of a successor", numbers: 0...1e12),
-                    OptionSpec("--discount", value: "X", help: "absolute discount of the n-gram model", numbers: 0...1),
+                        "--min-successor-count", value: "X", help: tr("minimum count of a successor"), numbers: 0...1e12
+                    ),
                     OptionSpec(
-                        "--external-bigram-weight", value: "X", help: "weight of the external bigram list",
+                        "--discount", value: "X", help: tr("absolute discount of the n-gram model"), numbers: 0...1),
+                    OptionSpec(
+                        "--external-bigram-weight", value: "X", help: tr("weight of the external bigram list"),
                         numbers: 0...1000),
                     OptionSpec(
-                        "--hold-out-every", value: "N", help: "keep every Nth document out of the build",
+                        "--hold-out-every", value: "N", help: tr("keep every Nth document out of the build"),
                         integers: 0...1_000_000),
-                    OptionSpec("--held-out", value: "FILE", help: "write the held-out documents here"),
+                    OptionSpec("--held-out", value: "FILE", help: tr("write the held-out documents here")),
                 ]),
             CommandSpec(
                 ["inkling", "pack", "info"], synopsis: "FILE",
-                summary: "Prints the header, sections and metadata of a language pack.",
+                summary: tr("Prints the header, sections and metadata of a language pack."),
                 arguments: 1...1),
         ])
 
     static let config = CommandSpec(
         ["inkling", "config"],
-        summary: "Shows and changes the input method's settings (GSettings schema \(EngineSettingsSchema.id)).",
+        summary: tr(
+            "Shows and changes the input method's settings (GSettings schema {schema}).",
+            ["schema": EngineSettingsSchema.id]),
         subcommands: [
-            CommandSpec(["inkling", "config", "list"], summary: "Prints every setting and its value."),
+            CommandSpec(["inkling", "config", "list"], summary: tr("Prints every setting and its value.")),
             CommandSpec(
-                ["inkling", "config", "get"], synopsis: "KEY", summary: "Prints one setting's value.", arguments: 1...1),
+                ["inkling", "config", "get"], synopsis: "KEY", summary: tr("Prints one setting's value."),
+                arguments: 1...1),
             CommandSpec(
                 ["inkling", "config", "set"], synopsis: "KEY VALUE",
-                summary: "Changes a setting after checking the value against the schema.",
+                summary: tr("Changes a setting after checking the value against the schema."),
                 arguments: 2...2,
                 details:
-                    "values: true/false (also yes/no, on/off, 1/0) for switches, whole numbers for numbers, plain text for strings, comma-separated codes or ['en', 'de'] for lists. Put -- before a value that starts with '-' (a negative number needs none)."
+                    tr(
+                        "values: true/false (also yes/no, on/off, 1/0) for switches, whole numbers for numbers, plain text for strings, comma-separated codes or ['en', 'de'] for lists. Put -- before a value that starts with '-' (a negative number needs none)."
+                    )
             ),
             CommandSpec(
-                ["inkling", "config", "reset"], synopsis: "KEY", summary: "Returns a setting to its default.",
+                ["inkling", "config", "reset"], synopsis: "KEY", summary: tr("Returns a setting to its default."),
                 arguments: 1...1),
             CommandSpec(
                 ["inkling", "config", "describe"], synopsis: "KEY",
-                summary: "Prints a setting's summary, type, allowed values and default.",
+                summary: tr("Prints a setting's summary, type, allowed values and default."),
                 arguments: 1...1),
         ])
 
     static let dictation = CommandSpec(
         ["inkling", "dictation"],
-        summary: "Turns dictation (speech recognised on this machine) on or off, and tests the microphone.",
+        summary: tr("Turns dictation (speech recognised on this machine) on or off, and tests the microphone."),
         subcommands: [
             CommandSpec(
                 ["inkling", "dictation", "enable"],
-                summary: "Turns dictation on (the dictation-key then starts and stops listening)."),
-            CommandSpec(["inkling", "dictation", "disable"], summary: "Turns dictation off."),
+                summary: tr("Turns dictation on (the dictation-key then starts and stops listening).")),
+            CommandSpec(["inkling", "dictation", "disable"], summary: tr("Turns dictation off.")),
             CommandSpec(
                 ["inkling", "dictation", "test"], synopsis: "[--seconds N] [--device NAME] [--audio-file WAV]",
                 summary:
-                    "Listens once and prints what was recognised, with a level meter; audio never leaves the machine.",
+                    tr(
+                        "Listens once and prints what was recognised, with a level meter; audio never leaves the machine."
+                    ),
                 options: [
                     OptionSpec(
-                        "--seconds", value: "N", help: "how long to listen, 1 to 120 (default 10)", integers: 1...120),
+                        "--seconds", value: "N", help: tr("how long to listen, 1 to 120 (default 10)"),
+                        integers: 1...120),
                     OptionSpec(
                         "--device", value: "NAME",
-                        help: "the sound server's source to record from (default: the dictation-device setting)"),
+                        help: tr("the sound server's source to record from (default: the dictation-device setting)")),
                     OptionSpec(
-                        "--audio-file", value: "WAV", help: "recognise this 16 kHz mono WAV instead of the microphone"),
+                        "--audio-file", value: "WAV",
+                        help: tr("recognise this 16 kHz mono WAV instead of the microphone")),
                 ]),
             CommandSpec(
                 ["inkling", "dictation", "words"], synopsis: "[-n N] [--pack PATH]",
                 summary:
-                    "Prints the language pack's words, most frequent first (to adapt the recogniser's dictionary; bench/dictation_wer.py).",
+                    tr(
+                        "Prints the language pack's words, most frequent first (to adapt the recogniser's dictionary; bench/dictation_wer.py)."
+                    ),
                 options: [
-                    OptionSpec("-n", value: "N", help: "how many words (default: all)", integers: 1...10_000_000), pack,
+                    OptionSpec("-n", value: "N", help: tr("how many words (default: all)"), integers: 1...10_000_000),
+                    pack,
                 ]),
         ])
 
     static let manifestURL = OptionSpec(
         "--manifest-url", value: "URL",
-        help: "fetch the list of packs from this https:// URL (default $INKLING_MANIFEST_URL)")
+        help: tr("fetch the list of packs from this https:// URL (default $INKLING_MANIFEST_URL)"))
 
     static let packs = CommandSpec(
         ["inkling", "packs"],
-        summary: "Lists, installs, removes, verifies and updates downloadable language packs (SHA-256 verified).",
+        summary: tr("Lists, installs, removes, verifies and updates downloadable language packs (SHA-256 verified)."),
         subcommands: [
             CommandSpec(
-                ["inkling", "packs", "list"], summary: "Lists the packs of the manifest and whether each is installed."),
+                ["inkling", "packs", "list"],
+                summary: tr("Lists the packs of the manifest and whether each is installed.")),
             CommandSpec(
                 ["inkling", "packs", "install"], synopsis: "LANG [--manifest-url URL]",
-                summary: "Downloads, verifies and installs a language pack.",
+                summary: tr("Downloads, verifies and installs a language pack."),
                 options: [manifestURL], arguments: 1...1),
             CommandSpec(
-                ["inkling", "packs", "remove"], synopsis: "LANG", summary: "Removes an installed language pack.",
+                ["inkling", "packs", "remove"], synopsis: "LANG", summary: tr("Removes an installed language pack."),
                 arguments: 1...1),
             CommandSpec(
                 ["inkling", "packs", "verify"], synopsis: "[LANG]",
                 summary:
-                    "Checks installed packs against the manifest's sizes and SHA-256 sums (exit status 1 when one fails).",
+                    tr(
+                        "Checks installed packs against the manifest's sizes and SHA-256 sums (exit status 1 when one fails)."
+                    ),
                 arguments: 0...1),
             CommandSpec(
                 ["inkling", "packs", "update"], synopsis: "[--manifest-url URL]",
-                summary: "Fetches the newest manifest of downloadable packs.",
+                summary: tr("Fetches the newest manifest of downloadable packs."),
                 options: [manifestURL]),
         ])
 
     static let learned = CommandSpec(
         ["inkling", "learned"],
-        summary: "Shows, exports, imports, forgets and wipes the words learned from your typing.",
+        summary: tr("Shows, exports, imports, forgets and wipes the words learned from your typing."),
         subcommands: [
             CommandSpec(
                 ["inkling", "learned", "list"], synopsis: "[--limit N] [--db PATH]",
-                summary: "Lists learned words with their counts and last use.",
+                summary: tr("Lists learned words with their counts and last use."),
                 options: [
                     OptionSpec(
-                        "--limit", value: "N", help: "how many words (default 50)", integers: 0...Int(Int32.max)), db,
+                        "--limit", value: "N", help: tr("how many words (default 50)"), integers: 0...Int(Int32.max)),
+                    db,
                 ]),
             CommandSpec(
                 ["inkling", "learned", "forget"], synopsis: "WORD [--db PATH]",
-                summary: "Forgets a word everywhere, with every context it was learned in.",
+                summary: tr("Forgets a word everywhere, with every context it was learned in."),
                 options: [db], arguments: 1...1),
             CommandSpec(
-                ["inkling", "learned", "wipe"], synopsis: "[--yes] [--db PATH]", summary: "Forgets everything learned.",
+                ["inkling", "learned", "wipe"], synopsis: "[--yes] [--db PATH]",
+                summary: tr("Forgets everything learned."),
                 options: [
                     OptionSpec(
                         "-y", "--yes",
-                        help: "do not ask for confirmation (required when standard input is not a terminal)"), db,
+                        help: tr("do not ask for confirmation (required when standard input is not a terminal)")), db,
                 ],
                 details:
-                    "On a terminal it asks before wiping; without a terminal it refuses (exit status 2) unless --yes is given."
+                    tr(
+                        "On a terminal it asks before wiping; without a terminal it refuses (exit status 2) unless --yes is given."
+                    )
             ),
             CommandSpec(
                 ["inkling", "learned", "export"], synopsis: "[FILE|-] [--db PATH]",
                 summary:
-                    "Writes the learned words as TSV (context, key, display, count, last used) to FILE (mode 0600) or standard output.",
+                    tr(
+                        "Writes the learned words as TSV (context, key, display, count, last used) to FILE (mode 0600) or standard output."
+                    ),
                 options: [db], arguments: 0...1),
             CommandSpec(
                 ["inkling", "learned", "import"], synopsis: "FILE|- [--db PATH]",
-                summary: "Merges a TSV export into the store (the larger count wins).",
+                summary: tr("Merges a TSV export into the store (the larger count wins)."),
                 options: [db], arguments: 1...1),
             CommandSpec(
-                ["inkling", "learned", "_stress"], summary: "Crash-test writer (tests only).",
+                ["inkling", "learned", "_stress"], summary: tr("Crash-test writer (tests only)."),
                 options: [
-                    OptionSpec("--start", value: "N", help: "first word number", integers: 0...Int(Int32.max)),
-                    OptionSpec("--seconds", value: "X", help: "how long", numbers: 0...86_400),
-                    OptionSpec("--words", value: "N", help: "stop after N words", integers: 0...Int.max), db,
+                    OptionSpec("--start", value: "N", help: tr("first word number"), integers: 0...Int(Int32.max)),
+                    OptionSpec("--seconds", value: "X", help: tr("how long"), numbers: 0...86_400),
+                    OptionSpec("--words", value: "N", help: tr("stop after N words"), integers: 0...Int.max), db,
                 ], hidden: true),
         ],
-        details: "the store: $XDG_DATA_HOME/inkling/user.sqlite3 (default ~/.local/share/inkling/user.sqlite3)")
+        details: tr("the store: $XDG_DATA_HOME/inkling/user.sqlite3 (default ~/.local/share/inkling/user.sqlite3)"))
 
     static let learn = CommandSpec(
         ["inkling", "learn"], synopsis: "FILE|- [--db PATH] [--pack PATH]",
-        summary: "Learns from your own texts (one document a line) as if you had typed them.",
+        summary: tr("Learns from your own texts (one document a line) as if you had typed them."),
         options: [db, pack], arguments: 1...1)
 
     static let check = CommandSpec(
         ["inkling", "check"], synopsis: "[--layout NAME] [--pack PATH] [--] TEXT...",
-        summary: "Prints the words of the text that look like typos, with their likely fixes.",
+        summary: tr("Prints the words of the text that look like typos, with their likely fixes."),
         options: [layout, pack] + checkerTuning, arguments: 0...Int.max)
 
     static let checkBench = CommandSpec(
         ["inkling", "check-bench"],
         synopsis: "--text FILE [--seed N] [--rate R] [--show WHAT] [--layout NAME] [--pack PATH]",
-        summary: "Checker benchmark: false flags on clean text, recall and accuracy on injected typos.",
+        summary: tr("Checker benchmark: false flags on clean text, recall and accuracy on injected typos."),
         options: [
-            OptionSpec("--text", value: "FILE", help: "clean text, one document a line"),
-            OptionSpec("--seed", value: "N", help: "seed of the typo injector (default 1)", integers: 0...Int.max),
+            OptionSpec("--text", value: "FILE", help: tr("clean text, one document a line")),
+            OptionSpec("--seed", value: "N", help: tr("seed of the typo injector (default 1)"), integers: 0...Int.max),
             OptionSpec(
-                "--rate", value: "R", help: "share of eligible words given a typo, 0 to 1 (default 0.1)", numbers: 0...1
+                "--rate", value: "R", help: tr("share of eligible words given a typo, 0 to 1 (default 0.1)"),
+                numbers: 0...1
             ),
             OptionSpec(
                 "--show", value: "WHAT",
-                help: "also print false (flags on clean text), misses, wrong (wrong fixes) or text"),
+                help: tr("also print false (flags on clean text), misses, wrong (wrong fixes) or text")),
             layout, pack,
         ] + checkerTuning)
 
     static let server = OptionSpec(
-        "--server", value: "URL", help: "the Inkling Server's https:// URL (default: the cloud-endpoint setting)")
+        "--server", value: "URL", help: tr("the Inkling Server's https:// URL (default: the cloud-endpoint setting)"))
 
     static let account = CommandSpec(
         ["inkling", "account"],
-        summary: "Signs this computer in to an Inkling Server for the cloud check, shows the sign-in and signs out.",
+        summary: tr(
+            "Signs this computer in to an Inkling Server for the cloud check, shows the sign-in and signs out."),
         subcommands: [
             CommandSpec(
                 ["inkling", "account", "login"], synopsis: "--server URL [--user NAME] [--device NAME]",
-                summary: "Signs in with your password and stores the device token the server returns in your keyring.",
+                summary: tr(
+                    "Signs in with your password and stores the device token the server returns in your keyring."),
                 options: [
                     OptionSpec(
                         "--server", value: "URL",
-                        help: "the Inkling Server's https:// URL (http:// only to this machine)"),
+                        help: tr("the Inkling Server's https:// URL (http:// only to this machine)")),
                     OptionSpec(
-                        "--user", value: "NAME", help: "your user name on the server (default: your login name)"),
+                        "--user", value: "NAME", help: tr("your user name on the server (default: your login name)")),
                     OptionSpec(
                         "--device", value: "NAME",
-                        help: "a name for this computer, up to 64 characters (default: the host name)"),
+                        help: tr("a name for this computer, up to 64 characters (default: the host name)")),
                 ],
                 details:
-                    "The password is asked for without echo on a terminal, or read from the first line of standard input otherwise; it is sent to the server once and never stored."
+                    tr(
+                        "The password is asked for without echo on a terminal, or read from the first line of standard input otherwise; it is sent to the server once and never stored."
+                    )
             ),
             CommandSpec(
                 ["inkling", "account", "status"], synopsis: "[--server URL]",
                 summary:
-                    "Shows whether this computer is signed in, as whom, and when its token expires (exit status 1 when not signed in).",
+                    tr(
+                        "Shows whether this computer is signed in, as whom, and when its token expires (exit status 1 when not signed in)."
+                    ),
                 options: [server]),
             CommandSpec(
                 ["inkling", "account", "logout"], synopsis: "[--server URL] [--everywhere]",
-                summary: "Revokes this device's token on the server and deletes it from the keyring.",
+                summary: tr("Revokes this device's token on the server and deletes it from the keyring."),
                 options: [
                     server,
-                    OptionSpec("--everywhere", help: "sign out every device of your account, not just this one"),
+                    OptionSpec("--everywhere", help: tr("sign out every device of your account, not just this one")),
                 ],
                 details:
-                    "When the server cannot be reached the token is still deleted here, and the command says so (exit status 1)."
+                    tr(
+                        "When the server cannot be reached the token is still deleted here, and the command says so (exit status 1)."
+                    )
             ),
         ])
 
     static let inkling = CommandSpec(
         ["inkling"], synopsis: "COMMAND [options]",
         summary:
-            "Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method.",
+            tr(
+                "Predictive text from the command line, and the settings, language packs and learned words of the Inkling input method."
+            ),
         subcommands: [
             suggest, predict, check, checkBench, config, packs, learned, learn, packCommand, account, dictation,
         ])

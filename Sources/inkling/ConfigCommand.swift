@@ -14,18 +14,11 @@ import InklingCore
 /// `data/gschema`). Every key and value is checked here before GLib sees it: GLib aborts the
 /// process on an unknown key and refuses (with only a warning) a value out of range.
 enum ConfigCommand {
-    static let usage = """
-        usage: inkling config list                 every key and its value
-               inkling config get KEY              one value
-               inkling config set KEY VALUE        change a value (checked against the schema)
-               inkling config reset KEY            back to the default
-               inkling config describe KEY         summary, type, allowed values and default
-
-        values: true/false (also yes/no, on/off, 1/0) for switches, whole numbers for numbers,
-        plain text for strings, comma-separated codes or ['en', 'de'] for lists.
-        The schema \(EngineSettingsSchema.id) must be installed, or compiled into a folder named by
-        GSETTINGS_SCHEMA_DIR.
-        """
+    static var usage: String {
+        tr(
+            "usage: inkling config list                 every key and its value\n       inkling config get KEY              one value\n       inkling config set KEY VALUE        change a value (checked against the schema)\n       inkling config reset KEY            back to the default\n       inkling config describe KEY         summary, type, allowed values and default\n\nvalues: true/false (also yes/no, on/off, 1/0) for switches, whole numbers for numbers,\nplain text for strings, comma-separated codes or ['en', 'de'] for lists.\nThe schema {schema} must be installed, or compiled into a folder named by\nGSETTINGS_SCHEMA_DIR.",
+            ["schema": EngineSettingsSchema.id])
+    }
 
     /// Exit statuses: 2 for a misused command line, 1 for everything the user asked that cannot be done.
     static func usageError(_ message: String) -> Never {
@@ -39,37 +32,37 @@ enum ConfigCommand {
     }
 
     static func run(_ arguments: [String]) {
-        guard let subcommand = arguments.first else { usageError("needs a subcommand") }
+        guard let subcommand = arguments.first else { usageError(tr("needs a subcommand")) }
         let rest = Array(arguments.dropFirst())
         switch subcommand {
         case "-h", "--help", "help":
             print(usage)
         case "list":
-            guard rest.isEmpty else { usageError("list takes no arguments") }
+            guard rest.isEmpty else { usageError(tr("list takes no arguments")) }
             let schema = Schema.open()
             for key in schema.keys { print("\(key) \(schema.display(key))") }
         case "get":
-            guard rest.count == 1 else { usageError("get needs exactly one KEY") }
+            guard rest.count == 1 else { usageError(tr("get needs exactly one KEY")) }
             let schema = Schema.open()
             schema.requireKey(rest[0])
             print(schema.display(rest[0]))
         case "set":
-            guard rest.count == 2 else { usageError("set needs KEY and VALUE (quote a value with spaces)") }
+            guard rest.count == 2 else { usageError(tr("set needs KEY and VALUE (quote a value with spaces)")) }
             let schema = Schema.open()
             schema.requireKey(rest[0])
             schema.set(rest[0], text: rest[1])
         case "reset":
-            guard rest.count == 1 else { usageError("reset needs exactly one KEY") }
+            guard rest.count == 1 else { usageError(tr("reset needs exactly one KEY")) }
             let schema = Schema.open()
             schema.requireKey(rest[0])
             schema.reset(rest[0])
         case "describe":
-            guard rest.count == 1 else { usageError("describe needs exactly one KEY") }
+            guard rest.count == 1 else { usageError(tr("describe needs exactly one KEY")) }
             let schema = Schema.open()
             schema.requireKey(rest[0])
             print(schema.describe(rest[0]))
         default:
-            usageError("unknown subcommand '\(subcommand)'")
+            usageError(tr("unknown subcommand '{name}'", ["name": subcommand]))
         }
     }
 
@@ -79,19 +72,20 @@ enum ConfigCommand {
         let settings: UnsafeMutablePointer<GSettings>
 
         static func open() -> Schema {
-            let hint = """
-                install the ibus-inkling package, or compile the schema from a checkout: \
-                mkdir -p DIR && cp data/gschema/*.gschema.xml DIR && glib-compile-schemas DIR, \
-                then run with GSETTINGS_SCHEMA_DIR=DIR
-                """
+            let hint = tr(
+                "install the ibus-inkling package, or compile the schema from a checkout: mkdir -p DIR && cp data/gschema/*.gschema.xml DIR && glib-compile-schemas DIR, then run with GSETTINGS_SCHEMA_DIR=DIR"
+            )
             guard let source = g_settings_schema_source_get_default() else {
-                ConfigCommand.error("no GSettings schemas are installed on this system; \(hint)")
+                ConfigCommand.error(tr("no GSettings schemas are installed on this system; {hint}", ["hint": hint]))
             }
             guard let schema = g_settings_schema_source_lookup(source, EngineSettingsSchema.id, 1) else {
-                ConfigCommand.error("the GSettings schema \(EngineSettingsSchema.id) is not installed; \(hint)")
+                ConfigCommand.error(
+                    tr(
+                        "the GSettings schema {schema} is not installed; {hint}",
+                        ["schema": EngineSettingsSchema.id, "hint": hint]))
             }
             guard let settings = g_settings_new_full(schema, nil, nil) else {
-                ConfigCommand.error("cannot open the settings of \(EngineSettingsSchema.id)")
+                ConfigCommand.error(tr("cannot open the settings of {schema}", ["schema": EngineSettingsSchema.id]))
             }
             return Schema(schema: schema, settings: settings)
         }
@@ -111,7 +105,8 @@ enum ConfigCommand {
         /// Exits with a clear message (and the list of keys) unless the key exists: GLib would abort.
         func requireKey(_ key: String) {
             if g_settings_schema_has_key(schema, key) == 0 {
-                ConfigCommand.error("unknown key '\(key)'; the keys are: \(keys.joined(separator: ", "))")
+                ConfigCommand.error(
+                    tr("unknown key '{key}'; the keys are: {keys}", ["key": key, "keys": keys.joined(separator: ", ")]))
             }
         }
 
@@ -205,13 +200,15 @@ enum ConfigCommand {
             }
             switch allowed(key) {
             case .any: break
-            case .range(let low, let high): lines.append("  allowed: \(low) to \(high)")
-            case .choices(let choices): lines.append("  allowed: \(choices.joined(separator: ", "))")
+            case .range(let low, let high):
+                lines.append("  " + tr("allowed: {low} to {high}", ["low": "\(low)", "high": "\(high)"]))
+            case .choices(let choices):
+                lines.append("  " + tr("allowed: {choices}", ["choices": choices.joined(separator: ", ")]))
             }
             let defaultValue = Self.nonNull(g_settings_schema_key_get_default_value(schemaKey))
-            lines.append("  default: \(Self.text(of: defaultValue))")
+            lines.append("  " + tr("default: {value}", ["value": Self.text(of: defaultValue)]))
             g_variant_unref(defaultValue)
-            lines.append("  current: \(display(key))")
+            lines.append("  " + tr("current: {value}", ["value": display(key)]))
             if let description = g_settings_schema_key_get_description(schemaKey) {
                 lines.append("  " + String(cString: description))
             }
@@ -220,11 +217,11 @@ enum ConfigCommand {
 
         func typeName(_ key: String) -> String {
             switch typeString(key) {
-            case "b": return "true or false"
-            case "i": return "whole number"
-            case "s": return "text"
-            case "as": return "list of text"
-            case let other: return "GVariant type \(other)"
+            case "b": return tr("true or false")
+            case "i": return tr("whole number")
+            case "s": return tr("text")
+            case "as": return tr("list of text")
+            case let other: return tr("GVariant type {type}", ["type": other])
             }
         }
 
@@ -235,11 +232,19 @@ enum ConfigCommand {
             let schemaKey = self.key(key)
             let inRange = g_settings_schema_key_range_check(schemaKey, value) != 0
             g_settings_schema_key_unref(schemaKey)
-            guard inRange else { ConfigCommand.error("'\(text)' is not allowed for \(key)\(allowedText(key))") }
-            guard g_settings_is_writable(settings, key) != 0 else {
-                ConfigCommand.error("\(key) is not writable (locked down by the system administrator)")
+            guard inRange else {
+                ConfigCommand.error(
+                    tr(
+                        "'{value}' is not allowed for {key}{allowed}",
+                        ["value": text, "key": key, "allowed": allowedText(key)]))
             }
-            guard g_settings_set_value(settings, key, value) != 0 else { ConfigCommand.error("could not set \(key)") }
+            guard g_settings_is_writable(settings, key) != 0 else {
+                ConfigCommand.error(
+                    tr("{key} is not writable (locked down by the system administrator)", ["key": key]))
+            }
+            guard g_settings_set_value(settings, key, value) != 0 else {
+                ConfigCommand.error(tr("could not set {key}", ["key": key]))
+            }
             g_settings_sync()
         }
 
@@ -251,8 +256,10 @@ enum ConfigCommand {
         func allowedText(_ key: String) -> String {
             switch allowed(key) {
             case .any: return ""
-            case .range(let low, let high): return " (allowed: \(low) to \(high))"
-            case .choices(let choices): return " (allowed: \(choices.joined(separator: ", ")))"
+            case .range(let low, let high):
+                return " (" + tr("allowed: {low} to {high}", ["low": "\(low)", "high": "\(high)"]) + ")"
+            case .choices(let choices):
+                return " (" + tr("allowed: {choices}", ["choices": choices.joined(separator: ", ")]) + ")"
             }
         }
 
@@ -265,34 +272,38 @@ enum ConfigCommand {
                 switch trimmed.lowercased() {
                 case "true", "yes", "on", "1": return g_variant_new_boolean(1)
                 case "false", "no", "off", "0": return g_variant_new_boolean(0)
-                default: ConfigCommand.error("\(key) takes true or false, not '\(text)'")
+                default:
+                    ConfigCommand.error(tr("{key} takes true or false, not '{value}'", ["key": key, "value": text]))
                 }
             case "i":
                 guard let number = Int32(trimmed) else {
-                    ConfigCommand.error("\(key) takes a whole number\(allowedText(key)), not '\(text)'")
+                    ConfigCommand.error(
+                        tr(
+                            "{key} takes a whole number{allowed}, not '{value}'",
+                            ["key": key, "allowed": allowedText(key), "value": text]))
                 }
                 return g_variant_new_int32(number)
             case "s":
                 if key.hasSuffix("-key") && !Self.isAccelerator(text) {
                     ConfigCommand.error(
-                        """
-                        \(key) takes a key binding such as '<Control><Alt>Return' (modifiers \
-                        <Control> <Alt> <Shift> <Super>, then one key name), or '' to disable it; not '\(text)'
-                        """)
+                        tr(
+                            "{key} takes a key binding such as '<Control><Alt>Return' (modifiers <Control> <Alt> <Shift> <Super>, then one key name), or '' to disable it; not '{value}'",
+                            ["key": key, "value": text]))
                 }
                 // The host is parsed, not prefix-matched: http://localhost.evil.example is another machine.
                 if key == "cloud-endpoint" && !text.isEmpty && (try? PackDownload.check(text)) == nil {
                     ConfigCommand.error(
-                        "cloud-endpoint takes an https:// URL (http:// only to this machine; '' for none), not '\(text)'"
-                    )
+                        tr(
+                            "cloud-endpoint takes an https:// URL (http:// only to this machine; '' for none), not '{value}'",
+                            ["value": text]))
                 }
                 return g_variant_new_string(text)
             case "as":
                 let items = Self.parseList(trimmed)
                 if key == "languages" {
-                    if items.isEmpty { ConfigCommand.error("languages needs at least one language code, e.g. en") }
+                    if items.isEmpty { ConfigCommand.error(tr("languages needs at least one language code, e.g. en")) }
                     for item in items where !Self.isLanguageCode(item) {
-                        ConfigCommand.error("'\(item)' is not a language code (like en, pt_BR)")
+                        ConfigCommand.error(tr("'{value}' is not a language code (like en, pt_BR)", ["value": item]))
                     }
                 }
                 var pointers = items.map { strdup($0) }

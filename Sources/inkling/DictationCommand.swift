@@ -17,15 +17,19 @@ enum DictationCommand {
             schema.requireKey("dictation")
             schema.set("dictation", text: "true")
             print(
-                "dictation is on; press \(schema.display("dictation-key")) in a text field to start and stop listening")
+                tr(
+                    "dictation is on; press {keys} in a text field to start and stop listening",
+                    ["keys": schema.display("dictation-key")]))
             if !FileManager.default.fileExists(atPath: helperPath()) {
-                warn("inkling: note: the helper \(helperPath()) is missing; dictation will not start")
+                warn(
+                    "inkling: "
+                        + tr("note: the helper {path} is missing; dictation will not start", ["path": helperPath()]))
             }
         case "disable":
             let schema = ConfigCommand.Schema.open()
             schema.requireKey("dictation")
             schema.set("dictation", text: "false")
-            print("dictation is off")
+            print(tr("dictation is off"))
         case "words":
             let pack = openPack(arguments)
             let ids = (0..<pack.wordCount).sorted { pack.logPrior($0) > pack.logPrior($1) }
@@ -35,7 +39,7 @@ enum DictationCommand {
                 audioFile: arguments.options["--audio-file"], device: arguments.options["--device"] ?? storedDevice(),
                 seconds: arguments.int("--seconds") ?? 10)
         default:
-            arguments.usageError("dictation needs enable, disable, test or words")
+            arguments.usageError(tr("dictation needs enable, disable, test or words"))
         }
     }
 
@@ -72,7 +76,7 @@ enum DictationCommand {
         if let audioFile { arguments += ["--audio-file", audioFile] }
         var toHelper: [Int32] = [0, 0]
         var fromHelper: [Int32] = [0, 0]
-        guard pipe(&toHelper) == 0, pipe(&fromHelper) == 0 else { fail("cannot create pipes") }
+        guard pipe(&toHelper) == 0, pipe(&fromHelper) == 0 else { fail(tr("cannot create pipes")) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, toHelper[0], 0)
@@ -85,10 +89,17 @@ enum DictationCommand {
         posix_spawn_file_actions_destroy(&actions)
         close(toHelper[0])
         close(fromHelper[1])
-        guard spawned == 0 else { fail("cannot run \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            fail(
+                tr(
+                    "cannot run {program}: {problem}",
+                    ["program": arguments[0], "problem": String(cString: strerror(spawned))]))
+        }
         signal(SIGPIPE, SIG_IGN)
         send(DictationRequest(type: "start", session: 1).line, to: toHelper[1])
-        warn(audioFile.map { "reading \($0)…" } ?? "say something… (\(seconds) s)")
+        warn(
+            audioFile.map { tr("reading {path}…", ["path": $0]) }
+                ?? tr("say something… ({seconds} s)", ["seconds": "\(seconds)"]))
         let deadline = InputSession.monotonicMilliseconds() + Int64(seconds) * 1000
         var stopSent = false
         var pending: [UInt8] = []
@@ -119,10 +130,10 @@ enum DictationCommand {
                 switch event.type {
                 case "level":
                     let bars = Int(((event.level ?? 0) * 30).rounded())
-                    warn("\u{1B}[1A\u{1B}[2Klevel " + String(repeating: "█", count: bars))
+                    warn("\u{1B}[1A\u{1B}[2K" + tr("level") + " " + String(repeating: "█", count: bars))
                 case "final":
                     heardAnything = true
-                    print("heard: \(event.text ?? "")")
+                    print(tr("heard: {text}", ["text": event.text ?? ""]))
                 case "error":
                     failure = event.message ?? "error"
                     break reading
@@ -137,8 +148,8 @@ enum DictationCommand {
         close(fromHelper[0])
         var status: Int32 = 0
         waitpid(pid, &status, 0)
-        if let failure { fail("dictation test failed: \(failure)") }
-        if !heardAnything { print("heard nothing") }
+        if let failure { fail(tr("dictation test failed: {problem}", ["problem": failure])) }
+        if !heardAnything { print(tr("heard nothing")) }
     }
 
     private static func send(_ line: String, to fd: Int32) {

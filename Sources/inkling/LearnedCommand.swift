@@ -20,8 +20,10 @@ enum LearnedCommand {
             let store = try UserStore.open(path: path)
             if let aside = store.movedAsideCorruptFile {
                 warn(
-                    "inkling: the user store was damaged (\(store.corruptionDetail ?? "")); moved it to \(aside) and started a new one"
-                )
+                    "inkling: "
+                        + tr(
+                            "the user store was damaged ({detail}); moved it to {path} and started a new one",
+                            ["detail": store.corruptionDetail ?? "", "path": aside]))
             }
             return store
         } catch {
@@ -42,23 +44,35 @@ enum LearnedCommand {
                 let limit = arguments.int("--limit") ?? 50
                 let words = try store.words(limit: max(0, limit))
                 let width = max(4, words.map { $0.display.count }.max() ?? 0)
-                print(pad("word", width) + "  " + pad("count", 8, right: true) + "  last used")
+                // The column headings are for people (list is not an export format; `learned export` is).
+                print(pad(tr("word"), width) + "  " + pad(tr("count"), 8, right: true) + "  " + tr("last used"))
                 for entry in words {
                     print(
                         pad(entry.display, width) + "  " + pad(format(entry.count), 8, right: true) + "  "
                             + date(entry.lastUsed))
                 }
                 warn(
-                    "\(words.count) of \(store.wordCount) words (\(store.count) entries with contexts, \(kib(store.fileSize))) in \(path)"
-                )
+                    trn(
+                        "{shown} of {count} word ({entries} entries with contexts, {size}) in {path}",
+                        "{shown} of {count} words ({entries} entries with contexts, {size}) in {path}",
+                        count: store.wordCount,
+                        [
+                            "shown": "\(words.count)", "count": "\(store.wordCount)", "entries": "\(store.count)",
+                            "size": kib(store.fileSize), "path": path,
+                        ]))
                 warnAboutCopies(path)
             case "forget":
-                guard let word = rest.first, rest.count == 1 else { fail("learned forget takes one WORD", status: 2) }
+                guard let word = rest.first, rest.count == 1 else {
+                    fail(tr("learned forget takes one WORD"), status: 2)
+                }
                 let store = openStore(path)
                 let removed = try store.forget(word)
                 print(
                     removed == 0
-                        ? "'\(word)' was not learned; nothing removed" : "forgot '\(word)': removed \(removed) entries")
+                        ? tr("'{word}' was not learned; nothing removed", ["word": word])
+                        : trn(
+                            "forgot '{word}': removed {count} entry", "forgot '{word}': removed {count} entries",
+                            count: removed, ["word": word, "count": "\(removed)"]))
                 warnAboutCopies(path)
             case "wipe":
                 confirmWipe(path: path, arguments)
@@ -66,9 +80,14 @@ enum LearnedCommand {
                 let removed = try store.wipe()
                 let copies = try UserStore.removeLeftoverCopies(of: path)
                 print(
-                    "wiped \(removed) entries from \(path)"
+                    trn(
+                        "wiped {count} entry from {path}", "wiped {count} entries from {path}", count: removed,
+                        ["count": "\(removed)", "path": path])
                         + (copies > 0
-                            ? "; removed \(copies) damaged \(copies == 1 ? "copy" : "copies") of the store moved aside earlier"
+                            ? trn(
+                                "; removed {count} damaged copy of the store moved aside earlier",
+                                "; removed {count} damaged copies of the store moved aside earlier", count: copies,
+                                ["count": "\(copies)"])
                             : ""))
             case "export":
                 let target = rest.first ?? "-"
@@ -80,29 +99,50 @@ enum LearnedCommand {
                 } else {
                     writePrivateFile(target, text)
                 }
-                warn("exported \(entries.count) entries to \(target == "-" ? "standard output" : target)")
+                warn(
+                    trn(
+                        "exported {count} entry to {target}", "exported {count} entries to {target}",
+                        count: entries.count,
+                        ["count": "\(entries.count)", "target": target == "-" ? tr("standard output") : target]))
             case "import":
-                guard let file = rest.first, rest.count == 1 else { fail("learned import takes one FILE", status: 2) }
+                guard let file = rest.first, rest.count == 1 else {
+                    fail(tr("learned import takes one FILE"), status: 2)
+                }
                 let text = readInput(file)
                 let (entries, problems) = UserModelFile.parse(text)
                 // Name each refused line (never its words), so the user can fix the file.
                 for problem in problems.prefix(10) {
-                    warn("inkling: \(file) line \(problem.line) not imported: \(problem.reason)")
+                    warn(
+                        "inkling: "
+                            + tr(
+                                "{file} line {line} not imported: {reason}",
+                                ["file": file, "line": "\(problem.line)", "reason": problem.reason]))
                 }
-                if problems.count > 10 { warn("inkling: \(problems.count - 10) more lines of \(file) not imported") }
+                if problems.count > 10 {
+                    warn(
+                        "inkling: "
+                            + trn(
+                                "{count} more line of {file} not imported", "{count} more lines of {file} not imported",
+                                count: problems.count - 10, ["count": "\(problems.count - 10)", "file": file]))
+                }
                 let store = openStore(path)
                 let merged = try store.merge(entries)
                 let refused = problems.count + entries.count - merged
                 print(
-                    "imported \(merged) entries from \(file)"
+                    trn(
+                        "imported {count} entry from {file}", "imported {count} entries from {file}", count: merged,
+                        ["count": "\(merged)", "file": file])
                         + (refused > 0
-                            ? " (\(refused) lines skipped: malformed or refused by the learning policy)" : ""))
+                            ? trn(
+                                " ({count} line skipped: malformed or refused by the learning policy)",
+                                " ({count} lines skipped: malformed or refused by the learning policy)", count: refused,
+                                ["count": "\(refused)"]) : ""))
             case "_stress":
                 stress(
                     path: path, start: arguments.int("--start") ?? 0, seconds: arguments.double("--seconds") ?? 30,
                     words: arguments.int("--words"))
             default:
-                fail("unknown learned command '\(subcommand)'\n\(usage)", status: 2)
+                fail(tr("unknown learned command '{name}'", ["name": subcommand]) + "\n" + usage, status: 2)
             }
         } catch {
             fail("\(error)")
@@ -114,7 +154,7 @@ enum LearnedCommand {
     /// transaction that holds the store's write lock (a running engine's writer retries).
     static func learn(_ arguments: Arguments) {
         guard let file = arguments.positional.first, arguments.positional.count == 1 else {
-            fail("learn takes one FILE (or - for standard input)\n\(usage)", status: 2)
+            fail(tr("learn takes one FILE (or - for standard input)") + "\n" + usage, status: 2)
         }
         let text = readInput(file)
         let predictor = Predictor(pack: openPack(arguments))
@@ -143,8 +183,12 @@ enum LearnedCommand {
             }
             store.checkpoint()
             print(
-                "learned \(recorded) words from \(documents) documents (\(skipped) refused by the learning policy); the store has \(store.count) entries, \(kib(store.fileSize))"
-            )
+                tr(
+                    "learned {words} words from {documents} documents ({refused} refused by the learning policy); the store has {entries} entries, {size}",
+                    [
+                        "words": "\(recorded)", "documents": "\(documents)", "refused": "\(skipped)",
+                        "entries": "\(store.count)", "size": kib(store.fileSize),
+                    ]))
         } catch {
             fail("\(error)")
         }
@@ -202,8 +246,15 @@ enum LearnedCommand {
         let copies = UserStore.leftoverCopies(of: path)
         guard !copies.isEmpty else { return }
         warn(
-            "inkling: \(copies.count) damaged \(copies.count == 1 ? "copy" : "copies") of the store, moved aside earlier, may still hold learned words (\(copies.prefix(3).joined(separator: ", "))\(copies.count > 3 ? ", …" : "")); `inkling learned wipe` removes them with everything else"
-        )
+            "inkling: "
+                + trn(
+                    "{count} damaged copy of the store, moved aside earlier, may still hold learned words ({names}); `inkling learned wipe` removes them with everything else",
+                    "{count} damaged copies of the store, moved aside earlier, may still hold learned words ({names}); `inkling learned wipe` removes them with everything else",
+                    count: copies.count,
+                    [
+                        "count": "\(copies.count)",
+                        "names": copies.prefix(3).joined(separator: ", ") + (copies.count > 3 ? ", …" : ""),
+                    ]))
     }
 
     static func readInput(_ file: String) -> String {

@@ -16,7 +16,7 @@ extension LearnedCommand {
     static func loadLearnedWords(into predictor: Predictor, explicitPath: String?) {
         let path = explicitPath ?? UserStore.defaultPath()
         guard FileManager.default.fileExists(atPath: path) else {
-            if explicitPath != nil { fail("there is no user store at \(path)") }
+            if explicitPath != nil { fail(tr("there is no user store at {path}", ["path": path])) }
             return
         }
         do {
@@ -24,7 +24,7 @@ extension LearnedCommand {
             predictor.replaceUserModel(with: try store.loadAll())
         } catch {
             if explicitPath != nil { fail("\(error)") }
-            warn("inkling: suggesting without learned words: \(error)")
+            warn("inkling: " + tr("suggesting without learned words: {problem}", ["problem": "\(error)"]))
         }
     }
 
@@ -33,13 +33,16 @@ extension LearnedCommand {
     static func confirmWipe(path: String, _ arguments: Arguments) {
         if arguments.flags.contains("--yes") { return }
         guard Terminal.inputIsTerminal else {
-            arguments.usageError("wiping needs --yes when standard input is not a terminal; nothing was wiped")
+            arguments.usageError(tr("wiping needs --yes when standard input is not a terminal; nothing was wiped"))
         }
         let copies = UserStore.leftoverCopies(of: path).count
-        let alsoCopies =
-            copies == 0 ? "" : " and the \(copies) moved-aside damaged \(copies == 1 ? "copy" : "copies") beside it"
-        guard Terminal.confirm("Forget every learned word in \(path)\(alsoCopies)? This cannot be undone.") else {
-            fail("nothing was wiped")
-        }
+        let question =
+            copies == 0
+            ? tr("Forget every learned word in {path}? This cannot be undone.", ["path": path])
+            : trn(
+                "Forget every learned word in {path} and the {count} moved-aside damaged copy beside it? This cannot be undone.",
+                "Forget every learned word in {path} and the {count} moved-aside damaged copies beside it? This cannot be undone.",
+                count: copies, ["path": path, "count": "\(copies)"])
+        guard Terminal.confirm(question) else { fail(tr("nothing was wiped")) }
     }
 }

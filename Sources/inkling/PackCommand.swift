@@ -7,7 +7,7 @@ enum PackCommand {
         switch arguments.positional.first {
         case "build": build(arguments)
         case "info": info(arguments)
-        default: fail("pack needs 'build' or 'info'")
+        default: fail(tr("pack needs 'build' or 'info'"))
         }
     }
 
@@ -57,7 +57,7 @@ enum PackCommand {
                 try Data(text.utf8).write(to: URL(filePath: heldOut), options: .atomic)
             }
         } catch {
-            fail("cannot write \(output): \(FileProblem.reason(error))")
+            fail(tr("cannot write {path}: {problem}", ["path": output, "problem": FileProblem.reason(error)]))
         }
         warn("pack build: wrote \(output) (\(bytes.count) bytes)")
     }

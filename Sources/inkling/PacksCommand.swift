@@ -23,15 +23,15 @@ enum PacksCommand {
         case "list": list(arguments)
         case "install":
             guard let language = rest.first else {
-                fail("packs install needs a language, e.g. 'inkling packs install de'")
+                fail(tr("packs install needs a language, e.g. 'inkling packs install de'"))
             }
             install(checkedLanguage(language), arguments)
         case "remove":
-            guard let language = rest.first else { fail("packs remove needs a language") }
+            guard let language = rest.first else { fail(tr("packs remove needs a language")) }
             remove(checkedLanguage(language))
         case "verify": verify(rest.first.map(checkedLanguage), arguments)
         case "update": update(arguments)
-        default: fail("packs needs list, install LANG, remove LANG, verify [LANG] or update", status: 2)
+        default: fail(tr("packs needs list, install LANG, remove LANG, verify [LANG] or update"), status: 2)
         }
     }
 
@@ -69,7 +69,11 @@ enum PacksCommand {
                     ?? ""
                 return (manifest, source.split(separator: "\n").first.map(String.init) ?? "")
             } catch {
-                warn("inkling: ignoring the downloaded manifest \(cachedManifestPath): \(error)")
+                warn(
+                    "inkling: "
+                        + tr(
+                            "ignoring the downloaded manifest {path}: {problem}",
+                            ["path": cachedManifestPath, "problem": "\(error)"]))
             }
         }
         return bundledManifest().map { ($0, "") }
@@ -108,7 +112,7 @@ enum PacksCommand {
         // Packs installed by apt are listed even when the manifest in use does not name them.
         let system = PackLocator.systemPackEntries(executablePath: PackLocator.currentExecutablePath())
         guard current != nil || !system.isEmpty else {
-            print("no pack manifest yet: run 'inkling packs update --manifest-url URL'")
+            print(tr("no pack manifest yet: run 'inkling packs update --manifest-url URL'"))
             return
         }
         let known = current?.0.packs ?? []
@@ -135,15 +139,18 @@ enum PacksCommand {
 
     static func update(_ arguments: Arguments) {
         guard let url = manifestURL(arguments), !url.isEmpty else {
-            fail("no manifest URL: pass --manifest-url URL or set INKLING_MANIFEST_URL")
+            fail(tr("no manifest URL: pass --manifest-url URL or set INKLING_MANIFEST_URL"))
         }
         // Checked before anything is created or fetched.
-        do { _ = try PackDownload.check(url) } catch { fail("the manifest URL \(error)") }
+        do { _ = try PackDownload.check(url) } catch { fail(tr("the manifest URL {problem}", ["problem": "\(error)"])) }
         removeAbandonedPartials()
         let temporary = temporaryPath(in: UserPaths.dataFolder(), name: "manifest.json")
         if let problem = Downloader.download(url, to: temporary, maximumBytes: 1 << 20, progress: false) {
             discard(temporary)
-            fail("cannot fetch the manifest from \(PackDownload.shown(url)): \(problem)")
+            fail(
+                tr(
+                    "cannot fetch the manifest from {url}: {problem}",
+                    ["url": PackDownload.shown(url), "problem": problem]))
         }
         let data = (try? Data(contentsOf: URL(filePath: temporary))) ?? Data()
         let manifest: PackManifest
@@ -151,21 +158,28 @@ enum PacksCommand {
             manifest = try PackManifest.parse(data)
         } catch {
             discard(temporary)
-            fail("\(error) (from \(PackDownload.shown(url)))")
+            fail(tr("{problem} (from {url})", ["problem": "\(error)", "url": PackDownload.shown(url)]))
         }
         guard durableRename(temporary, to: cachedManifestPath) else {
             discard(temporary)
-            fail("cannot store the manifest in \(UserPaths.dataFolder())")
+            fail(tr("cannot store the manifest in {path}", ["path": UserPaths.dataFolder()]))
         }
         PartialFileGuard.release()
         if let problem = PrivateFiles.writeAtomically(Array(url.utf8), to: cachedManifestSourcePath) {
             warn("inkling: \(problem)")
         }
-        print("manifest updated: \(manifest.packs.count) packs")
+        print(
+            trn(
+                "manifest updated: {count} pack", "manifest updated: {count} packs", count: manifest.packs.count,
+                ["count": "\(manifest.packs.count)"]))
         // Said now, before anyone tries to install them.
         for entry in manifest.packs where !entry.url.isEmpty {
             do { _ = try PackDownload.check(PackDownload.resolve(entry.url, against: url)) } catch {
-                warn("inkling: the '\(entry.language)' pack's URL \(error); it cannot be installed")
+                warn(
+                    "inkling: "
+                        + tr(
+                            "the '{language}' pack's URL {problem}; it cannot be installed",
+                            ["language": entry.language, "problem": "\(error)"]))
             }
         }
     }
@@ -175,23 +189,30 @@ enum PacksCommand {
             update(arguments)
         }
         guard let (manifest, source) = currentManifest() else {
-            fail("no pack manifest: run 'inkling packs update --manifest-url URL' first")
+            fail(tr("no pack manifest: run 'inkling packs update --manifest-url URL' first"))
         }
-        guard let entry = manifest.entry(for: language) else { fail("no pack for '\(language)' in the manifest") }
+        guard let entry = manifest.entry(for: language) else {
+            fail(tr("no pack for '{language}' in the manifest", ["language": language]))
+        }
         guard entry.isSupported else {
             fail(
-                "the '\(language)' pack needs Inkling \(entry.minEngineVersion) or newer (this is \(InklingVersion.current))"
+                tr(
+                    "the '{language}' pack needs Inkling {needed} or newer (this is {current})",
+                    ["language": language, "needed": entry.minEngineVersion, "current": InklingVersion.current])
             )
         }
         guard !entry.url.isEmpty else {
-            print("\(entry.displayName) is bundled with Inkling; nothing to download")
+            print(tr("{name} is bundled with Inkling; nothing to download", ["name": entry.displayName]))
             return
         }
         let url = PackDownload.resolve(entry.url, against: source)
         // Checked before anything is created or fetched: file:, gopher:, dict:… and clear-text
         // http:// to another machine never reach libcurl.
         do { _ = try PackDownload.check(url) } catch {
-            fail("the '\(language)' pack's URL \(error); nothing was installed")
+            fail(
+                tr(
+                    "the '{language}' pack's URL {problem}; nothing was installed",
+                    ["language": language, "problem": "\(error)"]))
         }
         removeAbandonedPartials()
         let final = packFolder + "/\(language).inkpack"
@@ -199,26 +220,40 @@ enum PacksCommand {
         // `fail` exits at once, so the temporary file is removed before every failure.
         if let problem = Downloader.download(url, to: temporary, maximumBytes: entry.size, progress: isatty(2) != 0) {
             discard(temporary)
-            fail("download of \(entry.displayName) failed: \(problem); nothing was installed")
+            fail(
+                tr(
+                    "download of {name} failed: {problem}; nothing was installed",
+                    ["name": entry.displayName, "problem": problem]))
         }
         if let problem = check(path: temporary, against: entry) {
             discard(temporary)
-            fail("the downloaded \(entry.displayName) pack was refused: \(problem); nothing was installed")
+            fail(
+                tr(
+                    "the downloaded {name} pack was refused: {problem}; nothing was installed",
+                    ["name": entry.displayName, "problem": problem]))
         }
         guard durableRename(temporary, to: final) else {
             discard(temporary)
-            fail("cannot move the pack into \(packFolder)")
+            fail(tr("cannot move the pack into {path}", ["path": packFolder]))
         }
         PartialFileGuard.release()
-        print("installed \(entry.displayName) (\(entry.language), version \(entry.version))")
+        print(
+            tr(
+                "installed {name} ({language}, version {version})",
+                ["name": entry.displayName, "language": entry.language, "version": entry.version]))
     }
 
     static func remove(_ language: String) {
         let path = packFolder + "/\(language).inkpack"
-        guard FileManager.default.fileExists(atPath: path) else { fail("the '\(language)' pack is not installed") }
+        guard FileManager.default.fileExists(atPath: path) else {
+            fail(tr("the '{language}' pack is not installed", ["language": language]))
+        }
         // An engine that has the pack mapped keeps reading it until it lets go; the name is gone now.
-        guard unlink(path) == 0 else { fail("cannot remove \(path): \(FileProblem.reason(posixCode: errno))") }
-        print("removed \(language)")
+        guard unlink(path) == 0 else {
+            fail(
+                tr("cannot remove {path}: {problem}", ["path": path, "problem": FileProblem.reason(posixCode: errno)]))
+        }
+        print(tr("removed {language}", ["language": language]))
     }
 
     static func verify(_ language: String?, _ arguments: Arguments) {
@@ -233,25 +268,31 @@ enum PacksCommand {
                 LanguageCode.isValid
             ).sorted()
         }
-        if languages.isEmpty { print("no downloaded packs") }
+        if languages.isEmpty { print(tr("no downloaded packs")) }
         var bad = 0
         for language in languages {
             let path = packFolder + "/\(language).inkpack"
             guard FileManager.default.fileExists(atPath: path) else {
-                print("\(language): not installed")
+                print(tr("{language}: not installed", ["language": language]))
                 bad += 1
                 continue
             }
             guard let entry = manifest?.entry(for: language) else {
-                print("\(language): not in the manifest, cannot verify")
+                print(tr("{language}: not in the manifest, cannot verify", ["language": language]))
                 bad += 1
                 continue
             }
             if let problem = check(path: path, against: entry) {
-                print("\(language): CORRUPT — \(problem)")
+                print(tr("{language}: CORRUPT — {problem}", ["language": language, "problem": problem]))
                 bad += 1
             } else {
-                print("\(language): ok (\(entry.displayName) \(entry.version), sha256 \(entry.sha256.prefix(12))…)")
+                print(
+                    tr(
+                        "{language}: ok ({name} {version}, sha256 {sha256}…)",
+                        [
+                            "language": language, "name": entry.displayName, "version": entry.version,
+                            "sha256": String(entry.sha256.prefix(12)),
+                        ]))
             }
         }
         if bad > 0 { exit(1) }
@@ -458,7 +499,7 @@ enum Downloader {
                         let percent = expected > 0 ? Int(now) * 100 / expected : 0
                         if percent != context.lastPercent {
                             context.lastPercent = percent
-                            warnInline("\rdownloading… \(percent) %")
+                            warnInline("\r" + tr("downloading… {percent} %", ["percent": "\(percent)"]))
                         }
                         return 0
                     }, unmanaged.toOpaque())

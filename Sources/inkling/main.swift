@@ -37,14 +37,18 @@ struct Arguments {
     /// A number option (its range was checked when the command line was read).
     func double(_ name: String) -> Double? {
         guard let text = options[name] else { return nil }
-        guard let value = Double(text), value.isFinite else { usageError("\(name) takes a number, not '\(text)'") }
+        guard let value = Double(text), value.isFinite else {
+            usageError(tr("{option} takes a number, not '{value}'", ["option": name, "value": text]))
+        }
         return value
     }
 
     /// A whole-number option (its range was checked when the command line was read).
     func int(_ name: String) -> Int? {
         guard let text = options[name] else { return nil }
-        guard let value = Int(text) else { usageError("\(name) takes a whole number, not '\(text)'") }
+        guard let value = Int(text) else {
+            usageError(tr("{option} takes a whole number, not '{value}'", ["option": name, "value": text]))
+        }
         return value
     }
 
@@ -61,7 +65,10 @@ func openPack(_ arguments: Arguments) -> LanguagePack {
     } else if let found = PackLocator.bundledPack(language: "en", executablePath: PackLocator.currentExecutablePath()) {
         path = found
     } else {
-        fail("no bundled English pack found near \(PackLocator.currentExecutablePath()); pass --pack PATH")
+        fail(
+            tr(
+                "no bundled English pack found near {path}; pass --pack PATH",
+                ["path": PackLocator.currentExecutablePath()]))
     }
     return openPack(path: path)
 }
@@ -69,12 +76,16 @@ func openPack(_ arguments: Arguments) -> LanguagePack {
 /// Opens a pack file, or exits with one sentence naming the file and what is wrong with it.
 func openPack(path: String) -> LanguagePack {
     // Why a file cannot be read, in the system's words (before the pack reader's own report).
-    if let problem = FileAccess.reading(path) { fail("cannot read the language pack \(path): \(problem)") }
+    if let problem = FileAccess.reading(path) {
+        fail(tr("cannot read the language pack {path}: {problem}", ["path": path, "problem": problem]))
+    }
     do {
         return try LanguagePack(path: path)
     } catch {
         let text = "\(error)"
-        fail(text.contains(path) ? text : "the language pack \(path) cannot be used: \(text)")
+        fail(
+            text.contains(path)
+                ? text : tr("the language pack {path} cannot be used: {problem}", ["path": path, "problem": text]))
     }
 }
 
@@ -93,20 +104,25 @@ enum FileAccess {
 
     /// The whole file, or exits with one sentence naming it.
     static func contents(_ path: String) -> [UInt8] {
-        if let problem = reading(path) { fail("cannot read \(path): \(problem)") }
+        if let problem = reading(path) { fail(cannotRead(path, problem)) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { fail("cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { fail(cannotRead(path, String(cString: strerror(errno)))) }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let got = read(descriptor, &buffer, buffer.count)
             if got < 0, errno == EINTR { continue }
-            if got < 0 { fail("cannot read \(path): \(String(cString: strerror(errno)))") }
+            if got < 0 { fail(cannotRead(path, String(cString: strerror(errno)))) }
             if got == 0 { break }
             bytes += buffer[0..<got]
         }
         return bytes
+    }
+
+    /// "cannot read PATH: PROBLEM" in the user's language.
+    static func cannotRead(_ path: String, _ problem: String) -> String {
+        tr("cannot read {path}: {problem}", ["path": path, "problem": problem])
     }
 }
 
@@ -142,7 +158,7 @@ case "suggest":
     let text = arguments.positional.joined(separator: " ")
     for word in predictor.suggest(before: text, count: arguments.int("-n") ?? 5) { print(word) }
 case "predict":
-    guard arguments.flags.contains("--stdio") else { arguments.usageError("predict needs --stdio") }
+    guard arguments.flags.contains("--stdio") else { arguments.usageError(tr("predict needs --stdio")) }
     let predictor = Predictor(pack: openPack(arguments), options: predictorOptions(arguments))
     let userFile = arguments.options["--user-file"]
     if let userFile, FileManager.default.fileExists(atPath: userFile) {
@@ -155,7 +171,10 @@ case "predict":
             let entries = try userStore.loadAll()
             predictor.updateUserModel { $0.load(entries) }
         } catch {
-            fail("cannot read the learned words in \(arguments.options["--user-db"] ?? ""): \(error)")
+            fail(
+                tr(
+                    "cannot read the learned words in {path}: {problem}",
+                    ["path": arguments.options["--user-db"] ?? "", "problem": "\(error)"]))
         }
     }
     var server = PredictServer(predictor: predictor)
@@ -175,7 +194,10 @@ case "predict":
         do {
             try userStore.apply(changes)
         } catch {
-            fail("cannot save the learned words to \(arguments.options["--user-db"] ?? ""): \(error)")
+            fail(
+                tr(
+                    "cannot save the learned words to {path}: {problem}",
+                    ["path": arguments.options["--user-db"] ?? "", "problem": "\(error)"]))
         }
     }
 case "learned":
@@ -195,5 +217,5 @@ case "check-bench":
 case "account":
     AccountCommand.run(arguments)
 default:
-    arguments.usageError("unknown command '\(parsed.command.path[1])'")
+    arguments.usageError(tr("unknown command '{name}'", ["name": parsed.command.path[1]]))
 }

@@ -298,7 +298,7 @@ def import_refuses_hostile_values_naming_the_line():
     with open(path, "wb") as handle:
         handle.write(b"\n".join(lines) + b"\n")
     result = inkling("learned", "import", path, "--db", db)
-    assert "imported 1 entries" in result.stdout and "7 lines skipped" in result.stdout, result.stdout
+    assert "imported 1 entry from" in result.stdout and "7 lines skipped" in result.stdout, result.stdout
     for number in range(1, 8):
         assert f"line {number} not imported" in result.stderr, result.stderr
     assert "line 8 " not in result.stderr

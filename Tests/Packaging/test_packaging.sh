@@ -163,6 +163,7 @@ else
             /usr/share/doc/ibus-inkling/changelog.Debian.gz /usr/share/man/man1/inkling.1.gz \
             /usr/bin/inkling-setup /usr/share/man/man1/inkling-setup.1.gz \
             /usr/share/applications/org.freedesktop.ibus.engine.inkling.Setup.desktop \
+            /usr/share/applications/ibus-setup-inkling.desktop \
             /usr/share/icons/hicolor/scalable/apps/org.freedesktop.ibus.engine.inkling.svg \
             /usr/share/metainfo/org.freedesktop.ibus.engine.inkling.metainfo.xml; do
             grep -qx "$f" "$TMP/files" || { echo "missing $f"; missing=1; }

@@ -8,6 +8,7 @@ import hashlib
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -116,7 +117,7 @@ def start_xvfb():
     return process, ":" + number.decode().strip()
 
 
-def find_app(name):
+def find_app(name, timeout=DEADLINE):
     def lookup():
         desktop = pyatspi.Registry.getDesktop(0)
         for index in range(desktop.childCount):
@@ -125,7 +126,7 @@ def find_app(name):
                 return app
         return None
 
-    return wait_for(lookup, "the app on the accessibility bus")
+    return wait_for(lookup, "the app on the accessibility bus", timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -482,25 +483,122 @@ def test_shortcut_recorder_stores_only_keys_the_engine_understands(world):
     wait_for(lambda: gsettings(w, "get", SCHEMA, "keep-word-key") == "'<Control><Alt>k'", "the default back")
 
 
+CONTROL_ROLES = {"push button", "toggle button", "check box", "radio button", "spin button", "text", "password text",
+                 "combo box", "slider", "menu button", "switch", "entry", "link"}
+
+
+def test_every_control_on_every_page_has_an_accessible_name(world):
+    """What a screen reader says for each control: no control of any page is nameless, or named
+    by GTK's fallback (the widget's type, "GtkImage" for an icon-only button). Every page is in
+    the accessibility tree from the start (GTK 4.8 reports no SHOWING state to filter on)."""
+    w = world
+    controls = pyatspi.findAllDescendants(w.app, lambda n: n.getRoleName() in CONTROL_ROLES)
+    names = {node.name for node in controls}
+    # The controls of every page are there (one of each page).
+    for expected in ("Suggestions per page", "Check for new languages", "Forget all learned words",
+                     "Refresh the microphones", "Sign in"):
+        assert expected in names, (expected, sorted(n or "" for n in names))
+    unnamed = [(node.getRoleName(), node.name) for node in controls
+               if not (node.name or "").strip() or re.fullmatch(r"Gtk[A-Z]\w*", node.name)]
+    assert unnamed == [], unnamed
+
+
+def test_next_word_switch_reaches_gsettings_and_a_running_engine(world):
+    """A switch of the Typing page, clicked over AT-SPI: GSettings changes and a running engine
+    stops predicting after a space; `inkling config` turns it back and the switch follows."""
+    w = world
+    open_page(w, "Typing")
+    switch = wait_for(lambda: find(w.app, "Predict the next word", "check box")
+                      or find(w.app, "Predict the next word", "switch"), "the next-word switch")
+    assert gsettings(w, "get", SCHEMA, "next-word-predictions") == "true"
+    client = Client(w.daemon)
+    client.focus_in()
+    client.set_engine("inkling")
+
+    def predictions_after_space():
+        client.tables.clear()
+        client.type("the ")
+        client.key(IBus.KEY_Shift_L)  # a round trip: what the engine sent before it has arrived
+        _pump(0.3)
+        shown = client.table_visible and bool(client.tables) and bool(client.tables[-1])
+        client.key(IBus.KEY_Escape)
+        client.reset()
+        return shown
+
+    try:
+        wait_for(predictions_after_space, "next-word predictions while on", pump=True)
+        click(switch)
+        wait_for(lambda: gsettings(w, "get", SCHEMA, "next-word-predictions") == "false", "the setting off")
+        wait_for(lambda: not predictions_after_space(), "no predictions after a space once off", pump=True)
+    finally:
+        subprocess.run([INKLING, "config", "set", "next-word-predictions", "true"], env=w.env, check=True,
+                       capture_output=True, timeout=20)
+        client.destroy()
+    wait_for(lambda: switch.getState().contains(pyatspi.STATE_CHECKED), "the switch to follow inkling config")
+
+
 def test_the_app_is_german_with_language_de(world):
     """LANGUAGE=de with po/ compiled into a private locale folder: the window, its pages and their
     accessible names are German. Runs last: GApplication is single-instance, so the English app
-    of the other tests is closed first."""
+    of the other tests is closed first.
+
+    The app reads what the `inkling` command prints (packs list, account status), and the
+    command speaks the user's language too: signed in with the CLI beforehand, the German app
+    must still see the sign-in and list the packs (it runs the command with LANGUAGE=C)."""
     w = world
     w.app_process.terminate()
     w.app_process.wait(timeout=10)
     locale = os.path.join(w.root, "locale")
     subprocess.run(["bash", os.path.join(ROOT, "po", "build.sh"), locale], check=True)
     env = dict(w.env, LANGUAGE="de", LC_ALL="C.UTF-8", INKLING_LOCALEDIR=locale)
+    account = os.path.join(ROOT, "Tests", "Account")
+    keyring = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "fake_secret_service.py"), "--state",
+                                os.path.join(w.root, "keyring-de.json")],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen([sys.executable, os.path.join(account, "fake_inkling_server.py"),
+                               "--user", "ada:s3cretpass"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        german_app_pages(w, env, keyring, server)
+    finally:
+        for process in (keyring, server):
+            process.stdin.close()
+            process.wait(timeout=10)
+
+
+def german_app_pages(w, env, keyring, server):
+    assert keyring.stdout.readline().strip() == "READY"
+    url = "http://127.0.0.1:%d" % int(server.stdout.readline().split()[1])
+    login = subprocess.run([INKLING, "account", "login", "--server", url, "--user", "ada"], input="s3cretpass\n",
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert login.returncode == 0, login.stderr
+    assert login.stdout.startswith("Bei %s angemeldet als ada" % url), login.stdout  # the CLI is German
+    subprocess.run([INKLING, "config", "set", "cloud-endpoint", url], env=env, check=True, timeout=20)
     w.app_process = subprocess.Popen([SETUP, "--page", "typing"], env=env, stdout=subprocess.DEVNULL,
                                      stderr=open(os.path.join(w.root, "app-de.log"), "w"))
 
     def german_typing_page():
         # The closed English app may still be listed for a moment; its nodes then match nothing.
-        app = find_app("inkling-setup")
+        app = find_app("inkling-setup", timeout=60)
         return app if find(app, "Vorschläge pro Seite", "spin button") else None
 
-    german = wait_for(german_typing_page, "the German Typing page")
+    # A generous deadline: the app asks `inkling account status` before its window shows.
+    german = wait_for(german_typing_page, "the German Typing page", timeout=90)
     tabs = {t.name for t in pyatspi.findAllDescendants(german, lambda n: n.getRoleName() == "page tab")}
-    assert {"Tippen", "Sprachen", "Gelernte Wörter", "Cloud-Prüfung", "Info"} <= tabs, tabs
+    assert {"Tippen", "Sprachen", "Gelernte Wörter", "Diktat", "Cloud-Prüfung", "Info"} <= tabs, tabs
     assert find(german, "Suggestions per page") is None
+
+    def german_tab(title):
+        tab = next(t for t in pyatspi.findAllDescendants(german, lambda n: n.getRoleName() == "page tab")
+                   if t.name == title)
+        click(tab)
+
+    german_tab("Cloud-Prüfung")
+    wait_for(lambda: find(german, "Bei %s als ada angemeldet." % url, prefix=True),
+             "the German app to see the sign-in made with the German CLI")
+    german_tab("Sprachen")
+    listed = ("Deutsch entfernen", "Deutsch herunterladen")  # installed by an earlier test, or not
+    wait_for(lambda: any(find(german, name, "push button") for name in listed), "the German app to list the packs")
+    german_tab("Diktat")
+    wait_for(lambda: find(german, "Mikrofon testen", "push button"), "the German Dictation page")
+    assert find(german, "Test the microphone") is None
+    subprocess.run([INKLING, "account", "logout", "--server", url], env=env, capture_output=True, timeout=60)
