@@ -1,4 +1,5 @@
 import Glibc
+import InklingCommandLine
 
 /// The file `inkling account login` rewrites after storing a token, so that running
 /// `inkling-cloud` helpers waiting for a sign-in notice it at their next check instead of after
@@ -36,18 +37,10 @@ public enum SignInMarker {
     /// Rewrites the marker (its directory created 0700). Best effort: helpers still look at the
     /// keyring every `--account-look-ms` without it.
     public static func touch(path: String, now: Int64) {
-        if let slash = path.lastIndex(of: "/") { mkdir(String(path[..<slash]), 0o700) }
-        // Written aside and renamed into place: a reader never sees half a line.
-        let temporary = path + ".\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return }
         var clock = timespec()
         clock_gettime(CLOCK_MONOTONIC, &clock)
         // Unique per write: another process has another pid, the same process a later clock.
-        let text = Array("\(now) \(getpid()) \(clock.tv_sec).\(clock.tv_nsec)\n".utf8)
-        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        if written != text.count || rename(temporary, path) != 0 { unlink(temporary) }
+        RuntimeFile.replace(path: path, text: "\(now) \(getpid()) \(clock.tv_sec).\(clock.tv_nsec)\n")
     }
 
     /// The marker's stamp now, or nil when there is none.

@@ -63,6 +63,10 @@ final class Service: Sendable {
         /// due, see `KeyringLookSchedule.admits`).
         var signInLooks: KeyringLookSchedule?
         var signInMarkerPath: String?
+        /// Where the last check's outcome goes for the settings app (`CloudStatus`), and what was
+        /// written there last.
+        var statusPath: String?
+        var statusWritten: CloudStatus.Record?
     }
 
     static let maximumPending = 4
@@ -217,6 +221,8 @@ final class Service: Sendable {
         let keyringUsable = options.useKeyring && AccountKeyring.sessionBusAvailable(environment: environment)
         let wall = SystemWallClock()
         let markerPath = SignInMarker.path(environment: environment)
+        let statusPath = CloudStatus.path(runtimeDirectory: environment("XDG_RUNTIME_DIR"))
+        state.withLock { $0.statusPath = statusPath }
         var account =
             keyringUsable
             ? AccountMode.start(
@@ -307,10 +313,12 @@ final class Service: Sendable {
             switch account.check(request, client: client, timeoutMilliseconds: Int(remaining), cancel: job.cancel) {
             case .refused:
                 state.withLock { $0.current = nil }
+                recordStatus(.signInRequired, httpClass: 4)
                 return job.cancel.isSet
                     ? nil : CloudReply(type: "error", id: request.id, message: CloudError.signInRequired)
             case .rateLimited:
                 state.withLock { $0.current = nil }
+                recordStatus(.rateLimited, httpClass: 4)
                 return job.cancel.isSet
                     ? nil : CloudReply(type: "error", id: request.id, message: CloudError.rateLimited)
             case .outcome(let result):
@@ -324,6 +332,7 @@ final class Service: Sendable {
 
         var reply: CloudReply?
         var succeeded: Bool?
+        var lastCheck: CloudStatus.State?
         var cacheable = false
         var status = 0
         switch outcome {
@@ -332,24 +341,30 @@ final class Service: Sendable {
         case .timeout:
             reply = CloudReply(type: "error", id: request.id, message: CloudError.timeout)
             succeeded = false
+            lastCheck = .unreachable
         case .tooLarge:
             reply = CloudReply(type: "error", id: request.id, message: CloudError.responseTooLarge)
             succeeded = false
+            lastCheck = .failing
         case .network(let code):
             status = -code
             reply = CloudReply(type: "error", id: request.id, message: CloudError.network)
             succeeded = false
+            lastCheck = .unreachable
         case .response(let code, let responseBody):
             status = code
             if account != nil, code == 401 {
                 // Not the network's fault: no reason to open the circuit.
                 reply = CloudReply(type: "error", id: request.id, message: CloudError.signInRequired)
+                lastCheck = .signInRequired
             } else if account != nil, code == 429 {
                 // A limit of this user's, not a failing server: the account mode waits for Retry-After.
                 reply = CloudReply(type: "error", id: request.id, message: CloudError.rateLimited)
+                lastCheck = .rateLimited
             } else if !(200..<300).contains(code) {
                 reply = CloudReply(type: "error", id: request.id, message: CloudError.http(code))
                 succeeded = false
+                lastCheck = .failing
             } else if account != nil {
                 // An Inkling Server answers with the model-output object itself (`CheckAnswer`).
                 let parsed = ChatCompletion.reply(
@@ -368,6 +383,14 @@ final class Service: Sendable {
             }
         }
 
+        if let lastCheck {
+            recordStatus(lastCheck, httpClass: status > 0 ? status / 100 : nil)
+        } else if succeeded == true {
+            recordStatus(.working, httpClass: status / 100)
+        } else if succeeded == false {
+            // A 2xx answer that could not be read.
+            recordStatus(.failing, httpClass: nil)
+        }
         let (cancelled, breakerOpen) = state.withLock { state in
             state.current = nil
             if succeeded == true {
@@ -388,5 +411,17 @@ final class Service: Sendable {
                 ("status", status), ("ms", Int(finished - now)), ("circuit_open", breakerOpen ? 1 : 0))
         }
         return cancelled ? nil : reply
+    }
+
+    /// Notes the outcome of a check for the settings app's Cloud page: the status file is
+    /// rewritten when the outcome changed (and hourly), never with anything of the check itself.
+    func recordStatus(_ outcome: CloudStatus.State, httpClass: Int?) {
+        let record = CloudStatus.Record(state: outcome, time: Int64(time(nil)), httpClass: httpClass)
+        state.withLock { state in
+            guard let path = state.statusPath, CloudStatus.needsWrite(previous: state.statusWritten, next: record)
+            else { return }
+            // Written under the lock: one worker writes, and two writes never race.
+            if RuntimeFile.replace(path: path, text: CloudStatus.contents(record)) { state.statusWritten = record }
+        }
     }
 }

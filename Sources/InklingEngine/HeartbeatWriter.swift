@@ -1,4 +1,5 @@
 import CIBus
+import InklingCommandLine
 import InklingCore
 
 #if canImport(Glibc)
@@ -31,13 +32,7 @@ enum HeartbeatWriter {
     /// Rewrites the file (a fresh modification time); a failure only means the app says "not running".
     static func beat() {
         guard let path else { return }
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let text = Heartbeat.contents(processID: getpid())
-        let wrote = text.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
-        close(fd)
-        if wrote > 0 { rename(temporary, path) } else { unlink(temporary) }
+        RuntimeFile.replace(path: path, text: Heartbeat.contents(processID: getpid()))
     }
 
     /// Removes the file when the engine leaves in order (the app then says "not running").

@@ -37,6 +37,7 @@ final class CloudPage {
     let widget: Widget
     let account: AccountService
     private let accountStatus: Widget
+    private let lastCheck: Widget
     private let server: Widget
     private let username: Widget
     private let password: Widget
@@ -64,6 +65,10 @@ final class CloudPage {
         }
         settings.watch("cloud-check", refreshStatement)
         settings.watch("cloud-endpoint", refreshStatement)
+        // What the helper's last check came to (its status file, `CloudStatus`), re-read every 2 s.
+        lastCheck = actionRow(title: tr("Last check"))
+        name(lastCheck, tr("Status of the last check"))
+        add(check, lastCheck)
         add(page: widget, check)
 
         let signIn = group(
@@ -105,6 +110,15 @@ final class CloudPage {
         add(signIn, buttons)
         add(page: widget, signIn)
         show(account.status(server: currentServer))
+        refreshLastCheck()
+        every(milliseconds: 2000) { [weak self] in
+            self?.refreshLastCheck()
+            return self != nil
+        }
+    }
+
+    func refreshLastCheck() {
+        adw_action_row_set_subtitle(cast(lastCheck), CloudStatusProbe.report().sentence)
     }
 
     /// The server typed in the group, else the cloud-endpoint setting.

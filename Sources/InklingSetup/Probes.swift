@@ -1,4 +1,5 @@
 import FoundationEssentials
+import InklingCommandLine
 import InklingCore
 import InklingSetupModel
 import InklingStore
@@ -18,6 +19,16 @@ enum HeartbeatProbe {
         let pid = Heartbeat.processID(in: String(decoding: data, as: UTF8.self))
         let runs = pid.map { kill($0, 0) == 0 || errno == EPERM } ?? false
         return Heartbeat.status(modified: Int64(info.st_mtim.tv_sec), now: Int64(time(nil)), processRuns: runs)
+    }
+}
+
+/// Reads the cloud helper's last-check status file (`CloudStatus`).
+enum CloudStatusProbe {
+    static func report() -> CloudStatus.Report {
+        let path = CloudStatus.path(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) })
+        // One byte more than a record may have: a longer file is not a record.
+        let file = path.flatMap { RuntimeFile.read(path: $0, limit: CloudStatus.maximumBytes + 1) }
+        return CloudStatus.report(text: file?.text, now: Int64(time(nil)))
     }
 }
 

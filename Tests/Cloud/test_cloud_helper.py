@@ -568,6 +568,102 @@ def test_insecure_or_bad_arguments_exit_with_usage(server):
         assert b"sk-x" not in proc.stderr and b"pw@" not in proc.stderr
 
 
+class Relay:
+    """A TCP relay on loopback in front of the fake server, that can stop: the endpoint then
+    becomes unreachable (connections refused, open ones closed)."""
+
+    def __init__(self, port):
+        import socket
+        self.socket_module = socket
+        self.target = port
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        self.connections = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = self.socket_module.create_connection(("127.0.0.1", self.target))
+            with self.lock:
+                self.connections += [client, upstream]
+            threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client), daemon=True).start()
+
+    def _pipe(self, source, sink):
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        for s in (source, sink):
+            try:
+                s.shutdown(self.socket_module.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def stop(self):
+        self.listener.close()
+        with self.lock:
+            for connection in self.connections:
+                try:
+                    connection.shutdown(self.socket_module.SHUT_RDWR)
+                except OSError:
+                    pass
+                connection.close()
+
+
+def read_status(helper):
+    path = os.path.join(helper.env["XDG_RUNTIME_DIR"], "inkling", "cloud-status")
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def test_status_file_follows_the_last_check_and_holds_no_text(server):
+    relay = Relay(server.port)
+    helper = Helper(server, endpoint="http://127.0.0.1:%d/v1/" % relay.port)
+    try:
+        folder = os.path.join(helper.env["XDG_RUNTIME_DIR"], "inkling")
+        assert read_status(helper) is None
+        before = int(time.time())
+        helper.check(90, SENTENCE, [TEH])
+        assert helper.reply(90)["type"] == "result"
+        wait_until(lambda: read_status(helper) is not None, WAIT, "the status file")
+        working = read_status(helper).decode()
+        state, stamp, http_class = working.split()
+        assert (state, http_class) == ("working", "2xx") and working.endswith("\n")
+        assert before - 5 <= int(stamp) <= time.time() + 5
+        assert os.stat(folder).st_mode & 0o777 == 0o700
+        assert os.stat(os.path.join(folder, "cloud-status")).st_mode & 0o777 == 0o600
+
+        relay.stop()
+        helper.check(91, "Another sentence about wombats.")
+        assert helper.reply(91) == {"v": 1, "type": "error", "id": 91, "message": "network"}
+        wait_until(lambda: (read_status(helper) or b"").startswith(b"unreachable "), WAIT, "the unreachable state")
+        unreachable = read_status(helper).decode()
+        assert len(unreachable.split()) == 2
+        # Only the state word, the time and the class: nothing of the checked text, ever.
+        for text in (working, unreachable):
+            assert not [w for w in ("saw", "teh", "the", "quokka", "today", "Another", "sentence", "about", "wombats")
+                        if w in text], text
+        assert sorted(os.listdir(folder)) == ["cloud-status"], "a temporary file was left behind"
+    finally:
+        relay.stop()
+        assert helper.close() == 0
+
+
 def test_stderr_never_contains_typed_text_or_keys(server):
     # A verbose helper through failures and successes, then every helper's stderr so far.
     helper = Helper(server, "--verbose")

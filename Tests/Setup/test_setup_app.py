@@ -363,6 +363,36 @@ def test_cloud_page_is_off_by_default_and_says_what_is_sent(world):
     assert "Never sent: passwords" in statement.name
 
 
+def write_cloud_status(w, line):
+    """Writes the cloud helper's status file as inkling-cloud does (aside, then renamed)."""
+    folder = os.path.join(w.env["XDG_RUNTIME_DIR"], "inkling")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    path = os.path.join(folder, "cloud-status")
+    with open(path + ".test", "w") as f:
+        f.write(line)
+    os.replace(path + ".test", path)
+    return path
+
+
+def test_cloud_page_shows_the_status_of_the_last_check(world):
+    w = world
+    path = write_cloud_status(w, "sign-in-required %d 4xx\n" % int(time.time()))
+    try:
+        open_page(w, "Cloud check")
+        wait_for(lambda: find(w.app, "Needs sign-in: the server refused", "label", prefix=True),
+                 "the needs-sign-in status")
+        # The page follows the file while it is shown (re-read every 2 s).
+        write_cloud_status(w, "unreachable %d\n" % int(time.time()))
+        wait_for(lambda: find(w.app, "Unreachable: the last check got no answer", "label", prefix=True),
+                 "the unreachable status")
+        screenshot(w, "cloud-status")
+        # A day old: no recent check, as without a file.
+        write_cloud_status(w, "working %d 2xx\n" % (int(time.time()) - 2 * 86400))
+        wait_for(lambda: find(w.app, "No recent check.", "label", prefix=True), "the no-recent-check status")
+    finally:
+        os.unlink(path)
+
+
 def test_dictation_page_switch_writes_gsettings_and_the_test_shows_the_finalized_text(world):
     w = world
     if not speech.available():
