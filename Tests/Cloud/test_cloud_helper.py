@@ -612,6 +612,11 @@ class Relay:
                 pass
 
     def stop(self):
+        # shutdown first: a close alone leaves the socket listening while accept() blocks on it.
+        try:
+            self.listener.shutdown(self.socket_module.SHUT_RDWR)
+        except OSError:
+            pass
         self.listener.close()
         with self.lock:
             for connection in self.connections:
