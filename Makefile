@@ -115,6 +115,11 @@ bench: build
 neural-measure: build
 	bash scripts/neural/measure.sh
 
+# Learning-to-rank re-ranker of the predictor's window on the same held-out text (after neural-measure).
+.PHONY: neural-rerank
+neural-rerank: build
+	bash scripts/neural/measure_reranker.sh
+
 # The translations (po/): the POT against the sources, German complete, placeholders kept.
 .PHONY: po po-test
 po-test:
@@ -142,6 +147,12 @@ deb-server: build
 # Load benchmark of inkling-server on loopback (bench/server_load.py; README figures).
 bench-server: build
 	/usr/bin/python3 bench/server_load.py
+
+# Dictation through the real daemon: end of speech -> commit latency in parts (audio wait, helper
+# lag, engine), CPU per audio second, RSS (bench/dictation_latency.py; run on a quiet machine).
+.PHONY: bench-dictation
+bench-dictation: build
+	/usr/bin/python3 bench/dictation_latency.py
 
 # Install the .deb with apt, restart IBus and add Inkling to the desktop user's input sources
 # (skipped with a message when there is no desktop session, e.g. headless or in a container).

@@ -129,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InklingDictateTests",
-            dependencies: ["InklingDictate", "InklingCore"],
+            dependencies: ["InklingDictate", "InklingCommandLine", "InklingCore"],
             path: "Tests/Dictate/Unit"
         ),
         /// SQLite (pkg-config `sqlite3`) for the user store. Only InklingStore imports it.
@@ -191,7 +191,9 @@ let package = Package(
         /// `inkling-setup`: the settings app (GNOME Settings' Preferences button opens it).
         .executableTarget(
             name: "InklingSetup",
-            dependencies: ["InklingSetupModel", "InklingCore", "InklingStore", "CGtk", "InklingGettext"],
+            dependencies: [
+                "InklingSetupModel", "InklingCore", "InklingCommandLine", "InklingStore", "CGtk", "InklingGettext",
+            ],
             path: "Sources/InklingSetup",
             // GTK is single-threaded C: its callbacks all run on the main loop.
             swiftSettings: [.swiftLanguageMode(.v5)]

@@ -1,4 +1,5 @@
 import Glibc
+import InklingCommandLine
 import InklingLog
 
 /// Diagnostics: to the journal when stderr is discarded (the engine starts the helper so), else
@@ -22,8 +23,8 @@ enum Log {
     }
 
     /// Command-line problems: the messages are the helper's own, never input.
-    static func usage(_ problem: String) {
-        emit("\(problem)\n\(Options.usage)")
+    static func usage(_ problem: UsageError) {
+        emit(problem.explanation)
     }
 
     private static func emit(_ line: String) {

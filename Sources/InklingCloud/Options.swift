@@ -6,7 +6,7 @@ import InklingCommandLine
 /// plus, for tests and diagnosis, `--no-keyring`, `--breaker-ms N` (the first open period of
 /// the circuit breaker) and `--verbose` (one content-free line per request).
 /// The API key is never taken from the command line or the environment.
-struct Options: Equatable, Sendable {
+struct Options: ProgramOptions, Equatable, Sendable {
     /// The endpoint without trailing slashes; requests go to `<endpoint>/chat/completions`.
     var endpoint: String
     /// The model name; empty: the endpoint's default (an Inkling Server needs none).
@@ -53,80 +53,55 @@ struct Options: Equatable, Sendable {
         return command
     }()
 
-    /// The usage lines and where to find more (printed with every usage error).
-    static var usage: String { command.usage + "\nRun 'inkling-cloud --help' for more." }
-
-    enum ParseError: Error, Equatable {
-        case usage(String)
-        /// Not a failure: `--help` was asked for.
-        case help
-        /// Not a failure: `--version` was asked for.
-        case version
+    init(endpoint: String, model: String) {
+        self.endpoint = endpoint
+        self.model = model
     }
 
-    static func parse(_ arguments: [String]) throws(ParseError) -> Options {
-        let invocation: Invocation
-        do {
-            invocation = try command.parse(arguments)
-        } catch {
-            throw .usage(error.message)
-        }
-        let parsed: ParsedArguments
-        switch invocation {
-        case .help: throw .help
-        case .version: throw .version
-        case .run(let result): parsed = result
-        }
-        var options = Options(endpoint: "", model: "")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        self.init(endpoint: "", model: "")
         let endpoint = parsed.value("--endpoint")
         let model = parsed.value("--model")
-        options.keyFile = parsed.value("--key-file")
-        do {
-            if let ms = try parsed.integer("--timeout-ms", in: 100...120_000) { options.timeoutMilliseconds = ms }
-            if let ms = try parsed.integer("--breaker-ms", in: 10...300_000) {
-                options.breakerMilliseconds = UInt64(ms)
-            }
-            if let ms = try parsed.integer("--account-look-ms", in: 10...3_600_000) {
-                options.accountLookMilliseconds = UInt64(ms)
-            }
-        } catch {
-            throw .usage(error.message)
+        keyFile = parsed.value("--key-file")
+        if let ms = try parsed.integer("--timeout-ms", in: 100...120_000) { timeoutMilliseconds = ms }
+        if let ms = try parsed.integer("--breaker-ms", in: 10...300_000) { breakerMilliseconds = UInt64(ms) }
+        if let ms = try parsed.integer("--account-look-ms", in: 10...3_600_000) {
+            accountLookMilliseconds = UInt64(ms)
         }
-        options.useKeyring = !parsed.has("--no-keyring")
-        options.verbose = parsed.has("--verbose")
-        guard let endpoint, !endpoint.isEmpty else { throw .usage("--endpoint is required") }
+        useKeyring = !parsed.has("--no-keyring")
+        verbose = parsed.has("--verbose")
+        guard let endpoint, !endpoint.isEmpty else { throw Self.usageError("--endpoint is required") }
         if let model {
             guard !model.isEmpty, model.utf8.count <= 256,
                 !model.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-            else { throw .usage("--model takes a name of 1 to 256 bytes") }
-            options.model = model
+            else { throw Self.usageError("--model takes a name of 1 to 256 bytes") }
+            self.model = model
         }
-        options.endpoint = try checkedEndpoint(endpoint)
-        return options
+        self.endpoint = try Self.checkedEndpoint(endpoint)
     }
 
     /// The endpoint, normalized, if it is acceptable: `https://…`, or `http://…` only to a
     /// loopback host (a local server), since sentences and the key must not cross a network in
     /// clear text. No credentials in the URL, no query or fragment, no spaces or control characters.
-    static func checkedEndpoint(_ raw: String) throws(ParseError) -> String {
+    static func checkedEndpoint(_ raw: String) throws(UsageError) -> String {
         var url = raw
         while url.hasSuffix("/") { url.removeLast() }
         guard url.utf8.count <= 2048,
             !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F || $0 == "?" || $0 == "#" })
-        else { throw .usage("--endpoint must be a plain http(s) URL without query or fragment") }
+        else { throw usageError("--endpoint must be a plain http(s) URL without query or fragment") }
         let lower = url.lowercased()
         let isHTTPS = lower.hasPrefix("https://")
         guard isHTTPS || lower.hasPrefix("http://") else {
-            throw .usage("--endpoint must start with https:// (or http:// for a local server)")
+            throw usageError("--endpoint must start with https:// (or http:// for a local server)")
         }
         let rest = lower.dropFirst(isHTTPS ? 8 : 7)
         let authority = rest.prefix { $0 != "/" }
-        guard !authority.isEmpty else { throw .usage("--endpoint has no host") }
+        guard !authority.isEmpty else { throw usageError("--endpoint has no host") }
         guard !authority.contains("@") else {
-            throw .usage("--endpoint must not contain credentials; use the keyring or the key file")
+            throw usageError("--endpoint must not contain credentials; use the keyring or the key file")
         }
         if !isHTTPS, !isLoopback(authority: String(authority)) {
-            throw .usage("--endpoint uses http:// to a host that is not this machine; use https://")
+            throw usageError("--endpoint uses http:// to a host that is not this machine; use https://")
         }
         return url
     }

@@ -13,21 +13,9 @@ ProcessLog.setUp(identifier: "inkling-cloud")
 signal(SIGPIPE, SIG_IGN)
 if inkling_harden_process() != 0 { Log.note("could not disable core dumps") }
 
-let options: Options
-do {
-    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
-} catch {
-    switch error {
-    case .usage(let problem):
-        Log.usage(problem)
-        exit(2)
-    case .help:
-        Terminal.write(Options.command.helpText, to: 1)
-    case .version:
-        Terminal.write("inkling-cloud \(InklingVersion.current)\n", to: 1)
-    }
-    exit(0)
-}
+let options = Terminal.parse(
+    Array(CommandLine.arguments.dropFirst()), as: Options.self, version: InklingVersion.current,
+    reportUsage: Log.usage)
 
 HTTPClient.globalInit()
 
@@ -45,18 +33,13 @@ DispatchQueue(label: "inkling-cloud.worker").async {
     service.runWorker(environment: environment)
 }
 
-var splitter = LineSplitter(limit: CloudProtocol.maximumLineBytes)
-var buffer = [UInt8](repeating: 0, count: 65536)
-while true {
-    let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-    if count < 0, errno == EINTR { continue }
-    if count <= 0 { output.exit() }
-    for item in splitter.feed(buffer[0..<count]) {
-        switch item {
-        case .line(let line):
-            if service.handle(line: line) == .shutdown { output.exit() }
-        case .oversized(let length):
-            service.ignore(bytes: length, reason: "too long")
-        }
+LineSplitter.readStandardInput(limit: CloudProtocol.maximumLineBytes, bufferSize: 65536) { item in
+    switch item {
+    case .line(let line):
+        return service.handle(line: line) != .shutdown
+    case .oversized(let length):
+        service.ignore(bytes: length, reason: "too long")
+        return true
     }
 }
+output.exit()

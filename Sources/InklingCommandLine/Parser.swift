@@ -14,10 +14,11 @@ public struct UsageError: Error, Equatable, Sendable {
         self.command = command.name
     }
 
-    /// What goes to standard error: the sentence, the usage, and where to find more.
-    public var report: String {
-        "\(command): \(message)\n\(usage)\nRun '\(command) --help' for more.\n"
-    }
+    /// What goes to standard error: the command's name, then `explanation` and a newline.
+    public var report: String { "\(command): \(explanation)\n" }
+
+    /// The sentence, the usage, and where to find more (without the name: a log adds its own).
+    public var explanation: String { "\(message)\n\(usage)\nRun '\(command) --help' for more." }
 }
 
 /// What a command line asks for.

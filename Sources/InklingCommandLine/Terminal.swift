@@ -6,15 +6,21 @@
 public enum Terminal {
     /// Writes all of `text` to a file descriptor (retrying short writes and EINTR).
     public static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
+        _ = writeAll(Array(text.utf8), to: descriptor)
+    }
+
+    /// Writes all of `bytes` (retrying short writes and EINTR); false when the descriptor took
+    /// no more (closed pipe, error).
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+        bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = Glibc.write(descriptor, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
                 if written < 0, errno == EINTR { continue }
-                if written <= 0 { return }
+                if written <= 0 { return false }
                 offset += written
             }
+            return true
         }
     }
 
@@ -24,6 +30,27 @@ public enum Terminal {
     /// Reads the command line; prints help or the version and exits 0, or prints a usage error
     /// and exits 2; otherwise returns the parsed arguments.
     public static func parse(_ arguments: [String], with spec: CommandSpec, version: String) -> ParsedArguments {
+        parse(arguments, with: spec, version: version, reportUsage: { error($0.report) }, read: { $0 })
+    }
+
+    /// Reads a helper program's command line into its own options, as `parse(_:with:version:)`
+    /// does; `reportUsage` says where a usage error goes (a helper's log, which is the journal
+    /// when the engine discarded its stderr) before the exit with status 2.
+    public static func parse<Options: ProgramOptions>(
+        _ arguments: [String], as type: Options.Type, version: String, reportUsage: (UsageError) -> Void
+    ) -> Options {
+        parse(arguments, with: Options.command, version: version, reportUsage: reportUsage) {
+            (parsed) throws(UsageError) in try Options(parsed)
+        }
+    }
+
+    /// The one way every program reads its command line: help (exit 0, stdout), version (exit 0,
+    /// stdout), a usage error from the parser or from `read` (`reportUsage`, exit 2), or the result
+    /// of `read`.
+    static func parse<Result>(
+        _ arguments: [String], with spec: CommandSpec, version: String, reportUsage: (UsageError) -> Void,
+        read: (ParsedArguments) throws(UsageError) -> Result
+    ) -> Result {
         do {
             switch try spec.parse(arguments) {
             case .help(let command):
@@ -33,10 +60,11 @@ public enum Terminal {
                 write("\(spec.path.first ?? "") \(version)\n", to: 1)
                 exit(0)
             case .run(let parsed):
-                return parsed
+                return try read(parsed)
             }
         } catch {
-            exitWithUsageError(error)
+            reportUsage(error)
+            exit(2)
         }
     }
 

@@ -1,3 +1,4 @@
+import InklingCommandLine
 import InklingLog
 
 /// Diagnostics: to the journal when stderr is discarded (the engine starts the helper so), else
@@ -11,7 +12,7 @@ enum Log {
     }
 
     /// Command-line problems: the messages are the helper's own, never input.
-    static func usage(_ problem: String) {
-        ProcessLog.write("\(problem)\n\(Options.usage)")
+    static func usage(_ problem: UsageError) {
+        ProcessLog.write(problem.explanation)
     }
 }

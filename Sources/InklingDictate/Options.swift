@@ -3,7 +3,7 @@ import InklingCommandLine
 /// The helper's command line: `inkling-dictate [--device NAME] [--model-dir DIR]`, plus, for
 /// tests and the benchmark, `--audio-file WAV` (read a 16 kHz mono WAV instead of the sound
 /// server, paced like a microphone) and `--fast` (read it as fast as possible).
-struct Options: Equatable, Sendable {
+struct Options: ProgramOptions, Equatable, Sendable {
     var audioFile: String?
     var fast = false
     var device: String?
@@ -33,36 +33,15 @@ struct Options: Equatable, Sendable {
         return command
     }()
 
-    /// The usage lines and where to find more (printed with every usage error).
-    static var usage: String { command.usage + "\nRun 'inkling-dictate --help' for more." }
+    init() {}
 
-    enum ParseError: Error, Equatable {
-        case usage(String)
-        case help
-        case version
-    }
-
-    static func parse(_ arguments: [String]) throws(ParseError) -> Options {
-        let invocation: Invocation
-        do {
-            invocation = try command.parse(arguments)
-        } catch {
-            throw .usage(error.message)
-        }
-        let parsed: ParsedArguments
-        switch invocation {
-        case .help: throw .help
-        case .version: throw .version
-        case .run(let result): parsed = result
-        }
-        var options = Options()
-        options.audioFile = parsed.value("--audio-file")
-        options.fast = parsed.has("--fast")
-        if options.fast && options.audioFile == nil { throw .usage("--fast needs --audio-file") }
-        options.device = parsed.value("--device")
-        if let hmm = parsed.value("--hmm") { options.model.acousticModel = hmm }
-        if let dict = parsed.value("--dict") { options.model.dictionary = dict }
-        if let lm = parsed.value("--lm") { options.model.languageModel = lm }
-        return options
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        audioFile = parsed.value("--audio-file")
+        fast = parsed.has("--fast")
+        if fast && audioFile == nil { throw Self.usageError("--fast needs --audio-file") }
+        device = parsed.value("--device")
+        if let hmm = parsed.value("--hmm") { model.acousticModel = hmm }
+        if let dict = parsed.value("--dict") { model.dictionary = dict }
+        if let lm = parsed.value("--lm") { model.languageModel = lm }
     }
 }

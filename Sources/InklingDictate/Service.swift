@@ -1,36 +1,14 @@
 import Dispatch
 import Glibc
+import InklingCommandLine
 import InklingCore
 import Synchronization
 
 /// Events go to stdout as whole lines, one writer at a time.
-final class Output: Sendable {
-    private let lock = Mutex<Int32>(1)
+typealias Output = LineOutput
 
-    func send(_ event: DictationEvent) {
-        let line = event.line
-        guard !line.isEmpty else { return }
-        lock.withLock { fd in
-            let ok = Array(line.utf8).withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
-                    if written < 0, errno == EINTR { continue }
-                    if written <= 0 { return false }
-                    offset += written
-                }
-                return true
-            }
-            // The engine is gone: nothing left to do.
-            if !ok { _exit(0) }
-        }
-    }
-
-    /// Ends the process without cutting a line in half (unless a write is stuck).
-    func exit() -> Never {
-        lock.withLockIfAvailable { _ in _exit(0) }
-        _exit(0)
-    }
+extension LineOutput {
+    func send(_ event: DictationEvent) { send(line: event.line) }
 }
 
 /// What the listening thread is asked to do next.

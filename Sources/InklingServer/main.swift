@@ -28,7 +28,8 @@ ProcessLog.setUp(identifier: "inkling-server")
 signal(SIGPIPE, SIG_IGN)
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
-    ServerLog.write("inkling-server: " + message)
+    // The log names the program (`inkling-server: ` on stderr, SYSLOG_IDENTIFIER in the journal).
+    ServerLog.write(message)
     exit(status)
 }
 

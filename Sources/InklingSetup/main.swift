@@ -4,6 +4,7 @@
 //
 // GTK 4 and libadwaita through CGtk; every decision is in InklingSetupModel.
 import CGtk
+import InklingCommandLine
 import InklingCore
 import InklingGettext
 import InklingSetupModel
@@ -66,30 +67,13 @@ final class SetupApp {
 
 Gettext.start()
 let setup = SetupApp()
-var arguments = Array(CommandLine.arguments.dropFirst())
-while let option = arguments.first {
-    arguments.removeFirst()
-    switch option {
-    case "--page":
-        guard let name = arguments.first else {
-            fputs("inkling-setup: --page needs a name\n", stderr)
-            exit(2)
-        }
-        arguments.removeFirst()
-        setup.firstPage = name
-    case "-h", "--help":
-        print(
-            "usage: inkling-setup [--page typing|languages|learned|dictation|cloud|about]\nInkling's settings: typing, languages, learned words, dictation, cloud check."
-        )
-        exit(0)
-    case "--version":
-        print("inkling-setup \(InklingVersion.current)")
-        exit(0)
-    default:
-        fputs("inkling-setup: unknown option '\(option)'\n", stderr)
-        exit(2)
-    }
-}
+let commandLine = CommandSpec(
+    ["inkling-setup"], synopsis: "[--page typing|languages|learned|dictation|cloud|about]",
+    summary: "Inkling's settings: typing, languages, learned words, dictation, cloud check.",
+    options: [OptionSpec("--page", value: "PAGE", help: "open on this page")])
+let parsed = Terminal.parse(
+    Array(CommandLine.arguments.dropFirst()), with: commandLine, version: InklingVersion.current)
+setup.firstPage = parsed.value("--page")
 
 let application = made(adw_application_new(SetupApp.applicationID, G_APPLICATION_DEFAULT_FLAGS))
 on(raw(application), "activate") { setup.build(opaque(application)) }

@@ -26,6 +26,9 @@ struct PredictServer {
         var reset: Bool?
         var commit: String?
         var context: String?
+        /// Also reply with the re-ranker's view of the window (`window`: keys and features), for
+        /// training and measuring re-rankers offline (issue 17).
+        var features: Bool?
     }
 
     /// Only the id, to address the error reply to a request that cannot be read whole.
@@ -37,14 +40,35 @@ struct PredictServer {
         var id: Int?
         var words: [String]?
         var error: String?
+        /// The candidate window in the final order: the key, then the features (`RerankFeature`).
+        var window: [WindowRow]?
 
-        enum CodingKeys: String, CodingKey { case id, words, error }
+        enum CodingKeys: String, CodingKey { case id, words, error, window }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(id, forKey: .id)  // null when unknown: still one reply per line
             try container.encodeIfPresent(words, forKey: .words)
             try container.encodeIfPresent(error, forKey: .error)
+            try container.encodeIfPresent(window, forKey: .window)
+        }
+    }
+
+    /// One window candidate: its key and features.
+    struct WindowRow: Encodable {
+        var key: String
+        var features: [Float]
+        var score: Float
+    }
+
+    /// Keeps the last window the predictor showed its re-ranker and passes it on unchanged
+    /// (or through `inner`, the re-ranker in use).
+    final class WindowRecorder: CandidateReranker {
+        var inner: (any CandidateReranker)?
+        var last: [RerankCandidate] = []
+        func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
+            inner?.rerank(&candidates, context: context)
+            last = candidates
         }
     }
 
@@ -95,7 +119,17 @@ struct PredictServer {
                     "n must be a whole number from \(Self.counts.lowerBound) to \(Self.counts.upperBound), not \(count)"
                 return reply
             }
-            reply.words = predictor.suggest(before: before, count: count)
+            if request.features == true {
+                let recorder = WindowRecorder()
+                recorder.inner = predictor.reranker
+                predictor.reranker = recorder
+                reply.words = predictor.suggest(before: before, count: count)
+                predictor.reranker = recorder.inner
+                reply.window = recorder.last.sorted { ($0.score, $1.key) > ($1.score, $0.key) }
+                    .map { WindowRow(key: $0.key, features: $0.features, score: $0.score) }
+            } else {
+                reply.words = predictor.suggest(before: before, count: count)
+            }
         } else if request.reset == true {
             predictor.reset()
         } else if let commit = request.commit, learns {

@@ -14,32 +14,10 @@ import pytest
 from conftest import REAL_USERS, WAIT, inkling, wait_until
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Integration"))
-from ibus_harness import Client, Daemon, engine_path, pump_until  # noqa: E402
+from ibus_harness import AuxClient, Daemon, engine_path, focused, pump_until  # noqa: E402
 
 NOTICE = "cloud check paused: sign in again (inkling account login)"
 HINT = "\u2601 checking"
-
-
-class AuxClient(Client):
-    """A client that also follows the auxiliary text."""
-
-    def __init__(self, daemon, **kw):
-        super().__init__(daemon, **kw)
-        self.aux_text = ""
-        self.aux_visible = False
-        self.aux_history = []
-        self._connect("update-auxiliary-text", self._on_aux)
-        self._connect("show-auxiliary-text", lambda ic: setattr(self, "aux_visible", True))
-        self._connect("hide-auxiliary-text", lambda ic: setattr(self, "aux_visible", False))
-
-    def _on_aux(self, ic, text, visible):
-        self.aux_text = text.get_text()
-        self.aux_visible = bool(visible)
-        self.aux_history.append(self.aux_text)
-
-    @property
-    def aux_now(self):
-        return self.aux_text if self.aux_visible else ""
 
 
 @pytest.fixture(scope="module")
@@ -85,13 +63,8 @@ def daemon(account_server, keyring):
 
 @pytest.fixture
 def client(daemon):
-    c = AuxClient(daemon)
-    c.focus_in()
-    c.set_engine("inkling")
-    c.wait_for_surrounding_request()
-    yield c
-    c.focus_out()
-    c.destroy()
+    with focused(AuxClient(daemon)) as c:
+        yield c
 
 
 def checks(server):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Command-line conventions of the three executables, through the real binaries.
+"""Command-line conventions of the executables, through the real binaries.
 
 usage: cli_conventions_test.py --bin DIR --pack PACK --man packaging/inkling.1
-DIR holds inkling, ibus-engine-inkling and inkling-cloud (a release or debug build).
+DIR holds inkling, ibus-engine-inkling, inkling-cloud, inkling-dictate, inkling-setup and
+inkling-server (a release or debug build).
 Prints PASS/FAIL per test and finally `N passed, N failed`; exit 1 on a failure.
 
 Covers: --help/-h and --version on every command and subcommand, unknown options (exit 2 and
@@ -12,6 +13,7 @@ server's limits (a count that is a surrogate code point, a 100 MB line).
 """
 
 import argparse
+import json
 import os
 import pty
 import re
@@ -96,13 +98,15 @@ def help_tree(program="inkling", words=()):
 
 
 TREE = {}
+# The programs beside `inkling` whose command lines follow the same conventions (CommandSpec).
+HELPERS_AND_APPS = ("ibus-engine-inkling", "inkling-cloud", "inkling-dictate", "inkling-setup")
 
 
 def tree():
     if not TREE:
         TREE.update(help_tree())
-        TREE[("ibus-engine-inkling",)] = run("ibus-engine-inkling", "--help").stdout
-        TREE[("inkling-cloud",)] = run("inkling-cloud", "--help").stdout
+        for program in HELPERS_AND_APPS:
+            TREE[(program,)] = run(program, "--help").stdout
     return TREE
 
 
@@ -126,9 +130,9 @@ def every_command_and_subcommand_has_help_with_exit_statuses():
 
 
 @test
-def all_three_binaries_print_their_version():
+def every_program_prints_its_version():
     for program, words in (("inkling", ()), ("inkling", ("suggest",)), ("inkling", ("learned", "wipe")),
-                           ("ibus-engine-inkling", ()), ("inkling-cloud", ())):
+                           *((program, ()) for program in HELPERS_AND_APPS + ("inkling-server",))):
         result = run(program, *words, "--version")
         assert result.returncode == 0, (program, words, result)
         assert re.fullmatch(re.escape(program) + r" \d+\.\d+\.\d+\n", result.stdout), (program, words, result.stdout)
@@ -150,6 +154,53 @@ def unknown_options_are_usage_errors_everywhere():
         first = result.stderr.split("\n")[0]
         assert first.startswith("inkling"), (words, first)
     assert run("ibus-engine-inkling", "--xml", "--ibus").returncode == USAGE_EXIT
+
+
+def expect_usage_error(program, arguments, first_line):
+    """A usage error: exit 2, nothing on stdout; on stderr the sentence, the usage and the hint."""
+    result = run(program, *arguments)
+    assert result.returncode == USAGE_EXIT, (program, arguments, result.returncode, result.stderr)
+    assert result.stdout == "", (program, arguments, result.stdout[:200])
+    lines = result.stderr.split("\n")
+    assert lines[0] == "%s: %s" % (program, first_line), (program, arguments, result.stderr)
+    assert lines[1].startswith("usage: %s " % program), (program, arguments, result.stderr)
+    assert lines[2:] == ["Run '%s --help' for more." % program, ""], (program, arguments, result.stderr)
+
+
+@test
+def every_program_answers_help_version_and_bad_options_on_the_right_stream():
+    """Help and version on stdout with exit 0; usage errors, from the parser or from a program's
+    own checks of its values, on stderr with exit 2, in the same three-part form everywhere."""
+    for program in HELPERS_AND_APPS:
+        for flag in ("-h", "--help"):
+            result = run(program, flag)
+            assert result.returncode == 0 and result.stderr == "", (program, flag, result)
+            assert result.stdout.startswith("usage: %s" % program), (program, flag, result.stdout[:200])
+        version = run(program, "--version")
+        assert version.returncode == 0 and version.stderr == "", (program, version)
+        assert re.fullmatch(re.escape(program) + r" \d+\.\d+\.\d+\n", version.stdout), (program, version.stdout)
+        expect_usage_error(program, ["--no-such-option"], "unknown option '--no-such-option'")
+    # The helpers' own checks of their values (Options.init) are usage errors of the same form.
+    expect_usage_error("inkling-dictate", ["--fast"], "--fast needs --audio-file")
+    expect_usage_error("inkling-cloud", [], "--endpoint is required")
+    expect_usage_error("inkling-cloud", ["--endpoint", "http://example.com"],
+                       "--endpoint uses http:// to a host that is not this machine; use https://")
+    expect_usage_error("inkling-cloud", ["--endpoint", "https://e", "--timeout-ms", "5"],
+                       "--timeout-ms takes a whole number from 100 to 120000")
+    # The helpers never quote an argument (it could be a secret pasted in the wrong place).
+    expect_usage_error("inkling-cloud", ["--endpoint", "https://e", "sk-secret"], "unexpected argument")
+    expect_usage_error("inkling-setup", ["--page"], "--page needs a value (PAGE)")
+    # inkling-server has a usage of its own (commands after an optional --config), same streams.
+    for flag in ("-h", "--help"):
+        result = run("inkling-server", flag)
+        assert result.returncode == 0 and result.stderr == "", (flag, result)
+        assert result.stdout.startswith("Usage: inkling-server"), (flag, result.stdout[:200])
+    for arguments, first_line in ((["--config"], "--config needs a path"), ([], "a command is required")):
+        result = run("inkling-server", *arguments)
+        assert result.returncode == USAGE_EXIT and result.stdout == "", (arguments, result)
+        # Named once (the log adds the name; it used to say `inkling-server: inkling-server: …`).
+        assert result.stderr.split("\n")[0] == "inkling-server: " + first_line, (arguments, result.stderr)
+        assert "Usage: inkling-server" in result.stderr, (arguments, result.stderr)
 
 
 # -- the man page -------------------------------------------------------------------------------
@@ -342,6 +393,26 @@ def a_count_that_is_a_surrogate_code_point_is_refused_not_a_crash():
     for index in (4, 5):
         assert '"error"' in replies[index] and f'"id":{index}' in replies[index], replies[index]
     assert replies[6].startswith('{"id":6,"words":['), replies[6]
+
+
+@test
+def predict_stdio_features_reply_with_the_window_in_final_order():
+    """`"features": true` (issue 17, offline re-ranker training) adds the candidate window: keys in
+    the order the words are shown, each with the predictor's 15 features; plain replies are unchanged."""
+    requests = ('{"id":1,"before":"I think th","n":32,"features":true}\n'
+                '{"id":2,"before":"I think th","n":32}\n')
+    served = inkling("predict", "--stdio", "--pack", ARGS.pack, input=requests)
+    assert served.returncode == 0, served
+    with_window, plain = (json.loads(line) for line in served.stdout.split("\n") if line)
+    assert "window" not in plain and plain["words"] == with_window["words"], (plain, with_window)
+    window = with_window["window"]
+    assert 3 < len(window) <= 32, window
+    for row in window:
+        assert len(row["features"]) == 15 and row["features"][0] == row["score"], row
+        assert row["key"].startswith("th"), row
+    keys = [row["key"] for row in window]
+    shown = [word.lower().replace("\u2019", "'") for word in with_window["words"]]
+    assert [k for k in keys if k in shown] == shown, (keys, shown)
 
 
 @test

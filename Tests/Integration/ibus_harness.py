@@ -10,6 +10,7 @@ condition holds, with a generous timeout so that a loaded machine does not flake
 Run under /usr/bin/python3 (Debian's python3-gi and gir1.2-ibus-1.0).
 """
 
+import contextlib
 import os
 import shutil
 import signal
@@ -42,6 +43,16 @@ def engine_path():
     """The engine binary under test: $INKLING_ENGINE, else the release build in this checkout."""
     path = os.environ.get("INKLING_ENGINE") or os.path.join(REPO, ".build", "release", "ibus-engine-inkling")
     return os.path.realpath(path)
+
+
+def helper_binary(name):
+    """The helper `name` built beside the engine under test; raises when it is not there (a suite
+    that cannot run fails, it is never skipped)."""
+    path = os.path.join(os.path.dirname(engine_path()), name)
+    if not os.access(path, os.X_OK):
+        raise RuntimeError("no %s next to the engine at %s: build it (swift build -c release --static-swift-stdlib)"
+                           % (name, path))
+    return path
 
 
 def cli_path():
@@ -216,6 +227,15 @@ class Daemon:
                 continue
         return None
 
+    def helpers(self, program=None):
+        """Pids of the helper processes the engine started (its live children); `program`: only
+        those whose command line names it (argv[0] of an exec'd helper, or a wrapper script)."""
+        engine = self.engine_pid()
+        if engine is None:
+            return []
+        return [pid for pid, (parent, argv) in descendants(engine).items()
+                if parent == engine and (program is None or any(os.path.basename(a) == program for a in argv[:2]))]
+
     def stop(self):
         if self.bus is not None:
             try:
@@ -245,6 +265,16 @@ class Daemon:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def executable_script(folder, name, text):
+    """Writes `text` to an executable file `name` in `folder` (a wrapper that the engine starts
+    in place of a helper); returns its path."""
+    path = os.path.join(str(folder), name)
+    with open(path, "w") as out:
+        out.write(text)
+    os.chmod(path, 0o755)
+    return path
 
 
 def rss_kb(pid):
@@ -497,3 +527,44 @@ class Client:
         self._handlers = []
         self.ic.destroy()
         drain()
+
+
+class AuxClient(Client):
+    """A client that also follows the auxiliary text: `aux_now` is what the user sees (the text
+    while it is shown, else ""), `aux_history` each value it took."""
+
+    def __init__(self, daemon, **kw):
+        super().__init__(daemon, **kw)
+        self.aux_text = ""
+        self.aux_visible = False
+        self.aux_history = []
+        self._connect("update-auxiliary-text", self._on_aux)
+        self._connect("show-auxiliary-text", lambda ic: self._aux_shown(True))
+        self._connect("hide-auxiliary-text", lambda ic: self._aux_shown(False))
+
+    def _on_aux(self, ic, text, visible):
+        self.aux_text = text.get_text()
+        self.aux_visible = bool(visible)
+        self.aux_history.append(self.aux_now)
+
+    def _aux_shown(self, visible):
+        self.aux_visible = visible
+        self.aux_history.append(self.aux_now)
+
+    @property
+    def aux_now(self):
+        return self.aux_text if self.aux_visible else ""
+
+
+@contextlib.contextmanager
+def focused(client):
+    """`client` focused, with the inkling engine, once the engine has asked for the field's text;
+    focused out and destroyed afterwards."""
+    client.focus_in()
+    client.set_engine("inkling")
+    client.wait_for_surrounding_request()
+    try:
+        yield client
+    finally:
+        client.focus_out()
+        client.destroy()

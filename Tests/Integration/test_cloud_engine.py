@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from ibus_harness import CONTROL, Client, Daemon, IBus, drain, engine_path, pump_for, pump_until
+from ibus_harness import CONTROL, IBus, drain, executable_script, helper_binary, pump_for, pump_until
 
 WAIT = 20.0  # generous: a loaded 2-core machine, a helper to start, an HTTP round trip
 HINT = "\u2601 checking"
@@ -63,30 +63,18 @@ time.sleep(60)
 @pytest.fixture(scope="module")
 def helper_mode(tmp_path_factory):
     root = tmp_path_factory.mktemp("helper")
-    wrapper = root / "fake_helper.py"
-    wrapper.write_text(WRAPPER)
-    wrapper.chmod(0o755)
+    wrapper = executable_script(root, "fake_helper.py", WRAPPER)
     mode = root / "mode"
     mode.write_text("real")
     return wrapper, mode
 
 
 @pytest.fixture(scope="module")
-def daemon(request, server, helper_mode):
-    others = {item.fspath.basename for item in request.session.items} - {os.path.basename(__file__)}
-    if others:
-        # libibus keeps one bus per process: this daemon would take it from the other files'.
-        pytest.skip("run test_cloud_engine.py in its own pytest process (as run.sh does)")
-    if os.environ.get("IBUS_ADDRESS"):
-        # Another daemon is already this process's bus (libibus keeps one): run.sh runs this
-        # file in its own pytest process.
-        pytest.skip("run test_cloud_engine.py in its own pytest process (IBUS_ADDRESS is set)")
-    helper = os.path.join(os.path.dirname(engine_path()), "inkling-cloud")
-    if not os.access(helper, os.X_OK):
-        pytest.skip("no inkling-cloud next to the engine (%s)" % helper)
+def daemon(own_daemon, server, helper_mode):
+    helper = helper_binary("inkling-cloud")
     for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
         os.environ.pop(name, None)
-    d = Daemon(env={
+    return own_daemon({
         "INKLING_CLOUD_CHECK": "1",
         "INKLING_CLOUD_ENDPOINT": server.url + "/v1",
         "INKLING_CLOUD_MODEL": "fake-model",
@@ -99,44 +87,13 @@ def daemon(request, server, helper_mode):
         # The engine's and the helper's own logs (content-free by design) go to the daemon log,
         # which the last test searches for anything typed.
         "INKLING_DEBUG_EVENTS": "1",
-    }, verbose=True).start()
-    yield d
-    d.stop()
-
-
-class AuxClient(Client):
-    """A client that also follows hide/show of the auxiliary text."""
-
-    def __init__(self, daemon, **kw):
-        super().__init__(daemon, **kw)
-        self.aux_text = ""
-        self.aux_visible = False
-        self._connect("update-auxiliary-text", self._on_aux)
-        self._connect("show-auxiliary-text", lambda ic: self._aux_shown(True))
-        self._connect("hide-auxiliary-text", lambda ic: self._aux_shown(False))
-
-    def _on_aux(self, ic, text, visible):
-        self.aux_text = text.get_text()
-        self.aux_visible = bool(visible)
-
-    def _aux_shown(self, visible):
-        self.aux_visible = visible
-
-    @property
-    def aux_now(self):
-        return self.aux_text if self.aux_visible else ""
+    })
 
 
 @pytest.fixture
-def client(daemon, server):
+def client(aux_client, server):
     server.reset("agree")
-    c = AuxClient(daemon)
-    c.focus_in()
-    c.set_engine("inkling")
-    c.wait_for_surrounding_request()
-    yield c
-    c.focus_out()
-    c.destroy()
+    return aux_client
 
 
 def wait_aux(client, predicate, what, timeout=WAIT):
@@ -145,26 +102,7 @@ def wait_aux(client, predicate, what, timeout=WAIT):
 
 def helper_pids(daemon, fake=False):
     """The engine's helper processes: the real ones, or (`fake`) the misbehaving wrappers."""
-    engine = daemon.engine_pid()
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as f:
-                stat = f.read()
-            fields = stat[stat.rindex(")") + 2:].split()
-            if int(fields[1]) != engine or fields[0] == "Z":
-                continue
-            if fake:
-                with open("/proc/%s/cmdline" % entry, "rb") as f:
-                    if b"fake_helper.py" in f.read():
-                        pids.append(int(entry))
-            elif os.path.basename(os.path.realpath("/proc/%s/exe" % entry)) == "inkling-cloud":
-                pids.append(int(entry))
-        except (OSError, ValueError):
-            continue
-    return pids
+    return daemon.helpers("fake_helper.py" if fake else "inkling-cloud")
 
 
 def timed_type(client, text):

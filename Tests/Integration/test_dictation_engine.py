@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from ibus_harness import CONTROL, Client, Daemon, IBus, Timeout, engine_path, pump_until
+from ibus_harness import CONTROL, IBus, Timeout, executable_script, helper_binary, pump_for, pump_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Dictate"))
@@ -51,27 +51,20 @@ def files(tmp_path_factory):
     if not speech.available():
         pytest.skip("espeak-ng or sox missing")
     root = tmp_path_factory.mktemp("dictation")
-    wrapper = root / "fake_dictate.py"
-    wrapper.write_text(WRAPPER)
-    wrapper.chmod(0o755)
+    wrapper = executable_script(root, "fake_dictate.py", WRAPPER)
     short = speech.speak("the weather is nice today", str(root / "short.wav"), after=1.0)
     long = speech.speak(" ".join(speech.SENTENCES[:4]), str(root / "long.wav"), speed=140, after=0.5)
-    return {"wrapper": str(wrapper), "mode": str(root / "mode"), "short": short, "long": long}
+    return {"wrapper": wrapper, "mode": str(root / "mode"), "short": short, "long": long}
 
 
 @pytest.fixture(scope="module")
-def daemon(request, files):
-    others = {item.fspath.basename for item in request.session.items} - {os.path.basename(__file__)}
-    if others or os.environ.get("IBUS_ADDRESS"):
-        pytest.skip("run test_dictation_engine.py in its own pytest process (as run.sh does)")
-    helper = os.path.join(os.path.dirname(engine_path()), "inkling-dictate")
-    if not os.access(helper, os.X_OK):
-        pytest.skip("no inkling-dictate next to the engine (%s)" % helper)
+def daemon(own_daemon, files):
+    helper = helper_binary("inkling-dictate")
     schemas = tempfile.mkdtemp(prefix="inkling-schema-")
     source = os.path.join(os.path.dirname(os.path.dirname(HERE)), "data", "gschema", SCHEMA + ".gschema.xml")
     subprocess.run(["cp", source, schemas], check=True)
     subprocess.run(["glib-compile-schemas", schemas], check=True)
-    d = Daemon(env={
+    return own_daemon({
         # Real GSettings (keyfile), so that `gsettings set` reaches the running engine.
         "GSETTINGS_SCHEMA_DIR": schemas,
         "GSETTINGS_BACKEND": "keyfile",
@@ -80,48 +73,14 @@ def daemon(request, files):
         "INKLING_TEST_DICTATE_MODE": files["mode"],
         "INKLING_TEST_REAL_DICTATE": helper,
         "INKLING_DEBUG_EVENTS": "1",
-    }, verbose=True).start()
-    yield d
-    d.stop()
-
-
-class AuxClient(Client):
-    """A client that also records the auxiliary text."""
-
-    def __init__(self, daemon, **kw):
-        super().__init__(daemon, **kw)
-        self.aux_text = ""
-        self.aux_visible = False
-        self.aux_history = []
-        self._connect("update-auxiliary-text", self._on_aux)
-        self._connect("show-auxiliary-text", lambda ic: self._aux_shown(True))
-        self._connect("hide-auxiliary-text", lambda ic: self._aux_shown(False))
-
-    def _on_aux(self, ic, text, visible):
-        self.aux_text = text.get_text()
-        self.aux_visible = bool(visible)
-        self.aux_history.append(self.aux_now)
-
-    def _aux_shown(self, visible):
-        self.aux_visible = visible
-        self.aux_history.append(self.aux_now)
-
-    @property
-    def aux_now(self):
-        return self.aux_text if self.aux_visible else ""
+    })
 
 
 @pytest.fixture
-def client(daemon):
-    c = AuxClient(daemon)
-    c.focus_in()
-    c.set_engine("inkling")
-    c.wait_for_surrounding_request()
-    c.set_surrounding("")
-    c.commits.clear()
-    yield c
-    c.focus_out()
-    c.destroy()
+def client(aux_client):
+    aux_client.set_surrounding("")
+    aux_client.commits.clear()
+    return aux_client
 
 
 def set_mode(files, mode, wav=None):
@@ -134,31 +93,13 @@ def dictation_key(client):
 
 
 def helper_pids(daemon):
-    engine = daemon.engine_pid()
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as f:
-                stat = f.read()
-            fields = stat[stat.rindex(")") + 2:].split()
-            if int(fields[1]) == engine and fields[0] != "Z":
-                pids.append(int(entry))
-        except (OSError, ValueError):
-            continue
-    return pids
+    return daemon.helpers()
 
 
 def kill_helpers(daemon):
     for pid in helper_pids(daemon):
         os.kill(pid, signal.SIGKILL)
     pump_until(lambda: not helper_pids(daemon), timeout=WAIT, what="the helpers to go")
-
-
-def pump_for(seconds):
-    end = time.monotonic() + seconds
-    pump_until(lambda: time.monotonic() >= end, timeout=seconds + 5, what="time to pass")
 
 
 def expected_finals(files, wav):

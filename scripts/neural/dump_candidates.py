@@ -20,6 +20,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--max-words", type=int, default=8000)
     ap.add_argument("-n", type=int, default=32)
+    ap.add_argument("--features", action="store_true",
+                    help="also record the window's keys and features (\"win\": per prefix, rows of key + features)")
     args = ap.parse_args()
     proc = subprocess.Popen([args.inkling, "predict", "--stdio", "--pack", args.pack],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
@@ -43,13 +45,20 @@ def main():
             ctx = []
             for m in WORD.finditer(doc):
                 w, s = m.group(0), m.start()
-                queries = []
+                queries, windows = [], []
                 for i in range(len(w)):
                     before = (doc[:s] + w[:i])[-1000:]
-                    queries.append(ask({"before": before, "n": args.n}).get("words", []))
+                    reply = ask({"before": before, "n": args.n, "features": args.features})
+                    queries.append(reply.get("words", []))
+                    if args.features:
+                        windows.append([[row["key"]] + [round(f, 4) for f in row["features"]]
+                                        for row in reply.get("window", [])])
                 sent_start = re.sub(r"[\s\"()\[\]\u2018\u2019\u201c\u201d]+$", "", doc[:s])
-                out.write(json.dumps({"doc": d, "w": w, "ctx": ctx[-40:], "q": queries,
-                                      "ss": sent_start == "" or sent_start[-1] in ".!?"}) + "\n")
+                rec = {"doc": d, "w": w, "ctx": ctx[-40:], "q": queries,
+                       "ss": sent_start == "" or sent_start[-1] in ".!?"}
+                if args.features:
+                    rec["win"] = windows
+                out.write(json.dumps(rec) + "\n")
                 ctx.append(w)
                 total += 1
                 if total >= args.max_words:

@@ -71,6 +71,8 @@ public final class LanguagePack: @unchecked Sendable {
     let trigramWeights: PackArray<UInt8>
     /// The character model.
     public let characterModel: CharacterModel
+    /// The learned re-ranker of the candidate window (`NRRK` section), if the pack has one.
+    public let rerankerNetwork: RerankerNetwork?
 
     /// The number of words in the vocabulary.
     public var wordCount: Int { priors.count }
@@ -121,6 +123,8 @@ public final class LanguagePack: @unchecked Sendable {
         trigramEntries = try file.array("TGSU", of: UInt32.self)
         trigramWeights = try file.array("TGWT", of: UInt8.self)
         characterModel = try CharacterModel(file: file)
+        // Optional (issue 17): packs built before it have no NRRK section and still open.
+        rerankerNetwork = file.has("NRRK") ? try RerankerNetwork(section: file.bytes("NRRK")) : nil
         try validate()
     }
 

@@ -60,6 +60,10 @@ public final class Predictor {
         didSet { resultCache.removeAll() }
     }
     private var document = DocumentCache()
+    /// Re-orders the candidate window after the n-gram and character models (nil: their order).
+    public var reranker: (any CandidateReranker)? {
+        didSet { resultCache.removeAll() }
+    }
     /// What this user has typed before (learned words and contexts); empty when learning is off.
     public private(set) var userModel = UserModel()
 
@@ -392,6 +396,22 @@ public final class Predictor {
             }
             candidates[index].total = total
         }
+        // Optional learned re-ranker (issue 17): sees the window with its features, rewrites totals.
+        if let reranker {
+            var window = candidates.enumerated().map { index, candidate in
+                RerankCandidate(
+                    key: candidate.key,
+                    features: rerankFeatures(
+                        of: candidate, rank: index, partialLength: partialScalarCount,
+                        trigramProb: trigramProb, bigramProb: bigramProb, startsSentence: startsSentence),
+                    score: candidate.total)
+            }
+            reranker.rerank(
+                &window,
+                context: RerankContext(
+                    previousKeys: document.lastKeys, partialKey: prefixKey, startsSentence: startsSentence))
+            for index in candidates.indices { candidates[index].total = window[index].score }
+        }
         candidates.sort { ($0.total, $1.key) > ($1.total, $0.key) }
 
         var result: [Suggestion] = []
@@ -413,6 +433,35 @@ public final class Predictor {
             if result.count == count { break }
         }
         return result
+    }
+
+    /// The re-ranker's view of one window candidate (`RerankFeature` order).
+    private func rerankFeatures(
+        of candidate: Candidate, rank: Int, partialLength: Int,
+        trigramProb: [Int: Float], bigramProb: [Int: Float], startsSentence: Bool
+    ) -> [Float] {
+        var features = [Float](repeating: 0, count: RerankFeature.count)
+        func set(_ feature: RerankFeature, _ value: Float) { features[feature.rawValue] = value }
+        set(.total, candidate.total)
+        set(.wordScore, candidate.wordScore)
+        if options.useCharacterModel, let inContext = characterScores.inContext[candidate.key],
+            let alone = characterScores.alone[candidate.key]
+        {
+            set(.characterContext, inContext - alone)
+            set(.characterAlone, alone)
+        }
+        set(.logPrior, candidate.id.map { pack.logPrior($0) } ?? -20)
+        set(.trigramLog, Math.log((candidate.id.flatMap { trigramProb[$0] } ?? 0) + 1e-6))
+        set(.bigramLog, Math.log((candidate.id.flatMap { bigramProb[$0] } ?? 0) + 1e-6))
+        set(.isCorrection, candidate.isCorrection ? 1 : 0)
+        set(.typedLength, Float(partialLength))
+        set(.remainingLength, Float(max(0, candidate.key.unicodeScalars.count - partialLength)))
+        set(.documentCount, Math.log(1 + Float(document.words[candidate.key]?.count ?? 0)))
+        set(.learnedCount, Math.log(1 + Float(userModel.word(candidate.key)?.count ?? 0)))
+        set(.windowRank, Float(rank) / Float(max(1, options.windowSize)))
+        set(.nextWord, partialLength == 0 ? 1 : 0)
+        set(.sentenceStart, startsSentence ? 1 : 0)
+        return features
     }
 
     /// Prefixes one neighbouring-key substitution or one adjacent swap away, with their penalty.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import InklingCommandLine
 import InklingCore
 import Testing
 
@@ -10,8 +11,8 @@ import Testing
     @Test func theHelperStartsWithoutAModel() throws {
         let options = try Options.parse(["--endpoint", "https://inkling.example"])
         #expect(options.model == "")
-        #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model", ""]) }
-        #expect(throws: Options.ParseError.self) {
+        #expect(throws: UsageError.self) { try Options.parse(["--endpoint", "https://e", "--model", ""]) }
+        #expect(throws: UsageError.self) {
             try Options.parse(["--endpoint", "https://e", "--model", "a\u{7}b"])
         }
     }

@@ -81,15 +81,15 @@ struct OptionsTests {
     }
 
     @Test func rejectsKeysAndUnknownArguments() {
-        #expect(throws: Options.ParseError.self) {
+        #expect(throws: UsageError.self) {
             try Options.parse(["--endpoint", "https://e", "--model", "m", "--api-key", "x"])
         }
         // No endpoint (the model is optional).
-        #expect(throws: Options.ParseError.self) { try Options.parse(["--model", "m"]) }
-        #expect(throws: Options.ParseError.self) {
+        #expect(throws: UsageError.self) { try Options.parse(["--model", "m"]) }
+        #expect(throws: UsageError.self) {
             try Options.parse(["--endpoint", "https://e", "--model", "m", "--timeout-ms", "5"])
         }
-        #expect(throws: Options.ParseError.self) { try Options.parse(["--endpoint", "https://e", "--model"]) }
+        #expect(throws: UsageError.self) { try Options.parse(["--endpoint", "https://e", "--model"]) }
     }
 
     @Test func defaultKeyFile() {

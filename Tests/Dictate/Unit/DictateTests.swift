@@ -1,3 +1,4 @@
+import InklingCommandLine
 import InklingCore
 import Testing
 
@@ -50,7 +51,7 @@ import Testing
     }
 
     @Test func optionsNeedAnAudioFileForFast() throws {
-        #expect(throws: Options.ParseError.self) { try Options.parse(["--fast"]) }
+        #expect(throws: UsageError.self) { try Options.parse(["--fast"]) }
         let options = try Options.parse(["--audio-file", "/tmp/x.wav", "--fast"])
         #expect(options.audioFile == "/tmp/x.wav" && options.fast)
         #expect(try Options.parse([]).model == RecognizerModel.debianEnglish)

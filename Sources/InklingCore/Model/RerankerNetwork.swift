@@ -1,0 +1,184 @@
+/// A small dense network that scores one window candidate from its `RerankFeature`s (issue 17).
+///
+/// Layers: tanh after every layer but the last, which has one output; inputs are normalised with
+/// the training set's mean and scale first. Weights are int8 with one float scale per row, as
+/// stored in a pack's `NRRK` section (see `init(section:)` for the layout).
+public struct RerankerNetwork: Sendable, Equatable {
+    /// One dense layer: `rows` outputs of `columns` inputs.
+    public struct Layer: Sendable, Equatable {
+        public var rows: Int
+        public var columns: Int
+        /// Per-row dequantisation scale: weight = scale[row] × int8.
+        public var scales: [Float]
+        public var biases: [Float]
+        /// Row-major int8 weights (`rows` × `columns`).
+        public var weights: [Int8]
+
+        public init(rows: Int, columns: Int, scales: [Float], biases: [Float], weights: [Int8]) {
+            self.rows = rows
+            self.columns = columns
+            self.scales = scales
+            self.biases = biases
+            self.weights = weights
+        }
+    }
+
+    /// The section format version this build reads and writes.
+    public static let version: UInt32 = 1
+    /// The most layers and the widest layer a pack may declare (bounds the work per candidate).
+    static let maximumLayers = 8
+    static let maximumWidth = 256
+
+    /// Subtracted from each input before scaling.
+    public var mean: [Float]
+    /// Multiplied with each centred input (1 / standard deviation).
+    public var inverseScale: [Float]
+    public var layers: [Layer]
+
+    /// The number of inputs.
+    public var inputCount: Int { mean.count }
+
+    public init(mean: [Float], inverseScale: [Float], layers: [Layer]) {
+        self.mean = mean
+        self.inverseScale = inverseScale
+        self.layers = layers
+    }
+
+    /// The network's output for one candidate's features.
+    public func score(_ features: [Float]) -> Float {
+        precondition(features.count == inputCount, "feature count does not match the network")
+        var activations = [Float](repeating: 0, count: inputCount)
+        for index in 0..<inputCount { activations[index] = (features[index] - mean[index]) * inverseScale[index] }
+        for (number, layer) in layers.enumerated() {
+            var next = [Float](repeating: 0, count: layer.rows)
+            for row in 0..<layer.rows {
+                var sum: Float = 0
+                let base = row * layer.columns
+                for column in 0..<layer.columns { sum += Float(layer.weights[base + column]) * activations[column] }
+                let value = sum * layer.scales[row] + layer.biases[row]
+                next[row] = number == layers.count - 1 ? value : Self.tanh(value)
+            }
+            activations = next
+        }
+        return activations[0]
+    }
+
+    /// tanh from `Math.exp` (no C library here); saturates cleanly at ±1 for large inputs.
+    static func tanh(_ x: Float) -> Float { 1 - 2 / (Math.exp(2 * min(max(x, -20), 20)) + 1) }
+
+    /// Reads an `NRRK` section, checking every size and shape.
+    ///
+    /// Layout (little endian): version (u32), input count (u32), layer count (u32), rows and
+    /// columns per layer (u32 each); the inputs' mean and inverse scale (f32 each); per layer the
+    /// row scales (f32), biases (f32) and row-major int8 weights, padded with zeros to 4 bytes.
+    /// The first layer takes the inputs, each next one the previous one's rows, the last has one row.
+    public init(section bytes: UnsafeRawBufferPointer) throws(PackError) {
+        var reader = SectionReader(bytes: bytes)
+        let version = try reader.u32()
+        guard version == Self.version else {
+            throw .malformed(tag: "NRRK", reason: "version \(version), this build reads \(Self.version)")
+        }
+        let inputs = Int(try reader.u32())
+        let layerCount = Int(try reader.u32())
+        guard (1...Self.maximumWidth).contains(inputs), (1...Self.maximumLayers).contains(layerCount) else {
+            throw .malformed(tag: "NRRK", reason: "\(inputs) inputs, \(layerCount) layers")
+        }
+        var shapes: [(rows: Int, columns: Int)] = []
+        var expectedColumns = inputs
+        for index in 0..<layerCount {
+            let rows = Int(try reader.u32())
+            let columns = Int(try reader.u32())
+            guard columns == expectedColumns, (1...Self.maximumWidth).contains(rows),
+                index < layerCount - 1 || rows == 1
+            else {
+                throw .malformed(tag: "NRRK", reason: "layer \(index) is \(rows)×\(columns)")
+            }
+            shapes.append((rows, columns))
+            expectedColumns = rows
+        }
+        mean = try reader.floats(inputs)
+        inverseScale = try reader.floats(inputs)
+        layers = []
+        for shape in shapes {
+            let scales = try reader.floats(shape.rows)
+            let biases = try reader.floats(shape.rows)
+            let weights = try reader.int8s(shape.rows * shape.columns)
+            layers.append(Layer(rows: shape.rows, columns: shape.columns, scales: scales, biases: biases, weights: weights))
+        }
+        guard reader.offset == bytes.count else {
+            throw .malformed(tag: "NRRK", reason: "\(bytes.count - reader.offset) bytes after the last layer")
+        }
+        for value in mean + inverseScale + layers.flatMap({ $0.scales + $0.biases }) where !value.isFinite {
+            throw .malformed(tag: "NRRK", reason: "a weight is not a finite number")
+        }
+    }
+
+    /// The `NRRK` section bytes (the layout `init(section:)` reads).
+    public func encoded() -> [UInt8] {
+        var out: [UInt8] = []
+        func put(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
+        func put(_ values: [Float]) { for value in values { put(value.bitPattern) } }
+        put(Self.version)
+        put(UInt32(inputCount))
+        put(UInt32(layers.count))
+        for layer in layers {
+            put(UInt32(layer.rows))
+            put(UInt32(layer.columns))
+        }
+        put(mean)
+        put(inverseScale)
+        for layer in layers {
+            put(layer.scales)
+            put(layer.biases)
+            out.append(contentsOf: layer.weights.map { UInt8(bitPattern: $0) })
+            while out.count % 4 != 0 { out.append(0) }
+        }
+        return out
+    }
+
+    /// Sequential, bounds-checked reads of a section.
+    private struct SectionReader {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
+
+        mutating func take(_ count: Int) throws(PackError) -> Int {
+            guard count >= 0, count <= bytes.count - offset else {
+                throw .malformed(tag: "NRRK", reason: "ends before its declared contents")
+            }
+            defer { offset += count }
+            return offset
+        }
+        mutating func u32() throws(PackError) -> UInt32 {
+            UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: try take(4), as: UInt32.self))
+        }
+        mutating func floats(_ count: Int) throws(PackError) -> [Float] {
+            let start = try take(count * 4)
+            return (0..<count).map {
+                Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start + $0 * 4, as: UInt32.self)))
+            }
+        }
+        mutating func int8s(_ count: Int) throws(PackError) -> [Int8] {
+            let start = try take(count)
+            _ = try take((4 - count % 4) % 4)
+            return (0..<count).map { Int8(bitPattern: bytes[start + $0]) }
+        }
+    }
+}
+
+/// Re-ranks the window with a `RerankerNetwork`: the predictor's score plus the network's output.
+public final class NetworkReranker: CandidateReranker {
+    /// The network (its input count is `RerankFeature.count`).
+    public let network: RerankerNetwork
+
+    /// Nil when the network does not read exactly the predictor's features.
+    public init?(network: RerankerNetwork) {
+        guard network.inputCount == RerankFeature.count else { return nil }
+        self.network = network
+    }
+
+    public func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
+        for index in candidates.indices {
+            candidates[index].score += network.score(candidates[index].features)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import InklingTestSupport
+import Testing
+
+@testable import InklingCore
+
+/// The predictor's re-ranking hook (issue 17): what a re-ranker sees and what it may change.
+@Suite("CandidateReranker")
+struct CandidateRerankerTests {
+    let pack = FixturePacks.english
+
+    /// Records every window and context; optionally turns the order around.
+    final class Probe: CandidateReranker {
+        var reverses = false
+        var windows: [[RerankCandidate]] = []
+        var contexts: [RerankContext] = []
+        func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
+            windows.append(candidates)
+            contexts.append(context)
+            if reverses {
+                for index in candidates.indices { candidates[index].score = -candidates[index].score }
+            }
+        }
+    }
+
+    @Test("without a re-ranker the order is the predictor's own; a pass-through re-ranker keeps it")
+    func passThroughKeepsOrder() {
+        let plain = Predictor(pack: pack).suggest(before: "I think th", count: 8)
+        let predictor = Predictor(pack: pack)
+        let probe = Probe()
+        predictor.reranker = probe
+        #expect(predictor.suggest(before: "I think th", count: 8) == plain)
+        #expect(probe.windows.count == 1)
+    }
+
+    @Test("the re-ranker's scores decide the order, over the same words")
+    func scoresDecideOrder() {
+        let plain = Predictor(pack: pack).suggest(before: "I think th", count: 32)
+        let predictor = Predictor(pack: pack)
+        let probe = Probe()
+        probe.reverses = true
+        predictor.reranker = probe
+        let reversed = predictor.suggest(before: "I think th", count: 32)
+        #expect(plain.count > 3)
+        #expect(Set(reversed) == Set(plain))
+        #expect(reversed.first == plain.last)
+    }
+
+    @Test("every window candidate comes with the full feature vector and its predictor score")
+    func featuresAndContext() throws {
+        let predictor = Predictor(pack: pack)
+        let probe = Probe()
+        predictor.reranker = probe
+        _ = predictor.suggest(before: "I think th", count: 3)
+        let window = try #require(probe.windows.first)
+        #expect(!window.isEmpty && window.count <= PredictorOptions().windowSize)
+        for (rank, candidate) in window.enumerated() {
+            #expect(candidate.features.count == RerankFeature.count)
+            #expect(candidate.features[RerankFeature.total.rawValue] == candidate.score)
+            #expect(candidate.key.hasPrefix("th"))
+            #expect(candidate.features[RerankFeature.typedLength.rawValue] == 2)
+            #expect(
+                candidate.features[RerankFeature.remainingLength.rawValue]
+                    == Float(candidate.key.unicodeScalars.count - 2))
+            #expect(candidate.features[RerankFeature.nextWord.rawValue] == 0)
+            // The window arrives in word-score order.
+            #expect(candidate.features[RerankFeature.windowRank.rawValue] == Float(rank) / 32)
+        }
+        let context = try #require(probe.contexts.first)
+        #expect(context.partialKey == "th")
+        #expect(context.previousKeys.last == "think")
+        #expect(!context.startsSentence)
+    }
+
+    @Test("setting a re-ranker drops answers computed without it")
+    func settingDropsCachedAnswers() {
+        let predictor = Predictor(pack: pack)
+        let plain = predictor.suggest(before: "I think th", count: 32)
+        let probe = Probe()
+        probe.reverses = true
+        predictor.reranker = probe
+        #expect(predictor.suggest(before: "I think th", count: 32) != plain)
+    }
+}
