@@ -238,6 +238,8 @@ public final class SessionFuzzer {
         let textBefore = client.scalars[..<client.cursor]
         note("key \(Self.name(event))", kind: "key")
         let result = filter.processKey(event)
+        // As the engine's settings reader does: what the key asked for is applied.
+        if !result.intents.isEmpty { session.apply(session.settings.applying(result.intents)) }
         client.apply(result.effects)
         if !result.handled { client.applicationKey(event) }
         if result.needsSuggestions { client.apply(session.refreshSuggestions()) }
@@ -685,7 +687,7 @@ public final class SessionFuzzer {
         note(
             "settings autocorrect=\(settings.autocorrect) keys=\(settings.selectionKeys) page=\(settings.pageSize) cloud=\(settings.cloudCheck)",
             kind: "settings")
-        return unchangedText { session.settings = settings }
+        return unchangedText { session.apply(settings) }
     }
 
     private func cloudTimer() -> String? {

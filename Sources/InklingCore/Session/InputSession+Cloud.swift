@@ -3,7 +3,10 @@
 extension InputSession {
     /// Whether the cloud check may run here: opted in, not a password, PIN or private field,
     /// not off the record.
-    public var cloudEnabled: Bool {
+    public var cloudEnabled: Bool { cloudEnabled(under: settings) }
+
+    /// Whether the cloud check may run here under `settings`.
+    func cloudEnabled(under settings: SessionSettings) -> Bool {
         settings.cloudCheck && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate && !isInert
             && !fieldHeldConfidentialText
     }

@@ -46,10 +46,13 @@ extension InputSession {
             }
         }
         if let binding = settings.offTheRecordKey, binding.matches(event) {
-            settings.offTheRecord.toggle()
+            // Asked for, not set: the settings reader applies it to every session (one way).
+            let offTheRecord = !settings.offTheRecord
             learning.dropUnfinished()
-            notice = settings.offTheRecord ? tr("off the record: nothing is learned or sent") : tr("back on the record")
-            return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
+            notice = offTheRecord ? tr("off the record: nothing is learned or sent") : tr("back on the record")
+            return KeyResult(
+                handled: true, effects: auxiliaryEffects(), needsSuggestions: false,
+                intents: [.offTheRecordChanged(offTheRecord)])
         }
         return nil
     }

@@ -16,15 +16,8 @@
 public final class InputSession {
     /// The predictor behind the candidates.
     public internal(set) var predictor: Predictor
-    /// Settings, followed live.
-    public var settings: SessionSettings {
-        didSet {
-            lastSuggestionKey = nil
-            if settings.keyboardLayout != oldValue.keyboardLayout {
-                checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
-            }
-        }
-    }
+    /// Settings, followed live; written only by the settings reader, through `apply(_:)`.
+    public private(set) var settings: SessionSettings
     /// The local checker.
     public internal(set) var checker: SpellChecker
 
@@ -97,15 +90,25 @@ public final class InputSession {
             && !fieldHeldConfidentialText
     }
 
+    /// The settings reader's new settings (the only way settings change: the session reports
+    /// what the user asks for as `KeyResult.intents`, and the reader applies it here).
+    public func apply(_ settings: SessionSettings) {
+        let old = self.settings
+        self.settings = settings
+        lastSuggestionKey = nil
+        if settings.keyboardLayout != old.keyboardLayout {
+            checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        }
+    }
+
     /// Uses another predictor (a language switch); the word being typed is committed as shown.
+    /// The settings reader then applies the new language's settings (`apply(_:)`).
     public func switchPredictor(to predictor: Predictor) -> [SessionEffect] {
         // The word on screen stays in the text, as shown (the preedit alone would vanish).
         let kept = commitShownComposition()
         self.predictor = predictor
         // The usual layout of the pack's language weights its typos (QWERTZ for German, …).
-        settings.keyboardLayout = KeyboardLayout.forLanguage(predictor.pack.language).name
-        settings.language = predictor.pack.language
-        predictor.options.keyboardLayout = settings.keyboardLayout
+        predictor.options.keyboardLayout = KeyboardLayout.forLanguage(predictor.pack.language).name
         checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
         clearComposition()
         corrections.expireAll()
@@ -235,7 +238,10 @@ public final class InputSession {
         var result = applyKeyRules(event)
         // A one-off message goes with the next key, whatever that key does.
         if hadNotice, !event.isRelease, !Keysym.isModifierOnly(event.keyval) { result.effects += auxiliaryEffects() }
-        if cloudEnabled, !event.isRelease, !Keysym.isModifierOnly(event.keyval) {
+        // Judged under the settings the key asked for (the reader applies them after the answer).
+        if cloudEnabled(under: settings.applying(result.intents)), !event.isRelease,
+            !Keysym.isModifierOnly(event.keyval)
+        {
             cloudCheck.scheduler.noteChange(
                 now: clock(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
         }

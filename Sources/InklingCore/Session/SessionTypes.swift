@@ -170,10 +170,15 @@ public struct KeyResult: Equatable, Sendable {
     public var effects: [SessionEffect]
     /// Whether suggestions should be recomputed after the key is answered (`refreshSuggestions()`).
     public var needsSuggestions: Bool
-    public init(handled: Bool, effects: [SessionEffect], needsSuggestions: Bool) {
+    /// Setting changes the user asked for with this key, for the settings reader to apply.
+    public var intents: [SessionIntent]
+    public init(
+        handled: Bool, effects: [SessionEffect], needsSuggestions: Bool, intents: [SessionIntent] = []
+    ) {
         self.handled = handled
         self.effects = effects
         self.needsSuggestions = needsSuggestions
+        self.intents = intents
     }
 }
 

@@ -209,7 +209,9 @@ struct CloudSessionTests {
         field.type("I saw teh cat.")
         clock.now += 400
         _ = field.session.cloudTimerFired()
-        field.session.settings.cloudCheck = false
+        var settings = field.session.settings
+        settings.cloudCheck = false
+        field.session.apply(settings)
         #expect(
             field.session.cloudReplyReceived(
                 CloudReply(type: "result", id: 1, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")])

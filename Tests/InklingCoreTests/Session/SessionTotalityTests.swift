@@ -175,7 +175,7 @@ struct SelectionRowTests {
         field.key(Keysym.tab)  // highlight on the second candidate, first page of five
         var settings = field.session.settings
         settings.pageSize = 1  // takes effect at the next redraw
-        field.session.settings = settings
+        field.session.apply(settings)
         field.key(Keysym.f1 + 2)  // F3 as labelled on the page the user sees
         #expect(field.text == candidates[2])
     }
