@@ -288,7 +288,7 @@ final class EngineInstance {
                 ibus_engine_update_preedit_text_with_mode(
                     engine, ibus_text_new_from_string(""), 0, 0, IBUS_ENGINE_PREEDIT_COMMIT)
             case .updateLookupTable(let table):
-                let pageSize = guint(max(1, table.pageSize))
+                let pageSize = guint(clamping: table.pageSize)
                 let cursor = guint(max(0, min(table.cursor, max(0, table.candidates.count - 1))))
                 let lookup = ibus_lookup_table_new(pageSize, cursor, table.cursorVisible ? 1 : 0, 1)
                 for candidate in table.candidates {

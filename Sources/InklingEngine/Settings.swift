@@ -56,8 +56,6 @@ enum EngineRegistry {
 enum EngineSettings {
     /// The settings every session follows (the fields GSettings does not hold keep their defaults).
     private(set) static var current = SessionSettings()
-    /// `keyboard-layout` when it names a layout; nil ("auto") lets each session use its language's.
-    private(set) static var layoutOverride: String?
     /// `languages`, best first (only the first is used).
     private(set) static var languages = ["en"]
     private static var gsettings: UnsafeMutablePointer<GSettings>?
@@ -94,11 +92,11 @@ enum EngineSettings {
         return InputSession(predictor: predictor, settings: sessionSettings())
     }
 
-    /// What every session follows: `current`, for the active pack's language and its layout.
+    /// What every session follows: `current`, for the active pack's language (which, with
+    /// `keyboard-layout`, decides the layout: `SessionSettings.keyboardLayout`).
     private static func sessionSettings() -> SessionSettings {
         var settings = current
         settings.language = PackLoader.activeLanguage
-        settings.keyboardLayout = layoutOverride ?? KeyboardLayout.forLanguage(PackLoader.activeLanguage).name
         if CloudBridge.shared.environmentCheck { settings.cloudCheck = true }
         return settings
     }
@@ -215,14 +213,10 @@ enum EngineSettings {
         var settings = current
         if has("page-size") {
             let value = Int(g_settings_get_int(gsettings, "page-size"))
-            if (1...9).contains(value) {
-                settings.pageSize = value
-            } else {
-                let clamped = min(9, max(1, value))
-                note("settings: page-size \(value) is out of range 1…9; using \(clamped)")
-                settings.pageSize = clamped
+            settings.setPageSize(value)
+            if settings.pageSize != value {
+                note("settings: page-size \(value) is out of range 1…9; using \(settings.pageSize)")
             }
-            settings.candidateCount = max(defaults.candidateCount, settings.pageSize * 2)
         }
         if let value = bool("next-word-predictions") { settings.nextWordPredictions = value }
         if let value = string("selection-keys") {
@@ -242,11 +236,10 @@ enum EngineSettings {
         if let value = bool("cloud-check") { settings.cloudCheck = value }
         if let value = bool("off-the-record") { settings.offTheRecord = value }
         if let value = string("keyboard-layout") {
-            let known = KeyboardLayout.all.map(\.name)
-            if !known.contains(value) && value != "auto" {
+            if !KeyboardLayout.isSetting(value) {
                 note("settings: keyboard-layout '\(value)' is unknown; following the language")
             }
-            layoutOverride = known.contains(value) ? value : nil
+            settings.layoutChoice = value
         }
         if let value = bool("dictation") { settings.dictation = value }
         settings.dictationKey = binding("dictation-key", default: defaults.dictationKey)

@@ -670,7 +670,13 @@ public final class SessionFuzzer {
     private func switchLanguage() -> String? {
         activePredictor = (activePredictor + 1) % predictors.count
         note("language \(packs[activePredictor].language)", kind: "language")
-        return unchangedText { client.apply(session.switchPredictor(to: predictors[activePredictor])) }
+        return unchangedText {
+            client.apply(session.switchPredictor(to: predictors[activePredictor]))
+            // As the engine's settings reader does once the pack is active.
+            var settings = session.settings
+            settings.language = packs[activePredictor].language
+            session.apply(settings)
+        }
     }
 
     private func changeSettings() -> String? {

@@ -98,8 +98,8 @@ extension InputSession {
         return last == " "
     }
 
-    /// Candidates per page, at least one (the setting comes from the user's configuration).
-    var pageSize: Int { max(1, settings.pageSize) }
+    /// Candidates per page, in `SessionSettings.pageSizes` (the rule the settings reader applies).
+    var pageSize: Int { SessionSettings.pageSize(forSetting: settings.pageSize) }
 
     /// Seconds on `clock` for learned entries' last use: an injected or disturbed clock that
     /// reports a negative time counts as the origin rather than trapping on the key path.

@@ -68,6 +68,7 @@ public final class InputSession {
         self.predictor = predictor
         self.settings = settings
         checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        useKeyboardLayout()
     }
 
     /// The word being typed (for tests and diagnostics).
@@ -96,8 +97,14 @@ public final class InputSession {
         let old = self.settings
         self.settings = settings
         lastSuggestionKey = nil
-        if settings.keyboardLayout != old.keyboardLayout {
-            checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        if settings.keyboardLayout != old.keyboardLayout { useKeyboardLayout() }
+    }
+
+    /// The checker and the predictor weigh typos by the settings' layout (`KeyboardLayout.chosen`).
+    func useKeyboardLayout() {
+        checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        if predictor.options.keyboardLayout != settings.keyboardLayout {
+            predictor.options.keyboardLayout = settings.keyboardLayout
         }
     }
 
@@ -107,9 +114,7 @@ public final class InputSession {
         // The word on screen stays in the text, as shown (the preedit alone would vanish).
         let kept = commitShownComposition()
         self.predictor = predictor
-        // The usual layout of the pack's language weights its typos (QWERTZ for German, …).
-        predictor.options.keyboardLayout = KeyboardLayout.forLanguage(predictor.pack.language).name
-        checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        useKeyboardLayout()
         clearComposition()
         corrections.expireAll()
         learning.dropAll()
