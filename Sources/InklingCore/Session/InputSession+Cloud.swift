@@ -77,7 +77,7 @@ extension InputSession {
         cloudCheck.remember(valid, for: request)
         // Only text appended since the request keeps its positions; anything else drops the answer.
         guard context.before.unicodeScalars.starts(with: before.unicodeScalars) else { return auxiliaryEffects() }
-        CloudCheck.merge(valid, sentenceStart: start, before: context.before, into: &corrections)
+        CloudCheck.merge(valid, sentenceStart: start, before: context.before, into: &corrections.tracker)
         return auxiliaryEffects()
     }
 

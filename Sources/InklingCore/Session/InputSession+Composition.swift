@@ -15,7 +15,7 @@ extension InputSession {
         let before = context.before
         let word = composition.takeWord()
         let effects = [commit((replacement ?? word) + suffix), .hidePreedit]
-        if checked, replacement == nil { pendingCheck = (word, before) }
+        if checked, replacement == nil { corrections.queueCheck(word: word, before: before) }
         return effects
     }
 
@@ -57,7 +57,7 @@ extension InputSession {
     func inserted(_ text: String) {
         learning.inserting(text, after: context.before, learningAllowed: learningAllowed)
         context.inserted(text)
-        corrections.inserted(text)
+        corrections.tracker.inserted(text)
     }
 
     func preeditEffect() -> SessionEffect {
@@ -84,8 +84,8 @@ extension InputSession {
         composition.clear()
         suggestions.clear()
         lastSuggestionKey = nil
-        pendingCheck = nil
-        panelOpen = false
+        corrections.dropPendingCheck()
+        corrections.closePanel()
     }
 
     /// The client commits the preedit on focus-out and reset; record it as context.

@@ -25,8 +25,8 @@ public final class InputSession {
     public internal(set) var capabilities: ClientCapabilities = [.preedit, .auxiliaryText, .lookupTable, .focus]
     /// The current field's content type.
     public internal(set) var contentType = ContentType()
-    /// The flags of the current text.
-    public internal(set) var corrections = CorrectionTracker()
+    /// The flags of the current text, the word waiting for its check and the correction panel.
+    public internal(set) var corrections = Corrections()
 
     /// The word being typed, a pending space or autocorrection.
     var composition = Composition()
@@ -37,8 +37,6 @@ public final class InputSession {
     var lastSuggestionKey: String? = nil
     /// Committed words on their way to the user model.
     var learning = LearningQueue()
-    /// A word the user finished typing, to check once the key is answered.
-    var pendingCheck: (word: String, before: String)? = nil
 
     /// The focused field has been a password, PIN or PRIVATE field: its text may still hold what
     /// was typed then ("show password" turns a password field into a free-form one), so nothing
@@ -56,9 +54,6 @@ public final class InputSession {
     /// When to ask the cloud and which answer is still wanted.
     public var cloud: CloudScheduler { cloudCheck.scheduler }
 
-    var panelOpen = false
-    /// The correction panel: every flag with its explanation, in place of the suggestions.
-    var panel = CandidateMenu()
     var shownAuxiliary: String? = nil
     /// A one-off message (a refused fix), shown until the next change.
     var notice: String? = nil
@@ -74,14 +69,14 @@ public final class InputSession {
     /// The word being typed (for tests and diagnostics).
     public var composingText: String { composition.typed }
     /// The candidates currently offered.
-    public var currentCandidates: [String] { suggestions.isShown && !panelOpen ? suggestions.items : [] }
+    public var currentCandidates: [String] { suggestions.isShown && !corrections.panelIsOpen ? suggestions.items : [] }
     /// The engine's view of the text before the cursor (not including the preedit).
     public var knownContext: String { context.before }
     /// Whether this client includes the engine's own preedit in the surrounding text it reports
     /// (LibreOffice does): proven once a report minus a preedit is exactly the known text.
     public var clientEchoesPreedit: Bool { context.clientEchoesPreedit }
     /// Whether the correction panel (every flag with its explanation) is shown in the table.
-    public var correctionPanelIsOpen: Bool { panelOpen }
+    public var correctionPanelIsOpen: Bool { corrections.panelIsOpen }
 
     var isInert: Bool { contentType.isSecret || !capabilities.contains(.preedit) }
 
@@ -116,7 +111,7 @@ public final class InputSession {
         self.predictor = predictor
         useKeyboardLayout()
         clearComposition()
-        corrections.expireAll()
+        corrections.tracker.expireAll()
         learning.dropAll()
         return kept + [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
     }
@@ -129,7 +124,7 @@ public final class InputSession {
         context.focusIn()
         fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
         confidentialOnlyByTypeAtFocusIn = fieldHeldConfidentialText
-        corrections.clear()
+        corrections.tracker.clear()
         dropCloudRequest()
         predictor.reset()
         shownAuxiliary = nil
@@ -162,7 +157,7 @@ public final class InputSession {
         learning.dropUnfinished()
         clearComposition()
         context.invalidate()
-        corrections.expireAll()
+        corrections.tracker.expireAll()
         return [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
     }
 
@@ -192,7 +187,7 @@ public final class InputSession {
             let kept = commitShownComposition()
             clearComposition()
             context.forgetText()
-            corrections.clear()
+            corrections.tracker.clear()
             dropCloudRequest()
             predictor.reset()
             shownAuxiliary = nil
@@ -229,8 +224,8 @@ public final class InputSession {
     func reportOutcome(_ outcome: TextContext.ReportOutcome) -> (effects: [SessionEffect], needsSuggestions: Bool) {
         switch outcome {
         case .unchanged: return ([], false)
-        case .changed: corrections.verify(before: Substring(context.before))
-        case .guessed: corrections.expireAll()
+        case .changed: corrections.tracker.verify(before: Substring(context.before))
+        case .guessed: corrections.tracker.expireAll()
         }
         return (auxiliaryEffects(), !composition.hasWordOrSpace)
     }
@@ -274,7 +269,7 @@ public final class InputSession {
         guard !isInert else { return [] }
         runPendingLearning()
         var effects = runPendingCheck()
-        guard !panelOpen else { return effects }
+        guard !corrections.panelIsOpen else { return effects }
         let before: String
         if !composition.typed.isEmpty {
             before = context.before + composition.typed
