@@ -201,8 +201,8 @@ final class CloudBridge {
             return
         }
         cancelTimer(instance.id)
-        var delay = max(0, deadline - session.clock())
-        if let notBefore { delay = max(delay, notBefore - InputSession.monotonicMilliseconds()) }
+        var delay = max(0, deadline - session.clock.now())
+        if let notBefore { delay = max(delay, notBefore - EngineProcess.clock.now()) }
         let data = UnsafeMutableRawPointer(bitPattern: UInt(instance.id))
         timers[instance.id] = g_timeout_add(
             guint(min(delay, 600_000)),
@@ -225,7 +225,7 @@ final class CloudBridge {
         // A helper that died recently may not be restarted yet: ask when it may (the sentence is
         // read then, so nothing is lost but time).
         let restart = helper.earliestRestart
-        if !helper.isRunning, InputSession.monotonicMilliseconds() < restart, !endpoint.isEmpty {
+        if !helper.isRunning, EngineProcess.clock.now() < restart, !endpoint.isEmpty {
             armTimer(for: instance, notBefore: restart)
             return
         }
@@ -234,7 +234,7 @@ final class CloudBridge {
         instance.show(action.effects)
         if !action.messages.isEmpty { send(action.messages, from: instance) }
         // Not due yet (clock rounding): wait again. Due but nothing to send: wait for the next key.
-        if let deadline = session.cloudDeadline, deadline != before || deadline > session.clock() {
+        if let deadline = session.cloudDeadline, deadline != before || deadline > session.clock.now() {
             armTimer(for: instance)
         }
     }

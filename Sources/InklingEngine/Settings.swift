@@ -89,7 +89,7 @@ enum EngineSettings {
     /// A session for a new engine object, with the current settings and predictor.
     static func makeSession() -> InputSession? {
         guard let predictor = PackLoader.predictor else { return nil }
-        return InputSession(predictor: predictor, settings: sessionSettings())
+        return InputSession(predictor: predictor, settings: sessionSettings(), clock: EngineProcess.clock)
     }
 
     /// What every session follows: `current`, for the active pack's language (which, with

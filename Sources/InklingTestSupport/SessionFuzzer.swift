@@ -77,7 +77,7 @@ public final class SessionFuzzer {
         session = InputSession(predictor: predictors[0])
         filter = ComposeFilter(session: session, composer: TableComposer(TableComposer.latin))
         let clock = Clock(self)
-        session.clock = { clock.owner?.now ?? 0 }
+        session.clock = ProductClock { clock.owner?.now ?? 0 }
         newField()
     }
 
@@ -93,7 +93,7 @@ public final class SessionFuzzer {
         return nil
     }
 
-    private final class Clock {
+    private final class Clock: @unchecked Sendable {  // one thread: the fuzzer's
         weak var owner: SessionFuzzer?
         init(_ owner: SessionFuzzer) { self.owner = owner }
     }

@@ -27,7 +27,7 @@ extension InputSession {
 
     /// The cloud timer ran out: the request to send for the current sentence, if any.
     public func cloudTimerFired() -> CloudAction {
-        let now = clock()
+        let now = clock.now()
         guard cloudEnabled, cloudCheck.scheduler.isDue(now: now) else { return CloudAction() }
         // Nothing known to ask about: wait for the next key rather than firing again.
         guard context.isKnown, let (sentence, start) = CloudCheck.sentence(endingAt: context.before) else {
@@ -68,7 +68,7 @@ extension InputSession {
     }
 
     /// Whether the request in flight has waited longer than any answer is worth.
-    public var cloudRequestTimedOut: Bool { cloudCheck.scheduler.hasTimedOut(now: clock()) }
+    public var cloudRequestTimedOut: Bool { cloudCheck.scheduler.hasTimedOut(now: clock.now()) }
 
     func applyCloudReply(_ reply: CloudReply) -> [SessionEffect] {
         guard let (request, before, start) = cloudCheck.scheduler.finish(id: reply.id) else { return [] }

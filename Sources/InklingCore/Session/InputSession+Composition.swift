@@ -98,10 +98,18 @@ extension InputSession {
         return last == " "
     }
 
+    /// The checker and the predictor weigh typos by the settings' layout (`KeyboardLayout.chosen`).
+    func useKeyboardLayout() {
+        checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        if predictor.options.keyboardLayout != settings.keyboardLayout {
+            predictor.options.keyboardLayout = settings.keyboardLayout
+        }
+    }
+
     /// Candidates per page, in `SessionSettings.pageSizes` (the rule the settings reader applies).
     var pageSize: Int { SessionSettings.pageSize(forSetting: settings.pageSize) }
 
     /// Seconds on `clock` for learned entries' last use: an injected or disturbed clock that
     /// reports a negative time counts as the origin rather than trapping on the key path.
-    func learningTime() -> Int64 { max(0, clock()) / 1000 }
+    func learningTime() -> Int64 { max(0, clock.now()) / 1000 }
 }

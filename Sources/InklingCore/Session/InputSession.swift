@@ -47,8 +47,8 @@ public final class InputSession {
     /// set-content-type). A free-form type arriving before any key replaces it.
     var confidentialOnlyByTypeAtFocusIn = false
 
-    /// Milliseconds on a monotonic clock; tests inject their own.
-    public var clock: () -> Int64 = InputSession.monotonicMilliseconds
+    /// The product's clock (the glue's real one; tests inject their own).
+    public var clock: ProductClock
     /// The cloud check: scheduler, recent answers, cancellations to send.
     var cloudCheck = CloudCheck()
     /// When to ask the cloud and which answer is still wanted.
@@ -59,8 +59,9 @@ public final class InputSession {
     var notice: String? = nil
 
     /// Creates a session over a predictor.
-    public init(predictor: Predictor, settings: SessionSettings = SessionSettings()) {
+    public init(predictor: Predictor, settings: SessionSettings = SessionSettings(), clock: ProductClock = .monotonic) {
         self.predictor = predictor
+        self.clock = clock
         self.settings = settings
         checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
         useKeyboardLayout()
@@ -93,14 +94,6 @@ public final class InputSession {
         self.settings = settings
         lastSuggestionKey = nil
         if settings.keyboardLayout != old.keyboardLayout { useKeyboardLayout() }
-    }
-
-    /// The checker and the predictor weigh typos by the settings' layout (`KeyboardLayout.chosen`).
-    func useKeyboardLayout() {
-        checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
-        if predictor.options.keyboardLayout != settings.keyboardLayout {
-            predictor.options.keyboardLayout = settings.keyboardLayout
-        }
     }
 
     /// Uses another predictor (a language switch); the word being typed is committed as shown.
@@ -243,7 +236,7 @@ public final class InputSession {
             !Keysym.isModifierOnly(event.keyval)
         {
             cloudCheck.scheduler.noteChange(
-                now: clock(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
+                now: clock.now(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
         }
         return result
     }
@@ -297,7 +290,4 @@ public final class InputSession {
     /// The dictation state shown in the auxiliary text (`🎙 listening…` and the partial), set by
     /// the glue from `DictationController`; a notice still takes precedence.
     public var dictationStatus: String? = nil
-
-    // MARK: Helpers
-
 }

@@ -52,7 +52,7 @@ struct SessionIntentTests {
         var settings = SessionSettings()
         settings.cloudCheck = true
         let field = FakeField(settings: settings, reporting: .codePoints)
-        field.session.clock = { clock.now }
+        field.session.clock = ProductClock { clock.now }
         field.type("I saw teh cat")
         let typed = field.session.cloud.deadline
         #expect(typed != nil)
