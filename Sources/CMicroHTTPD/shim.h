@@ -14,14 +14,16 @@
 
 /* Starts the daemon: its own listening thread pool (epoll where available), a connection limit,
  * an inactivity timeout, a per-connection memory limit (which bounds the request headers), and
- * TLS when a key and certificate (PEM text) are given. */
+ * TLS when a key and certificate (PEM text) are given. Connections may be suspended (a check
+ * waiting on the upstream in another thread) and resumed from any thread. */
 static inline struct MHD_Daemon *inkling_mhd_start(
     const struct sockaddr *address, int ipv6, unsigned int threads, unsigned int connection_limit,
     unsigned int timeout_seconds, size_t memory_limit, const char *tls_key, const char *tls_cert,
     MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, void *completed_context,
     MHD_NotifyConnectionCallback notify, void *notify_context) {
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_SUPPRESS_DATE_NO_CLOCK;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_SUPPRESS_DATE_NO_CLOCK
+        | MHD_ALLOW_SUSPEND_RESUME;
     if (ipv6) flags |= MHD_USE_IPv6;
     if (tls_key != NULL && tls_cert != NULL) {
         flags |= MHD_USE_TLS;

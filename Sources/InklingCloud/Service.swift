@@ -85,6 +85,11 @@ final class Service: Sendable {
         var cache = LRUCache<String, CloudReply>(capacity: Service.cacheCapacity)
         var breaker: CircuitBreaker
         var ignoredLines = 0
+        /// Set while the helper has no device token and can read the keyring: when to look for
+        /// a sign-in (the worker looks; `check` lets a check past an open circuit when a look is
+        /// due, see `KeyringLookSchedule.admits`).
+        var signInLooks: KeyringLookSchedule?
+        var signInMarkerPath: String?
     }
 
     static let maximumPending = 4
@@ -187,8 +192,14 @@ final class Service: Sendable {
                 cached.id = request.id
                 return .reply(cached)
             }
-            if !state.breaker.allows(now: now) {
-                return .reply(CloudReply(type: "error", id: request.id, message: CloudError.circuitOpen))
+            let breakerAllows = state.breaker.allows(now: now)
+            if !breakerAllows {
+                // Waiting for a sign-in: the marker is read only while the circuit is open.
+                let marker = state.signInMarkerPath.flatMap { SignInMarker.stamp(path: $0) }
+                guard let looks = state.signInLooks, looks.admits(now: now, marker: marker, breakerAllows: false)
+                else {
+                    return .reply(CloudReply(type: "error", id: request.id, message: CloudError.circuitOpen))
+                }
             }
             var dropped: Job?
             if state.pending.count >= Self.maximumPending {
@@ -228,8 +239,8 @@ final class Service: Sendable {
         }
         let key = KeySource.resolve(options: options, environment: environment)
         // Account mode when the keyring holds a device token for this endpoint (an Inkling
-        // Server). Without one, and without an API key, the keyring is looked at again now and
-        // then, and at once after `inkling account login` rewrote the sign-in marker.
+        // Server). Without one the keyring is looked at again at once after `inkling account
+        // login` rewrote the sign-in marker, and (without an API key) now and then.
         let keyringUsable = options.useKeyring && AccountKeyring.sessionBusAvailable(environment: environment)
         let wall = SystemWallClock()
         let markerPath = SignInMarker.path(environment: environment)
@@ -238,8 +249,17 @@ final class Service: Sendable {
             ? AccountMode.start(
                 endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath) : nil
         func marker() -> SignInMarker.Stamp? { markerPath.flatMap { SignInMarker.stamp(path: $0) } }
-        var accountLooks = KeyringLookSchedule(
-            interval: options.accountLookMilliseconds, lookedAt: clock.milliseconds(), marker: marker())
+        if account == nil, keyringUsable {
+            // A token for the endpoint wins over an API key, at start and later: with a key the
+            // keyring is read only when the sign-in marker changed, never by the interval.
+            let looks = KeyringLookSchedule(
+                interval: key == nil ? options.accountLookMilliseconds : UInt64.max, lookedAt: clock.milliseconds(),
+                marker: marker())
+            state.withLock { state in
+                state.signInLooks = looks
+                state.signInMarkerPath = markerPath
+            }
+        }
         while true {
             wake.wait()
             // Taken off the queue and made current in one step, so a cancel always finds it.
@@ -249,12 +269,26 @@ final class Service: Sendable {
                 return state.current
             }
             guard let job = next else { continue }
-            if account == nil, key == nil, keyringUsable {
+            if account == nil, keyringUsable {
                 let stamp = marker()
-                if accountLooks.isDue(now: clock.milliseconds(), marker: stamp) {
-                    accountLooks.looked(now: clock.milliseconds(), marker: stamp)
+                let now = clock.milliseconds()
+                let due = state.withLock { state in
+                    guard state.signInLooks?.isDue(now: now, marker: stamp) == true else { return false }
+                    state.signInLooks?.looked(now: now, marker: stamp)
+                    return true
+                }
+                if due {
                     account = AccountMode.start(
                         endpoint: options.endpoint, clock: clock, wall: wall, output: output, markerPath: markerPath)
+                }
+                if account != nil {
+                    // The failures so far were the chat-completions path's: the account mode
+                    // starts with a closed circuit.
+                    let breaker = CircuitBreaker(baseOpenMilliseconds: options.breakerMilliseconds)
+                    state.withLock { state in
+                        state.signInLooks = nil
+                        state.breaker = breaker
+                    }
                 }
             }
             if let reply = serve(job, client: client, key: key, account: account) {

@@ -7,8 +7,10 @@ import InklingServerCore
 struct ServerConfig {
     var listenHost = "127.0.0.1"
     var listenPort = 8088
-    /// Worker threads of the HTTP library (each runs one request at a time, upstream call included).
+    /// Threads of the HTTP library (they never wait on the upstream: checks go to `upstreamThreads`).
     var threads = 16
+    /// Threads running checks, each waiting on one upstream call at a time.
+    var upstreamThreads = 32
     var maximumConnections = 1024
     /// Seconds without any byte from the client before its connection is closed.
     var idleTimeoutSeconds = 15
@@ -85,6 +87,7 @@ struct ServerConfig {
             config.listenPort = port
         }
         if let value = try integer("server", "threads", 1...1024) { config.threads = Int(value) }
+        if let value = try integer("server", "upstream_threads", 1...1024) { config.upstreamThreads = Int(value) }
         if let value = try integer("server", "max_connections", 1...100_000) { config.maximumConnections = Int(value) }
         if let value = try integer("server", "idle_timeout", 1...3600) { config.idleTimeoutSeconds = Int(value) }
         if let value = try integer("server", "request_timeout", 1...3600) { config.requestTimeoutSeconds = Int(value) }

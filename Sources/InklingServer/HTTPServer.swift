@@ -6,11 +6,22 @@ import InklingServerProtocol
 import Synchronization
 
 /// One request being received: the body so far (bounded), kept between libmicrohttpd's calls.
-private final class PendingRequest {
+/// `answer` is written by an upstream worker while the connection is suspended and read after
+/// `MHD_resume_connection` (the library's lock orders the two), hence `@unchecked Sendable`.
+private final class PendingRequest: @unchecked Sendable {
     var body: [UInt8] = []
     var tooLarge = false
     /// Bytes received past the limit (discarded); far past it the connection is cut.
     var discarded = 0
+    /// When the complete request was handed to the router (monotonic milliseconds).
+    var started: UInt64 = 0
+    /// The answer of a check run by an upstream worker, for the call after the resume.
+    var answer: (ServerResponse, RequestFacts)?
+}
+
+/// A suspended connection, handed to an upstream worker (only resumed from there).
+private struct SuspendedConnection: @unchecked Sendable {
+    let connection: OpaquePointer
 }
 
 /// One open connection, for the request deadline: a request that takes longer than
@@ -33,9 +44,12 @@ private final class OpenConnection: @unchecked Sendable {
 
 /// libmicrohttpd's daemon (its own thread pool, connection limit, inactivity timeout and
 /// per-connection memory limit, which bounds the request headers) in front of the `Router`.
+/// Checks, which wait on the upstream, run on `UpstreamWorkers` with their connection suspended,
+/// so a slow upstream never holds the library's threads.
 final class HTTPServer: @unchecked Sendable {
     let router: Router
     let config: ServerConfig
+    private let workers: UpstreamWorkers
     private var daemon: OpaquePointer?
     private let connections = Mutex<[Int32: OpenConnection]>([:])
     private let clock = SystemClock()
@@ -44,6 +58,7 @@ final class HTTPServer: @unchecked Sendable {
     init(router: Router, config: ServerConfig) {
         self.router = router
         self.config = config
+        workers = UpstreamWorkers(count: config.upstreamThreads)
     }
 
     enum StartError: Error {
@@ -184,6 +199,10 @@ final class HTTPServer: @unchecked Sendable {
             return MHD_Result.YES
         }
         let open = openConnection(connection)
+        if let (response, facts) = pending.answer {
+            // Called again after the resume: the upstream worker's answer.
+            return finish(response, facts, pending: pending, open: open, on: connection)
+        }
         connections.withLock { _ in open?.answering = true }
         var address = [CChar](repeating: 0, count: 64)
         inkling_mhd_client_address(connection, &address, socklen_t(address.count))
@@ -192,15 +211,36 @@ final class HTTPServer: @unchecked Sendable {
             authorization: header(connection, "Authorization"),
             body: pending.body, bodyTooLarge: pending.tooLarge,
             address: String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        let started = clock.milliseconds()
+        pending.started = clock.milliseconds()
+        if request.method == "POST", request.path == ServerAPI.checkPath, !pending.tooLarge {
+            // Out of this thread while the upstream answers: the library calls `access` again
+            // after the resume, and the answer goes out then. A suspended connection has no
+            // inactivity timeout; the upstream's timeout bounds the wait.
+            MHD_suspend_connection(connection)
+            let suspended = SuspendedConnection(connection: connection)
+            workers.submit { [router] in
+                pending.answer = router.handle(request)
+                MHD_resume_connection(suspended.connection)
+            }
+            return MHD_Result.YES
+        }
         let (response, facts) = router.handle(request)
+        return finish(response, facts, pending: pending, open: open, on: connection)
+    }
+
+    /// Sends the answer and notes the request as done (deadline, log).
+    private func finish(
+        _ response: ServerResponse, _ facts: RequestFacts, pending: PendingRequest, open: OpenConnection?,
+        on connection: OpaquePointer
+    ) -> MHD_Result {
         let result = send(response, on: connection, close: pending.tooLarge)
         connections.withLock { _ in
             open?.answering = false
             open?.since = clock.milliseconds()
         }
         if config.logRequests {
-            var line = "request route=\(facts.route) status=\(facts.status) ms=\(clock.milliseconds() - started)"
+            var line =
+                "request route=\(facts.route) status=\(facts.status) ms=\(clock.milliseconds() - pending.started)"
             if let scalars = facts.scalars { line += " scalars=\(scalars)" }
             ServerLog.write(line)
         }

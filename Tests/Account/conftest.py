@@ -1,5 +1,5 @@
-"""Fixtures of the account tests: a private keyring (fake_keyring.py on the session bus that
-run.sh starts with dbus-run-session), an Inkling Server on loopback, the binaries.
+"""Fixtures of the account tests: a private keyring (Tests/fake_secret_service.py on the session
+bus that run.sh starts with dbus-run-session), an Inkling Server on loopback, the binaries.
 
 The server is the real `inkling-server` when INKLING_SERVER names one (or one is built next to
 the other binaries) — SQLite in a temporary folder, a fake upstream — and otherwise
@@ -22,6 +22,7 @@ WAIT = 20.0
 DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 SCHEMA = "org.freedesktop.ibus.engine.inkling.account"
 PASSWORD = "correct horse battery staple"
+FAKE_SECRET_SERVICE = os.path.join(os.path.dirname(HERE), "fake_secret_service.py")
 
 
 def wait_until(predicate, timeout=WAIT, what="condition"):
@@ -40,13 +41,13 @@ def binary(name):
 
 
 class Keyring:
-    """fake_keyring.py, owning org.freedesktop.secrets on the test's session bus."""
+    """Tests/fake_secret_service.py, owning org.freedesktop.secrets on the test's session bus."""
 
     def __init__(self):
         if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
             pytest.skip("no session bus: run Tests/Account/run.sh (dbus-run-session)")
         self.state = tempfile.mktemp(prefix="inkling-keyring-", suffix=".json")
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_keyring.py"), "--state", self.state],
+        self.proc = subprocess.Popen([sys.executable, FAKE_SECRET_SERVICE, "--state", self.state],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout.readline().strip() == "READY", "the fake keyring did not start"
 

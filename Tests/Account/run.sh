@@ -20,7 +20,7 @@ for name in inkling inkling-cloud; do
 done
 export PYTHONDONTWRITEBYTECODE=1
 cd "$here" || exit 1
-# A private session bus: the tests' keyring (fake_keyring.py) owns org.freedesktop.secrets on it.
+# A private session bus: the tests' keyring (Tests/fake_secret_service.py) owns org.freedesktop.secrets on it.
 timeout --kill-after=10 600 dbus-run-session -- /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE "$@" test_account.py test_account_real_server.py
 status=$?
 # The engine test needs a private ibus-daemon, and libibus talks to one daemon per process: its

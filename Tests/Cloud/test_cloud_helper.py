@@ -516,7 +516,7 @@ class PrivateBus:
         self.address = daemon.stdout.readline().strip()
         assert self.address.startswith("unix:"), "dbus-daemon did not start"
         service = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "fake_secret_service.py"), "--secret", secret,
+            [sys.executable, os.path.join(os.path.dirname(HERE), "fake_secret_service.py"), "--secret", secret,
              "--attribute", "endpoint=" + endpoint],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             env=dict(os.environ, DBUS_SESSION_BUS_ADDRESS=self.address))

@@ -313,6 +313,44 @@ def test_slow_clients_are_cut_without_holding_a_worker(make_server, backend):
 
 
 @both
+def test_checks_waiting_on_a_slow_upstream_do_not_hold_the_http_threads(make_server, upstream, backend):
+    # Two HTTP threads and four checks whose upstream answers only after 5 s: while they wait,
+    # a health request and a sign-in are answered. Asserted on the order of completion, not on
+    # times: the fast requests finish before any of the slow checks.
+    server = make_server({"server": {"threads": "2"}, "upstream": {"timeout_ms": "15000"}})
+    token = server.token()
+    upstream.control(reset=True, mode="slow", delay=5)
+    finished = []
+    lock = threading.Lock()
+
+    def note(what, status):
+        with lock:
+            finished.append((what, status))
+
+    def slow_check(n):
+        note("check", server.check(token, "I saw teh cat %d." % n).status)
+
+    threads = [threading.Thread(target=slow_check, args=(n,)) for n in range(4)]
+    try:
+        for thread in threads:
+            thread.start()
+        # At least as many checks as HTTP threads are waiting on the upstream.
+        deadline = time.time() + 20
+        while upstream.stats()["requests"] < 2 and time.time() < deadline:
+            time.sleep(0.02)
+        assert upstream.stats()["requests"] >= 2
+        note("health", server.request("GET", "/v1/health").status)
+        note("sign-in", server.sign_in(device="phone").status)
+        for thread in threads:
+            thread.join(timeout=60)
+        assert upstream.stats()["requests"] == 4
+    finally:
+        upstream.control(reset=True, mode="agree", delay=0)
+    assert finished[:2] == [("health", 200), ("sign-in", 201)], finished
+    assert sorted(finished[2:]) == [("check", 200)] * 4, finished
+
+
+@both
 def test_logs_hold_no_token_password_name_or_sentence(make_server, upstream, backend):
     server = make_server()
     upstream.control(reset=True, mode="agree")

@@ -404,12 +404,13 @@ def type_into(w, node, text):
 
 
 def test_sign_in_to_an_inkling_server_keeps_the_token_in_the_keyring(world):
-    """The sign-in group against the fake Inkling Server and the fake keyring of Tests/Account
-    (the same API and Secret Service items as the real ones)."""
+    """The sign-in group against the fake Inkling Server of Tests/Account and the shared fake
+    keyring, Tests/fake_secret_service.py (the same API and Secret Service items as the real ones)."""
     w = world
     account = os.path.join(ROOT, "Tests", "Account")
     keyring_state = os.path.join(w.root, "keyring.json")
-    keyring = subprocess.Popen([sys.executable, os.path.join(account, "fake_keyring.py"), "--state", keyring_state],
+    keyring = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "fake_secret_service.py"),
+                                "--state", keyring_state],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     server = subprocess.Popen([sys.executable, os.path.join(account, "fake_inkling_server.py"),
                                "--user", "ada:s3cretpass"],

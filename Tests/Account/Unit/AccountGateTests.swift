@@ -302,6 +302,89 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
         #expect(!fresh.isDue(now: 1_002, marker: nil))
     }
 
+    @Test func aCheckGoesPastAnOpenCircuitWhenALookForASignInIsDue() {
+        // The ordering behind the intermittent account test: started at 1 000 ms with a 100 ms
+        // look interval, three checks without a key fail before the login finishes and open the
+        // circuit; the login lands at 1 060 ms.
+        var schedule = KeyringLookSchedule(interval: 100, lookedAt: 1_000, marker: stamp(5))
+        #expect(!schedule.admits(now: 1_070, marker: stamp(5), breakerAllows: false))
+        // The interval has passed: the check reaches the worker, which looks first.
+        #expect(schedule.admits(now: 1_100, marker: stamp(5), breakerAllows: false))
+        schedule.looked(now: 1_100, marker: stamp(5))
+        #expect(!schedule.admits(now: 1_150, marker: stamp(5), breakerAllows: false))
+        // A rewritten marker: at once, whatever the interval.
+        #expect(schedule.admits(now: 1_101, marker: stamp(6), breakerAllows: false))
+        // A closed circuit lets every check through, looking or not.
+        #expect(schedule.admits(now: 1_150, marker: stamp(5), breakerAllows: true))
+    }
+
+    @Test func aMarkerRewrittenWithTheSameInodeTimeAndSizeStillCountsAsNew() throws {
+        // ext4 reuses inodes: the third write within one coarse clock tick can get the first
+        // one's inode, mtime and size. Simulated: the marker's text replaced in place by another
+        // write's (same length) and its mtime put back.
+        var template = Array("/tmp/inkling-marker-test-XXXXXX".utf8CString)
+        let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
+        let runtime = String(cString: directory)
+        let path = runtime + "/inkling/signed-in"
+        let other = runtime + "/other/signed-in"
+        defer {
+            for file in [path, other] { unlink(file) }
+            for folder in [runtime + "/inkling", runtime + "/other", runtime] { rmdir(folder) }
+        }
+        SignInMarker.touch(path: path, now: 1_800_000_000)
+        let first = try #require(SignInMarker.stamp(path: path))
+        var text = [UInt8]()
+        for _ in 0..<100 {
+            SignInMarker.touch(path: other, now: 1_800_000_000)
+            let candidate = try #require(SignInMarker.stamp(path: other))
+            if candidate.size == first.size, candidate.written != first.written {
+                text = Array(candidate.written.utf8)
+                break
+            }
+        }
+        try #require(!text.isEmpty, "no other write of the same length")
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        #expect(text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == text.count)
+        var times = [
+            timespec(tv_sec: Int(first.seconds), tv_nsec: Int(first.nanoseconds)),
+            timespec(tv_sec: Int(first.seconds), tv_nsec: Int(first.nanoseconds)),
+        ]
+        #expect(futimens(fd, &times) == 0)
+        close(fd)
+        let second = try #require(SignInMarker.stamp(path: path))
+        #expect(second.inode == first.inode && second.seconds == first.seconds)
+        #expect(second.nanoseconds == first.nanoseconds && second.size == first.size)
+        #expect(second != first)
+        let schedule = KeyringLookSchedule(interval: 30_000, lookedAt: 1_000, marker: first)
+        #expect(schedule.isDue(now: 1_001, marker: second))
+    }
+
+    @Test func withAnAPIKeyOnlyARewrittenMarkerMakesTheHelperLook() {
+        // The helper's schedule when it has a key: no interval, a sign-in still wins.
+        let schedule = KeyringLookSchedule(interval: .max, lookedAt: 1_000, marker: stamp(5))
+        #expect(!schedule.isDue(now: 1_000 + 86_400_000, marker: stamp(5)))
+        #expect(!schedule.admits(now: 1_000 + 86_400_000, marker: nil, breakerAllows: false))
+        #expect(schedule.isDue(now: 1_001, marker: stamp(6)))
+    }
+
+    @Test func aMarkerThatIsNotARegularFileIsNoMarker() throws {
+        var template = Array("/tmp/inkling-marker-test-XXXXXX".utf8CString)
+        let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
+        let runtime = String(cString: directory)
+        let path = runtime + "/signed-in"
+        defer {
+            unlink(path)
+            rmdir(runtime)
+        }
+        // A FIFO must neither hang the reader nor count as a sign-in.
+        try #require(mkfifo(path, 0o600) == 0)
+        #expect(SignInMarker.stamp(path: path) == nil)
+        unlink(path)
+        try #require(symlink("/etc/hostname", path) == 0)
+        #expect(SignInMarker.stamp(path: path) == nil)
+    }
+
     @Test func touchingTheMarkerChangesItsStamp() throws {
         var template = Array("/tmp/inkling-marker-test-XXXXXX".utf8CString)
         let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })

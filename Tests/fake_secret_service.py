@@ -1,15 +1,20 @@
 #!/usr/bin/python3
-"""A small in-memory freedesktop Secret Service on the session bus, enough for libsecret's
-password API (store, lookup, clear) as `inkling account` and `inkling-cloud` use it. Python +
-GIO only (python3-gi); no gnome-keyring needed.
+"""A small in-memory freedesktop Secret Service on the session bus, enough for libsecret as
+Inkling uses it: the password API (store, lookup, clear) of `inkling account`, the settings app
+and `inkling-cloud` (device tokens), and the cloud helper's API-key lookup. Python + GIO only
+(python3-gi); no gnome-keyring needed. One fake for every suite (Tests/Account, Tests/Cloud,
+Tests/Setup).
 
-    fake_keyring.py --state FILE [--lifetime SECONDS]
+    fake_secret_service.py [--state FILE] [--secret S [--schema NAME] [--attribute KEY=VALUE]...]
+                           [--lifetime SECONDS]
 
 One unlocked collection (alias `default`), items created with CreateItem (replace honoured),
 found with SearchItems, read with GetSecrets/GetSecret, deleted with Item.Delete. Speaks only
-the "plain" session algorithm. After every change it rewrites FILE (JSON: a list of
-{"attributes", "label", "secret"}), which the tests read; FILE's contents at start are loaded.
-Prints `READY` once it owns org.freedesktop.secrets; exits when stdin closes.
+the "plain" session algorithm. With --secret it starts with one item holding S, with the
+attributes given plus `xdg:schema` (default: the cloud helper's API-key schema). With --state,
+FILE's items are loaded at start, and after every change FILE is rewritten (JSON: a list of
+{"attributes", "label", "secret"}) for the tests to read. Prints `READY` once it owns
+org.freedesktop.secrets; exits when stdin closes or after --lifetime seconds.
 """
 
 import argparse
@@ -19,9 +24,12 @@ import sys
 
 from gi.repository import Gio, GLib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Cloud"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Cloud"))
 from lifeline import exit_when_stdin_closes  # noqa: E402
 
+# The cloud helper's API keys (InklingCloud's KeySource); device tokens use
+# org.freedesktop.ibus.engine.inkling.account, given by the binaries themselves.
+API_KEY_SCHEMA = "org.freedesktop.ibus.engine.inkling.cloud"
 SERVICE_PATH = "/org/freedesktop/secrets"
 COLLECTION_PATH = "/org/freedesktop/secrets/collection/login"
 ALIAS_PATH = "/org/freedesktop/secrets/aliases/default"
@@ -92,7 +100,10 @@ XML = """
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--state", required=True)
+    parser.add_argument("--state")
+    parser.add_argument("--secret", help="start with one item holding this secret")
+    parser.add_argument("--schema", default=API_KEY_SCHEMA, help="that item's xdg:schema")
+    parser.add_argument("--attribute", action="append", default=[], help="KEY=VALUE, that item's attributes")
     parser.add_argument("--lifetime", type=float, default=600.0)
     args = parser.parse_args()
     info = Gio.DBusNodeInfo.new_for_xml(XML)
@@ -102,6 +113,8 @@ def main():
     counter = {"item": 0, "session": 0}
 
     def save():
+        if not args.state:
+            return
         records = [{"attributes": v["attributes"], "label": v["label"],
                     "secret": v["secret"].decode("utf-8", "replace")}
                    for v in items.values()]
@@ -199,10 +212,16 @@ def main():
                   "Modified": GLib.Variant("t", 0)}
         return values.get(name)
 
-    if os.path.exists(args.state):
+    if args.state and os.path.exists(args.state):
         with open(args.state) as f:
             for record in json.load(f):
                 add_item(record["attributes"], record.get("label", ""), record["secret"].encode())
+    if args.secret is not None:
+        attributes = {"xdg:schema": args.schema}
+        for pair in args.attribute:
+            key, _, value = pair.partition("=")
+            attributes[key] = value
+        add_item(attributes, "Inkling test item", args.secret.encode())
     save()
     bus.register_object(SERVICE_PATH, info.lookup_interface("org.freedesktop.Secret.Service"),
                         on_call, on_property, None)
