@@ -57,7 +57,9 @@ public struct Corrections: Sendable {
         for word: String, before: String, mode: AutocorrectMode, checker: SpellChecker
     ) -> String? {
         guard mode != .off else { return nil }
-        guard let flag = checker.check(word: Substring(word), before: Substring(before), exempt: exemptWords(before: before)),
+        guard
+            let flag = checker.check(
+                word: Substring(word), before: Substring(before), exempt: exemptWords(before: before)),
             let replacement = flag.replacements.first
         else { return nil }
         switch mode {

@@ -151,7 +151,8 @@ struct CorrectionsTests {
         let hint = "   ☁"
         #expect(corrections.auxiliaryText(notice: nil, dictationStatus: nil, cloudHint: nil) == "adn → and   teh → the")
         #expect(
-            corrections.auxiliaryText(notice: nil, dictationStatus: nil, cloudHint: hint) == "adn → and   teh → the   ☁")
+            corrections.auxiliaryText(notice: nil, dictationStatus: nil, cloudHint: hint) == "adn → and   teh → the   ☁"
+        )
         #expect(corrections.auxiliaryText(notice: "note", dictationStatus: "🎙", cloudHint: hint) == "note")
         #expect(corrections.auxiliaryText(notice: nil, dictationStatus: "🎙", cloudHint: hint) == "🎙")
         corrections.openPanel()

@@ -29,7 +29,8 @@ struct PropertyMenuTests {
         )
         #expect(menu.action(forProperty: "inkling.language.xx", state: .checked) == nil, "not in the menu")
         #expect(menu.action(forProperty: PropertyMenu.offTheRecordKey, state: .checked) == .offTheRecordChanged(true))
-        #expect(menu.action(forProperty: PropertyMenu.offTheRecordKey, state: .unchecked) == .offTheRecordChanged(false))
+        #expect(
+            menu.action(forProperty: PropertyMenu.offTheRecordKey, state: .unchecked) == .offTheRecordChanged(false))
         #expect(menu.action(forProperty: "InputMode", state: .checked) == nil)
     }
 
