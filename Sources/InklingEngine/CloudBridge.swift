@@ -21,12 +21,12 @@ import InklingCore
 /// back.
 ///
 /// Where the settings come from:
-/// - `cloud-check`: `session.settings.cloudCheck` (set by the settings glue from GSettings).
+/// - `cloud-check`: `session.settings.cloudCheck` (applied by the settings reader, `EngineSettings`).
 /// - `cloud-endpoint`, `cloud-model`: GSettings `org.freedesktop.ibus.engine.inkling`, read here
 ///   when that schema is installed; changing them restarts the helper; turning `cloud-check` off
 ///   shuts it down.
 /// - For tests and development, environment variables read when the engine starts override them:
-///   `INKLING_CLOUD_CHECK=1` (turns `cloudCheck` on in every session), `INKLING_CLOUD_ENDPOINT`,
+///   `INKLING_CLOUD_CHECK=1` (`EngineSettings` turns `cloudCheck` on in every session), `INKLING_CLOUD_ENDPOINT`,
 ///   `INKLING_CLOUD_MODEL`, `INKLING_CLOUD_TIMEOUT_MS` (the helper's `--timeout-ms`) and
 ///   `INKLING_CLOUD_NO_KEYRING=1` (the helper's `--no-keyring`) and `INKLING_CLOUD_HELPER` (another
 ///   helper executable, for tests of misbehaving helpers).
@@ -44,7 +44,8 @@ final class CloudBridge {
 
     // MARK: Configuration
 
-    private let environmentCheck: Bool
+    /// `INKLING_CLOUD_CHECK=1`: the settings reader turns `cloudCheck` on in every session.
+    let environmentCheck: Bool
     private let environmentEndpoint: String?
     private let environmentModel: String?
     private let timeoutArgument: String?
@@ -173,7 +174,6 @@ final class CloudBridge {
     func afterInput(_ instance: EngineInstance) {
         guard let session = instance.session else { return }
         if clients[instance.id] == nil { clients[instance.id] = WeakInstance(instance) }
-        if environmentCheck && !session.settings.cloudCheck { session.settings.cloudCheck = true }
         let abandoned = session.takePendingCloudMessages()
         if !abandoned.isEmpty, helper.isRunning { send(abandoned, from: instance) }
         if !session.settings.cloudCheck && helper.isRunning && !anyClientWantsCloud() {
@@ -201,8 +201,8 @@ final class CloudBridge {
             return
         }
         cancelTimer(instance.id)
-        var delay = max(0, deadline - session.clock())
-        if let notBefore { delay = max(delay, notBefore - InputSession.monotonicMilliseconds()) }
+        var delay = max(0, deadline - session.clock.now())
+        if let notBefore { delay = max(delay, notBefore - EngineProcess.clock.now()) }
         let data = UnsafeMutableRawPointer(bitPattern: UInt(instance.id))
         timers[instance.id] = g_timeout_add(
             guint(min(delay, 600_000)),
@@ -225,7 +225,7 @@ final class CloudBridge {
         // A helper that died recently may not be restarted yet: ask when it may (the sentence is
         // read then, so nothing is lost but time).
         let restart = helper.earliestRestart
-        if !helper.isRunning, InputSession.monotonicMilliseconds() < restart, !endpoint.isEmpty {
+        if !helper.isRunning, EngineProcess.clock.now() < restart, !endpoint.isEmpty {
             armTimer(for: instance, notBefore: restart)
             return
         }
@@ -234,7 +234,7 @@ final class CloudBridge {
         instance.show(action.effects)
         if !action.messages.isEmpty { send(action.messages, from: instance) }
         // Not due yet (clock rounding): wait again. Due but nothing to send: wait for the next key.
-        if let deadline = session.cloudDeadline, deadline != before || deadline > session.clock() {
+        if let deadline = session.cloudDeadline, deadline != before || deadline > session.clock.now() {
             armTimer(for: instance)
         }
     }

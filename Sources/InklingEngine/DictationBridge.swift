@@ -112,7 +112,7 @@ final class DictationBridge {
     /// A key press before the session sees it; true when dictation consumed it.
     func processKey(_ instance: EngineInstance, _ event: KeyEvent) -> Bool {
         guard let session = instance.session, !event.isRelease else { return false }
-        let now = InputSession.monotonicMilliseconds()
+        let now = EngineProcess.clock.now()
         let client = client(for: instance)
         sync(client, session, now: now)
         let action = client.controller.key(event, secretField: session.contentType.isSecret, now: now)
@@ -124,7 +124,7 @@ final class DictationBridge {
     /// The field lost focus (or the engine object was disabled or reset).
     func focusOut(_ instance: EngineInstance) {
         guard let client = clients[instance.id], client.controller.isActive else { return }
-        render(client.controller.focusOut(now: InputSession.monotonicMilliseconds()), for: client)
+        render(client.controller.focusOut(now: EngineProcess.clock.now()), for: client)
     }
 
     /// The field's type changed: a password or PIN field ends listening.
@@ -132,12 +132,12 @@ final class DictationBridge {
         guard let session = instance.session, session.contentType.isSecret,
             let client = clients[instance.id], client.controller.isActive
         else { return }
-        render(client.controller.becameSecret(now: InputSession.monotonicMilliseconds()), for: client)
+        render(client.controller.becameSecret(now: EngineProcess.clock.now()), for: client)
     }
 
     /// Settings changed: sessions whose dictation was turned off stop listening.
     func settingsChanged() {
-        let now = InputSession.monotonicMilliseconds()
+        let now = EngineProcess.clock.now()
         for client in Array(clients.values) {
             guard let session = client.instance?.session else { continue }
             sync(client, session, now: now)
@@ -192,7 +192,7 @@ final class DictationBridge {
             client.timer = 0
         }
         guard let deadline = client.controller.deadline, let instance = client.instance else { return }
-        let delay = max(0, deadline - InputSession.monotonicMilliseconds())
+        let delay = max(0, deadline - EngineProcess.clock.now())
         let data = UnsafeMutableRawPointer(bitPattern: UInt(instance.id))
         client.timer = g_timeout_add(
             guint(min(delay, 600_000)) + 1,
@@ -206,7 +206,7 @@ final class DictationBridge {
     private func timerFired(client id: Int) {
         guard let client = clients[id] else { return }
         client.timer = 0
-        let now = InputSession.monotonicMilliseconds()
+        let now = EngineProcess.clock.now()
         if client.controller.helperHung(now: now) {
             helper.fail("it left start or stop unanswered")
             return
@@ -240,7 +240,7 @@ final class DictationBridge {
         guard let event = DictationEvent.parse(line), let session = event.session else { return }
         if event.type == "listening" { helper.recordSuccess() }
         guard let client = clients.values.first(where: { $0.controller.session == session }) else { return }
-        render(client.controller.received(event, now: InputSession.monotonicMilliseconds()), for: client)
+        render(client.controller.received(event, now: EngineProcess.clock.now()), for: client)
     }
 
     // MARK: Lifecycle

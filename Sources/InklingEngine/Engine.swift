@@ -60,7 +60,7 @@ final class EngineInstance {
         }
         render(result.effects)
         if result.needsSuggestions { scheduleSuggestions() }
-        EngineHooks.keyHandled(self)
+        EngineSettings.handle(result.intents)
         CloudBridge.shared.afterInput(self)
         return result.handled
     }
@@ -72,7 +72,7 @@ final class EngineInstance {
         guard let session else { return }
         registerProperties()
         render(session.focusIn())
-        EngineHooks.focusedIn(self)
+        EngineRegistry.focusedIn(self)
         CloudBridge.shared.afterInput(self)
     }
 
@@ -276,16 +276,11 @@ final class EngineInstance {
     /// A menu item was chosen in the desktop's input-source menu.
     func propertyActivated(name: String, state: UInt32) {
         trace("property \(name) \(state)")
-        guard let action = propertyMenu?.action(forProperty: name, state: PropertyState(rawValue: state) ?? .unchecked)
+        guard let intent = propertyMenu?.action(forProperty: name, state: PropertyState(rawValue: state) ?? .unchecked)
         else {
             return
         }
-        switch action {
-        case .chooseLanguage(let language): EngineSettings.choose(language: language)
-        case .setOffTheRecord(let value):
-            session?.settings.offTheRecord = value
-            EngineSettings.offTheRecordToggled(to: value)
-        }
+        EngineSettings.handle([intent])
     }
 
     /// Renders effects decided outside a signal (settings, language switches, notices).
@@ -312,7 +307,7 @@ final class EngineInstance {
                 ibus_engine_update_preedit_text_with_mode(
                     engine, ibus_text_new_from_string(""), 0, 0, IBUS_ENGINE_PREEDIT_COMMIT)
             case .updateLookupTable(let table):
-                let pageSize = guint(max(1, table.pageSize))
+                let pageSize = guint(clamping: table.pageSize)
                 let cursor = guint(max(0, min(table.cursor, max(0, table.candidates.count - 1))))
                 let lookup = ibus_lookup_table_new(pageSize, cursor, table.cursorVisible ? 1 : 0, 1)
                 for candidate in table.candidates {

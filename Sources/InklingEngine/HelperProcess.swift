@@ -60,7 +60,7 @@ final class HelperProcess {
     var isRunning: Bool { process != nil }
 
     /// Whether the backoff after the last failure allows a start now.
-    var mayStart: Bool { InputSession.monotonicMilliseconds() >= backoff.earliestRestart() }
+    var mayStart: Bool { EngineProcess.clock.now() >= backoff.earliestRestart() }
 
     /// When the backoff allows the next start (milliseconds on the monotonic clock).
     var earliestRestart: Int64 { backoff.earliestRestart() }
@@ -87,14 +87,14 @@ final class HelperProcess {
         guard let spawned else {
             if error != nil { g_error_free(error) }
             log("\(name): cannot start the helper \(arguments.first ?? "")")
-            backoff.recordFailure(now: InputSession.monotonicMilliseconds())
+            backoff.recordFailure(now: EngineProcess.clock.now())
             return false
         }
         generation += 1
         process = spawned
         splitter = LineSplitter(limit: limits.maximumLineBytes)
         pendingOut.removeAll()
-        floodWindowStart = InputSession.monotonicMilliseconds()
+        floodWindowStart = EngineProcess.clock.now()
         floodWindowLines = 0
         stdinStream = g_object_ref(g_subprocess_get_stdin_pipe(spawned)).map {
             $0.assumingMemoryBound(to: GOutputStream.self)
@@ -126,7 +126,7 @@ final class HelperProcess {
     func fail(_ reason: String) {
         kill()
         log("\(name): helper stopped: \(reason)")
-        backoff.recordFailure(now: InputSession.monotonicMilliseconds())
+        backoff.recordFailure(now: EngineProcess.clock.now())
         onFailure(reason)
     }
 
@@ -276,7 +276,7 @@ final class HelperProcess {
 
     /// Counts one line against the flood limit; false when the helper sent too many this second.
     private func countLine() -> Bool {
-        let now = InputSession.monotonicMilliseconds()
+        let now = EngineProcess.clock.now()
         if now - floodWindowStart >= 1000 {
             floodWindowStart = now
             floodWindowLines = 0

@@ -125,9 +125,8 @@ enum PackLoader {
         for instance in EngineRegistry.live {
             guard let session = instance.session else { continue }
             if session.predictor !== next { instance.show(session.switchPredictor(to: next)) }
-            if session.settings.language != language { session.settings.language = language }
         }
-        // A layout chosen in the settings (keyboard-layout) outranks the language's usual one.
+        // The new language's settings (its layout, unless keyboard-layout names one) reach every session.
         EngineSettings.applyToSessions()
         // Every session now uses `next`: English, if it is not `next`, has no other reference
         // left and its pack's memory is freed (it is read again when English is needed).

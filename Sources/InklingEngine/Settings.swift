@@ -32,22 +32,11 @@ enum EngineRegistry {
         entries.removeAll { $0.instance?.engine == nil }
         return entries.compactMap { $0.instance }
     }
-}
 
-/// Small hooks the glue calls (kept here so that `Engine.swift` only gains one-line calls).
-@MainActor
-enum EngineHooks {
-    /// After every key: a session that toggled off-the-record by its key writes it back.
-    static func keyHandled(_ instance: EngineInstance) {
-        guard let session = instance.session else { return }
-        if session.settings.offTheRecord != EngineSettings.current.offTheRecord {
-            EngineSettings.offTheRecordToggled(to: session.settings.offTheRecord)
-        }
-    }
-
-    /// After focus-in: a message that found no engine to show it (a refused pack at start-up).
+    /// After focus-in: the instance is the focused one, and shows a message that found no engine
+    /// to show it (a refused pack at start-up).
     static func focusedIn(_ instance: EngineInstance) {
-        EngineRegistry.lastFocused = instance
+        lastFocused = instance
         if let notice = PackLoader.takePendingNotice() {
             if let session = instance.session { instance.show(session.showNotice(notice)) }
         }
@@ -56,14 +45,17 @@ enum EngineHooks {
 
 /// The engine's GSettings (`org.freedesktop.ibus.engine.inkling`), followed live.
 ///
+/// The settings reader: the one writer of every session's `SessionSettings`. Settings flow one
+/// way: GSettings → `read()` → `applyToSessions()` → `InputSession.apply(_:)`; what the user asks
+/// for through a session's key or the input-source menu comes back as a `SessionIntent`, which
+/// `handle(_:)` writes to GSettings, whose "changed" signal applies it like any other change.
+///
 /// The schema is looked up first: `g_settings_new` on a schema that is not installed aborts the
 /// process (GLib), which happens when the engine runs from a checkout. Then the defaults apply.
 @MainActor
 enum EngineSettings {
     /// The settings every session follows (the fields GSettings does not hold keep their defaults).
     private(set) static var current = SessionSettings()
-    /// `keyboard-layout` when it names a layout; nil ("auto") lets each session use its language's.
-    private(set) static var layoutOverride: String?
     /// `languages`, best first (only the first is used).
     private(set) static var languages = ["en"]
     private static var gsettings: UnsafeMutablePointer<GSettings>?
@@ -97,10 +89,27 @@ enum EngineSettings {
     /// A session for a new engine object, with the current settings and predictor.
     static func makeSession() -> InputSession? {
         guard let predictor = PackLoader.predictor else { return nil }
+        return InputSession(predictor: predictor, settings: sessionSettings(), clock: EngineProcess.clock)
+    }
+
+    /// What every session follows: `current`, for the active pack's language (which, with
+    /// `keyboard-layout`, decides the layout: `SessionSettings.keyboardLayout`).
+    private static func sessionSettings() -> SessionSettings {
         var settings = current
         settings.language = PackLoader.activeLanguage
-        settings.keyboardLayout = layoutOverride ?? KeyboardLayout.forLanguage(PackLoader.activeLanguage).name
-        return InputSession(predictor: predictor, settings: settings)
+        if CloudBridge.shared.environmentCheck { settings.cloudCheck = true }
+        return settings
+    }
+
+    /// What the user asked for through a session or the menu: written to GSettings, from where
+    /// it reaches every session.
+    static func handle(_ intents: [SessionIntent]) {
+        for intent in intents {
+            switch intent {
+            case .offTheRecordChanged(let value): setOffTheRecord(value)
+            case .languageChosen(let language): choose(language: language)
+            }
+        }
     }
 
     private static func reload(changedKey: String) {
@@ -119,7 +128,7 @@ enum EngineSettings {
     }
 
     /// The user chose a language in the menu: it goes to the front of `languages`.
-    static func choose(language: String) {
+    private static func choose(language: String) {
         let chosen = PropertyMenu.languages(languages, choosing: language)
         if let gsettings, has("languages") {
             // The "changed" signal then loads the pack and refreshes the menus.
@@ -145,20 +154,18 @@ enum EngineSettings {
         for instance in EngineRegistry.live { instance.registerProperties() }
     }
 
-    /// Applies `current` to every live session (their own fields — language — are kept).
+    /// Applies `current` to every live session (all of them use the active pack's language).
     static func applyToSessions() {
+        let settings = sessionSettings()
         for instance in EngineRegistry.live {
             guard let session = instance.session else { continue }
-            var settings = current
-            settings.language = session.settings.language
-            settings.keyboardLayout = layoutOverride ?? KeyboardLayout.forLanguage(session.settings.language).name
-            if session.settings != settings { session.settings = settings }
+            if session.settings != settings { session.apply(settings) }
         }
         DictationBridge.shared.settingsChanged()
     }
 
-    /// The session toggled off-the-record with its key: every session and GSettings follow.
-    static func offTheRecordToggled(to value: Bool) {
+    /// Off the record asked for (a session's key, the menu): GSettings and every session follow.
+    private static func setOffTheRecord(_ value: Bool) {
         current.offTheRecord = value
         if let gsettings, has("off-the-record") {
             // The "changed" signal then applies it to every session.
@@ -206,14 +213,10 @@ enum EngineSettings {
         var settings = current
         if has("page-size") {
             let value = Int(g_settings_get_int(gsettings, "page-size"))
-            if (1...9).contains(value) {
-                settings.pageSize = value
-            } else {
-                let clamped = min(9, max(1, value))
-                note("settings: page-size \(value) is out of range 1…9; using \(clamped)")
-                settings.pageSize = clamped
+            settings.setPageSize(value)
+            if settings.pageSize != value {
+                note("settings: page-size \(value) is out of range 1…9; using \(settings.pageSize)")
             }
-            settings.candidateCount = max(defaults.candidateCount, settings.pageSize * 2)
         }
         if let value = bool("next-word-predictions") { settings.nextWordPredictions = value }
         if let value = string("selection-keys") {
@@ -233,11 +236,10 @@ enum EngineSettings {
         if let value = bool("cloud-check") { settings.cloudCheck = value }
         if let value = bool("off-the-record") { settings.offTheRecord = value }
         if let value = string("keyboard-layout") {
-            let known = KeyboardLayout.all.map(\.name)
-            if !known.contains(value) && value != "auto" {
+            if !KeyboardLayout.isSetting(value) {
                 note("settings: keyboard-layout '\(value)' is unknown; following the language")
             }
-            layoutOverride = known.contains(value) ? value : nil
+            settings.layoutChoice = value
         }
         if let value = bool("dictation") { settings.dictation = value }
         settings.dictationKey = binding("dictation-key", default: defaults.dictationKey)

@@ -47,6 +47,8 @@ let commandSpec = CommandSpec(
 
 @MainActor
 enum EngineProcess {
+    /// The product's clock for the whole engine: sessions, dictation, helpers, cloud timers.
+    static let clock = ProductClock.monotonic
     static var pack: LanguagePack?
     static var diagnostics: MemoryDiagnostics?
     static var connection: OpaquePointer?

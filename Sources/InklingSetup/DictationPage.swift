@@ -174,7 +174,7 @@ final class HelperTest {
         let seconds =
             getenv("INKLING_DICTATION_TEST_SECONDS").flatMap { Int64(String(cString: $0)) }
             ?? Int64(DictationTestRun.listenSeconds)
-        deadline = InputSession.monotonicMilliseconds() + seconds * 1000
+        deadline = ProductClock.monotonic.now() + seconds * 1000
         guard spawn([Self.helperPath] + arguments) else {
             run.helperEnded(tr("cannot start {program}", ["program": Self.helperPath]))
             return
@@ -234,7 +234,7 @@ final class HelperTest {
 
     /// Reads what the helper wrote; false (the timer ends) once the run is over.
     private func poll() -> Bool {
-        if !stopSent && InputSession.monotonicMilliseconds() >= deadline { stop() }
+        if !stopSent && ProductClock.monotonic.now() >= deadline { stop() }
         var buffer = [UInt8](repeating: 0, count: 4096)
         while run.isRunning {
             let count = read(fromHelper, &buffer, buffer.count)

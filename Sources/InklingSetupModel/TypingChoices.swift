@@ -38,18 +38,18 @@ public struct SettingChoices: Equatable, Sendable {
         fallbackIndex: 0)
 }
 
-/// The candidates-per-page setting: the schema's range and the engine's clamping.
+/// The candidates-per-page setting: the schema's range and the engine's clamping (`SessionSettings`).
 public enum PageSize {
-    public static let range = 1...9
-    public static let defaultValue = 5
+    public static let range = SessionSettings.pageSizes
+    public static let defaultValue = SessionSettings().pageSize
     /// The value the spin button shows for what GSettings holds (clamped as the engine does).
-    public static func shown(_ stored: Int) -> Int { min(range.upperBound, max(range.lowerBound, stored)) }
+    public static func shown(_ stored: Int) -> Int { SessionSettings.pageSize(forSetting: stored) }
 }
 
 /// The keyboard layouts the typo model knows (`KeyboardLayout`), as a drop-down.
 public enum LayoutChoices {
     /// The first row: follow the active language (what the engine does without the setting).
-    public static let automatic = "auto"
+    public static let automatic = KeyboardLayout.automatic
 
     /// Layout names in row order, `automatic` first.
     public static let values = [automatic] + KeyboardLayout.all.map(\.name)

@@ -77,7 +77,7 @@ public final class SessionFuzzer {
         session = InputSession(predictor: predictors[0])
         filter = ComposeFilter(session: session, composer: TableComposer(TableComposer.latin))
         let clock = Clock(self)
-        session.clock = { clock.owner?.now ?? 0 }
+        session.clock = ProductClock { clock.owner?.now ?? 0 }
         newField()
     }
 
@@ -93,7 +93,7 @@ public final class SessionFuzzer {
         return nil
     }
 
-    private final class Clock {
+    private final class Clock: @unchecked Sendable {  // one thread: the fuzzer's
         weak var owner: SessionFuzzer?
         init(_ owner: SessionFuzzer) { self.owner = owner }
     }
@@ -238,6 +238,8 @@ public final class SessionFuzzer {
         let textBefore = client.scalars[..<client.cursor]
         note("key \(Self.name(event))", kind: "key")
         let result = filter.processKey(event)
+        // As the engine's settings reader does: what the key asked for is applied.
+        if !result.intents.isEmpty { session.apply(session.settings.applying(result.intents)) }
         client.apply(result.effects)
         if !result.handled { client.applicationKey(event) }
         if result.needsSuggestions { client.apply(session.refreshSuggestions()) }
@@ -668,7 +670,13 @@ public final class SessionFuzzer {
     private func switchLanguage() -> String? {
         activePredictor = (activePredictor + 1) % predictors.count
         note("language \(packs[activePredictor].language)", kind: "language")
-        return unchangedText { client.apply(session.switchPredictor(to: predictors[activePredictor])) }
+        return unchangedText {
+            client.apply(session.switchPredictor(to: predictors[activePredictor]))
+            // As the engine's settings reader does once the pack is active.
+            var settings = session.settings
+            settings.language = packs[activePredictor].language
+            session.apply(settings)
+        }
     }
 
     private func changeSettings() -> String? {
@@ -685,7 +693,7 @@ public final class SessionFuzzer {
         note(
             "settings autocorrect=\(settings.autocorrect) keys=\(settings.selectionKeys) page=\(settings.pageSize) cloud=\(settings.cloudCheck)",
             kind: "settings")
-        return unchangedText { session.settings = settings }
+        return unchangedText { session.apply(settings) }
     }
 
     private func cloudTimer() -> String? {

@@ -100,14 +100,14 @@ enum DictationCommand {
         warn(
             audioFile.map { tr("reading {path}…", ["path": $0]) }
                 ?? tr("say something… ({seconds} s)", ["seconds": "\(seconds)"]))
-        let deadline = InputSession.monotonicMilliseconds() + Int64(seconds) * 1000
+        let deadline = ProductClock.monotonic.now() + Int64(seconds) * 1000
         var stopSent = false
         var pending: [UInt8] = []
         var heardAnything = false
         var failure: String?
         var buffer = [UInt8](repeating: 0, count: 4096)
         reading: while true {
-            let now = InputSession.monotonicMilliseconds()
+            let now = ProductClock.monotonic.now()
             if now >= deadline && !stopSent {
                 send(DictationRequest(type: "stop", session: 1).line, to: toHelper[1])
                 stopSent = true

@@ -34,6 +34,21 @@ public struct KeyboardLayout: Sendable {
         all.first { $0.name == name } ?? qwerty
     }
 
+    /// The `keyboard-layout` setting's value that follows the language.
+    public static let automatic = "auto"
+
+    /// The layout for `language` under the `keyboard-layout` setting: the layout it names, else
+    /// (`auto`, or a name this engine does not know) the language's usual one. The one rule
+    /// every session, its checker and its predictor follow.
+    public static func chosen(_ setting: String, language: String) -> KeyboardLayout {
+        all.first { $0.name == setting } ?? forLanguage(language)
+    }
+
+    /// Whether the engine understands a `keyboard-layout` value (a layout's name, or `auto`).
+    public static func isSetting(_ value: String) -> Bool {
+        value == automatic || all.contains { $0.name == value }
+    }
+
     /// The usual layout for a language.
     public static func forLanguage(_ language: String) -> KeyboardLayout {
         switch language {

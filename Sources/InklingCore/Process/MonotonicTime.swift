@@ -25,12 +25,20 @@ public enum MonotonicTime {
     private static let processStart = ContinuousClock.now
 }
 
-extension InputSession {
-    /// Milliseconds on the product's monotonic clock (`MonotonicTime`).
-    public static func monotonicMilliseconds() -> Int64 { MonotonicTime.milliseconds() }
+/// The product's one clock, as a value: what everything that decides by time reads (the
+/// session's cloud timer and learning times, dictation, helper restarts and flood limits).
+///
+/// The engine glue passes one real clock (`monotonic`) everywhere; tests inject one they move
+/// by hand, so no decision depends on the wall clock.
+public struct ProductClock: Sendable {
+    private let read: @Sendable () -> Int64
 
-    /// Whole milliseconds from `origin` to `now` (`MonotonicTime`).
-    public static func milliseconds(from origin: ContinuousClock.Instant, to now: ContinuousClock.Instant) -> Int64 {
-        MonotonicTime.milliseconds(from: origin, to: now)
-    }
+    /// A clock that reads `read` (milliseconds, never going back).
+    public init(_ read: @escaping @Sendable () -> Int64) { self.read = read }
+
+    /// Milliseconds now.
+    public func now() -> Int64 { read() }
+
+    /// The real clock: `MonotonicTime`.
+    public static let monotonic = ProductClock { MonotonicTime.milliseconds() }
 }

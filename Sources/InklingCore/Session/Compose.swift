@@ -124,6 +124,7 @@ public final class ComposeFilter {
     private func type(_ text: String, for event: KeyEvent) -> KeyResult {
         var effects: [SessionEffect] = []
         var needsSuggestions = false
+        var intents: [SessionIntent] = []
         var modifiers = event.modifiers
         modifiers.remove(.release)
         for scalar in text.unicodeScalars {
@@ -132,12 +133,13 @@ public final class ComposeFilter {
             let result = session.processKey(typed)
             effects += result.effects
             needsSuggestions = needsSuggestions || result.needsSuggestions
+            intents += result.intents
             // Not handled (punctuation, `¿`, `«`): the application would insert the last key of the
             // sequence (`e`, `<`), not the composed character, so the character is committed here.
             if !result.handled { effects.append(.commitText(String(scalar))) }
         }
         remember(event)
-        return KeyResult(handled: true, effects: effects, needsSuggestions: needsSuggestions)
+        return KeyResult(handled: true, effects: effects, needsSuggestions: needsSuggestions, intents: intents)
     }
 
     private static func typesCharacter(_ event: KeyEvent) -> Bool {

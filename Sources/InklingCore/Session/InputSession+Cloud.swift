@@ -3,7 +3,10 @@
 extension InputSession {
     /// Whether the cloud check may run here: opted in, not a password, PIN or private field,
     /// not off the record.
-    public var cloudEnabled: Bool {
+    public var cloudEnabled: Bool { cloudEnabled(under: settings) }
+
+    /// Whether the cloud check may run here under `settings`.
+    func cloudEnabled(under settings: SessionSettings) -> Bool {
         settings.cloudCheck && !settings.offTheRecord && !contentType.isSecret && !contentType.isPrivate && !isInert
             && !fieldHeldConfidentialText
     }
@@ -24,7 +27,7 @@ extension InputSession {
 
     /// The cloud timer ran out: the request to send for the current sentence, if any.
     public func cloudTimerFired() -> CloudAction {
-        let now = clock()
+        let now = clock.now()
         guard cloudEnabled, cloudCheck.scheduler.isDue(now: now) else { return CloudAction() }
         // Nothing known to ask about: wait for the next key rather than firing again.
         guard context.isKnown, let (sentence, start) = CloudCheck.sentence(endingAt: context.before) else {
@@ -65,7 +68,7 @@ extension InputSession {
     }
 
     /// Whether the request in flight has waited longer than any answer is worth.
-    public var cloudRequestTimedOut: Bool { cloudCheck.scheduler.hasTimedOut(now: clock()) }
+    public var cloudRequestTimedOut: Bool { cloudCheck.scheduler.hasTimedOut(now: clock.now()) }
 
     func applyCloudReply(_ reply: CloudReply) -> [SessionEffect] {
         guard let (request, before, start) = cloudCheck.scheduler.finish(id: reply.id) else { return [] }
@@ -74,7 +77,7 @@ extension InputSession {
         cloudCheck.remember(valid, for: request)
         // Only text appended since the request keeps its positions; anything else drops the answer.
         guard context.before.unicodeScalars.starts(with: before.unicodeScalars) else { return auxiliaryEffects() }
-        CloudCheck.merge(valid, sentenceStart: start, before: context.before, into: &corrections)
+        CloudCheck.merge(valid, sentenceStart: start, before: context.before, into: &corrections.tracker)
         return auxiliaryEffects()
     }
 

@@ -15,7 +15,7 @@ extension InputSession {
         let before = context.before
         let word = composition.takeWord()
         let effects = [commit((replacement ?? word) + suffix), .hidePreedit]
-        if checked, replacement == nil { pendingCheck = (word, before) }
+        if checked, replacement == nil { corrections.queueCheck(word: word, before: before) }
         return effects
     }
 
@@ -57,7 +57,7 @@ extension InputSession {
     func inserted(_ text: String) {
         learning.inserting(text, after: context.before, learningAllowed: learningAllowed)
         context.inserted(text)
-        corrections.inserted(text)
+        corrections.tracker.inserted(text)
     }
 
     func preeditEffect() -> SessionEffect {
@@ -84,8 +84,8 @@ extension InputSession {
         composition.clear()
         suggestions.clear()
         lastSuggestionKey = nil
-        pendingCheck = nil
-        panelOpen = false
+        corrections.dropPendingCheck()
+        corrections.closePanel()
     }
 
     /// The client commits the preedit on focus-out and reset; record it as context.
@@ -98,10 +98,18 @@ extension InputSession {
         return last == " "
     }
 
-    /// Candidates per page, at least one (the setting comes from the user's configuration).
-    var pageSize: Int { max(1, settings.pageSize) }
+    /// The checker and the predictor weigh typos by the settings' layout (`KeyboardLayout.chosen`).
+    func useKeyboardLayout() {
+        checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        if predictor.options.keyboardLayout != settings.keyboardLayout {
+            predictor.options.keyboardLayout = settings.keyboardLayout
+        }
+    }
+
+    /// Candidates per page, in `SessionSettings.pageSizes` (the rule the settings reader applies).
+    var pageSize: Int { SessionSettings.pageSize(forSetting: settings.pageSize) }
 
     /// Seconds on `clock` for learned entries' last use: an injected or disturbed clock that
     /// reports a negative time counts as the origin rather than trapping on the key path.
-    func learningTime() -> Int64 { max(0, clock()) / 1000 }
+    func learningTime() -> Int64 { max(0, clock.now()) / 1000 }
 }

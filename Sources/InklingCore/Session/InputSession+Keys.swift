@@ -16,7 +16,7 @@ extension InputSession {
     /// Keys while the correction panel is open: it takes its own keys; any other key closes it
     /// and goes on to the next handlers.
     func correctionPanelKeys(_ event: KeyEvent) -> KeyResult? {
-        guard panelOpen else { return nil }
+        guard corrections.panelIsOpen else { return nil }
         return panelKey(event)
     }
 
@@ -27,29 +27,31 @@ extension InputSession {
             return applyFix(id: newest.id, replacement: nil)
         }
         if let binding = settings.correctionPanelKey, binding.matches(event), !corrections.flags.isEmpty {
-            panelOpen = true
-            panel.cursor = 0
+            corrections.openPanel()
             return KeyResult(
                 handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false
             )
         }
         if let binding = settings.keepWordKey, binding.matches(event) {
             if !composition.typed.isEmpty {
-                corrections.keep(word: composition.typed)
+                corrections.tracker.keep(word: composition.typed)
                 return KeyResult(
                     handled: true, effects: finishWord(checked: false) + hideTable() + auxiliaryEffects(),
                     needsSuggestions: true)
             }
             if let newest = corrections.flags.first {
-                corrections.keep(id: newest.id)
+                corrections.tracker.keep(id: newest.id)
                 return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
             }
         }
         if let binding = settings.offTheRecordKey, binding.matches(event) {
-            settings.offTheRecord.toggle()
+            // Asked for, not set: the settings reader applies it to every session (one way).
+            let offTheRecord = !settings.offTheRecord
             learning.dropUnfinished()
-            notice = settings.offTheRecord ? tr("off the record: nothing is learned or sent") : tr("back on the record")
-            return KeyResult(handled: true, effects: auxiliaryEffects(), needsSuggestions: false)
+            notice = offTheRecord ? tr("off the record: nothing is learned or sent") : tr("back on the record")
+            return KeyResult(
+                handled: true, effects: auxiliaryEffects(), needsSuggestions: false,
+                intents: [.offTheRecordChanged(offTheRecord)])
         }
         return nil
     }
@@ -139,17 +141,15 @@ extension InputSession {
     /// A candidate was clicked in the panel (index within the current page).
     public func candidateClicked(pageIndex: Int) -> KeyResult {
         // A row of the shown page; anything else (a stale or hostile index) selects nothing.
-        let menu = panelOpen ? panel : suggestions
-        guard pageIndex >= 0, pageIndex < menu.shownPageSize else {
-            return KeyResult(handled: false, effects: [], needsSuggestions: false)
-        }
-        if panelOpen {
-            let index = (panel.cursor / panel.shownPageSize) * panel.shownPageSize + pageIndex
-            guard index >= 0, index < corrections.flags.count else {
+        if corrections.panelIsOpen {
+            guard let id = corrections.panelFlagID(clickedRow: pageIndex) else {
                 return KeyResult(handled: false, effects: [], needsSuggestions: false)
             }
-            panelOpen = false
-            return applyFix(id: corrections.flags[index].id, replacement: nil)
+            corrections.closePanel()
+            return applyFix(id: id, replacement: nil)
+        }
+        guard pageIndex >= 0, pageIndex < suggestions.shownPageSize else {
+            return KeyResult(handled: false, effects: [], needsSuggestions: false)
         }
         guard !isInert, suggestions.isShown, let index = suggestions.index(row: pageIndex) else {
             return KeyResult(handled: false, effects: [], needsSuggestions: false)
@@ -161,13 +161,8 @@ extension InputSession {
     /// correction panel while that is open, else the suggestions as the keys that do the same.
     public func panelRequest(_ request: CandidatePanelRequest) -> KeyResult {
         guard !isInert else { return KeyResult(handled: false, effects: [], needsSuggestions: false) }
-        if panelOpen, !corrections.flags.isEmpty {
-            refreshPanelRows()
-            switch request {
-            case .cursorDown: panel.moveHighlight(by: 1)
-            case .cursorUp: panel.moveHighlight(by: -1)
-            case .pageDown, .pageUp: panel.page(forward: request == .pageDown, pageSize: pageSize)
-            }
+        if corrections.panelIsOpen, !corrections.flags.isEmpty {
+            corrections.panelRequest(request, pageSize: pageSize)
             return KeyResult(
                 handled: true, effects: [.updateLookupTable(panelTable())] + auxiliaryEffects(), needsSuggestions: false
             )
@@ -198,7 +193,7 @@ extension InputSession {
         if let correction = composition.pendingAutocorrection {
             // Undo the autocorrection: exactly what was typed, and the word is kept.
             composition.dropPending()
-            corrections.keep(word: correction.typed)
+            corrections.tracker.keep(word: correction.typed)
             lastSuggestionKey = nil
             return KeyResult(
                 handled: true, effects: [commit(correction.typed + " "), .hidePreedit] + hideTable(),
@@ -210,7 +205,7 @@ extension InputSession {
             return KeyResult(handled: true, effects: [.hidePreedit] + hideTable(), needsSuggestions: false)
         }
         context.deletedBackward()
-        corrections.deletedBackward()
+        corrections.tracker.deletedBackward()
         lastSuggestionKey = nil
         return KeyResult(handled: false, effects: hideTable() + auxiliaryEffects(), needsSuggestions: true)
     }
@@ -334,8 +329,8 @@ extension InputSession {
         if invalidatesContext {
             // The cursor may have moved: only the client's surrounding text can say where to.
             context.invalidate()
-            pendingCheck = nil
-            corrections.expireAll()
+            corrections.dropPendingCheck()
+            corrections.tracker.expireAll()
         }
         lastSuggestionKey = nil
         effects += hideTable() + auxiliaryEffects()

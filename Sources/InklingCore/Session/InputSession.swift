@@ -16,15 +16,8 @@
 public final class InputSession {
     /// The predictor behind the candidates.
     public internal(set) var predictor: Predictor
-    /// Settings, followed live.
-    public var settings: SessionSettings {
-        didSet {
-            lastSuggestionKey = nil
-            if settings.keyboardLayout != oldValue.keyboardLayout {
-                checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
-            }
-        }
-    }
+    /// Settings, followed live; written only by the settings reader, through `apply(_:)`.
+    public private(set) var settings: SessionSettings
     /// The local checker.
     public internal(set) var checker: SpellChecker
 
@@ -32,8 +25,8 @@ public final class InputSession {
     public internal(set) var capabilities: ClientCapabilities = [.preedit, .auxiliaryText, .lookupTable, .focus]
     /// The current field's content type.
     public internal(set) var contentType = ContentType()
-    /// The flags of the current text.
-    public internal(set) var corrections = CorrectionTracker()
+    /// The flags of the current text, the word waiting for its check and the correction panel.
+    public internal(set) var corrections = Corrections()
 
     /// The word being typed, a pending space or autocorrection.
     var composition = Composition()
@@ -49,8 +42,6 @@ public final class InputSession {
     var lastSuggestionKey: String? = nil
     /// Committed words on their way to the user model.
     var learning = LearningQueue()
-    /// A word the user finished typing, to check once the key is answered.
-    var pendingCheck: (word: String, before: String)? = nil
 
     /// The focused field has been a password, PIN or PRIVATE field: its text may still hold what
     /// was typed then ("show password" turns a password field into a free-form one), so nothing
@@ -61,38 +52,37 @@ public final class InputSession {
     /// set-content-type). A free-form type arriving before any key replaces it.
     var confidentialOnlyByTypeAtFocusIn = false
 
-    /// Milliseconds on a monotonic clock; tests inject their own.
-    public var clock: () -> Int64 = InputSession.monotonicMilliseconds
+    /// The product's clock (the glue's real one; tests inject their own).
+    public var clock: ProductClock
     /// The cloud check: scheduler, recent answers, cancellations to send.
     var cloudCheck = CloudCheck()
     /// When to ask the cloud and which answer is still wanted.
     public var cloud: CloudScheduler { cloudCheck.scheduler }
 
-    var panelOpen = false
-    /// The correction panel: every flag with its explanation, in place of the suggestions.
-    var panel = CandidateMenu()
     var shownAuxiliary: String? = nil
     /// A one-off message (a refused fix), shown until the next change.
     var notice: String? = nil
 
     /// Creates a session over a predictor.
-    public init(predictor: Predictor, settings: SessionSettings = SessionSettings()) {
+    public init(predictor: Predictor, settings: SessionSettings = SessionSettings(), clock: ProductClock = .monotonic) {
         self.predictor = predictor
+        self.clock = clock
         self.settings = settings
         checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        useKeyboardLayout()
     }
 
     /// The word being typed (for tests and diagnostics).
     public var composingText: String { composition.typed }
     /// The candidates currently offered.
-    public var currentCandidates: [String] { suggestions.isShown && !panelOpen ? suggestions.items : [] }
+    public var currentCandidates: [String] { suggestions.isShown && !corrections.panelIsOpen ? suggestions.items : [] }
     /// The engine's view of the text before the cursor (not including the preedit).
     public var knownContext: String { context.before }
     /// Whether this client includes the engine's own preedit in the surrounding text it reports
     /// (LibreOffice does): proven once a report minus a preedit is exactly the known text.
     public var clientEchoesPreedit: Bool { context.clientEchoesPreedit }
     /// Whether the correction panel (every flag with its explanation) is shown in the table.
-    public var correctionPanelIsOpen: Bool { panelOpen }
+    public var correctionPanelIsOpen: Bool { corrections.panelIsOpen }
 
     var isInert: Bool { contentType.isSecret || !capabilities.contains(.preedit) }
 
@@ -102,18 +92,24 @@ public final class InputSession {
             && !fieldHeldConfidentialText
     }
 
+    /// The settings reader's new settings (the only way settings change: the session reports
+    /// what the user asks for as `KeyResult.intents`, and the reader applies it here).
+    public func apply(_ settings: SessionSettings) {
+        let old = self.settings
+        self.settings = settings
+        lastSuggestionKey = nil
+        if settings.keyboardLayout != old.keyboardLayout { useKeyboardLayout() }
+    }
+
     /// Uses another predictor (a language switch); the word being typed is committed as shown.
+    /// The settings reader then applies the new language's settings (`apply(_:)`).
     public func switchPredictor(to predictor: Predictor) -> [SessionEffect] {
         // The word on screen stays in the text, as shown (the preedit alone would vanish).
         let kept = commitShownComposition()
         self.predictor = predictor
-        // The usual layout of the pack's language weights its typos (QWERTZ for German, …).
-        settings.keyboardLayout = KeyboardLayout.forLanguage(predictor.pack.language).name
-        settings.language = predictor.pack.language
-        predictor.options.keyboardLayout = settings.keyboardLayout
-        checker = SpellChecker(pack: predictor.pack, layout: .named(settings.keyboardLayout))
+        useKeyboardLayout()
         clearComposition()
-        corrections.expireAll()
+        corrections.tracker.expireAll()
         learning.dropAll()
         return kept + [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
     }
@@ -127,7 +123,7 @@ public final class InputSession {
         recallStoppedReporting()
         fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
         confidentialOnlyByTypeAtFocusIn = fieldHeldConfidentialText
-        corrections.clear()
+        corrections.tracker.clear()
         dropCloudRequest()
         predictor.reset()
         shownAuxiliary = nil
@@ -162,7 +158,7 @@ public final class InputSession {
         learning.dropUnfinished()
         clearComposition()
         context.invalidate()
-        corrections.expireAll()
+        corrections.tracker.expireAll()
         return [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
     }
 
@@ -193,7 +189,7 @@ public final class InputSession {
             let kept = commitShownComposition()
             clearComposition()
             context.forgetText()
-            corrections.clear()
+            corrections.tracker.clear()
             dropCloudRequest()
             predictor.reset()
             shownAuxiliary = nil
@@ -230,8 +226,8 @@ public final class InputSession {
     func reportOutcome(_ outcome: TextContext.ReportOutcome) -> (effects: [SessionEffect], needsSuggestions: Bool) {
         switch outcome {
         case .unchanged: return ([], false)
-        case .changed: corrections.verify(before: Substring(context.before))
-        case .guessed: corrections.expireAll()
+        case .changed: corrections.tracker.verify(before: Substring(context.before))
+        case .guessed: corrections.tracker.expireAll()
         }
         return (auxiliaryEffects(), !composition.hasWordOrSpace)
     }
@@ -244,9 +240,12 @@ public final class InputSession {
         var result = applyKeyRules(event)
         // A one-off message goes with the next key, whatever that key does.
         if hadNotice, !event.isRelease, !Keysym.isModifierOnly(event.keyval) { result.effects += auxiliaryEffects() }
-        if cloudEnabled, !event.isRelease, !Keysym.isModifierOnly(event.keyval) {
+        // Judged under the settings the key asked for (the reader applies them after the answer).
+        if cloudEnabled(under: settings.applying(result.intents)), !event.isRelease,
+            !Keysym.isModifierOnly(event.keyval)
+        {
             cloudCheck.scheduler.noteChange(
-                now: clock(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
+                now: clock.now(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
         }
         return result
     }
@@ -272,7 +271,7 @@ public final class InputSession {
         guard !isInert else { return [] }
         runPendingLearning()
         var effects = runPendingCheck()
-        guard !panelOpen else { return effects }
+        guard !corrections.panelIsOpen else { return effects }
         let before: String
         if !composition.typed.isEmpty {
             before = context.before + composition.typed
@@ -300,7 +299,4 @@ public final class InputSession {
     /// The dictation state shown in the auxiliary text (`🎙 listening…` and the partial), set by
     /// the glue from `DictationController`; a notice still takes precedence.
     public var dictationStatus: String? = nil
-
-    // MARK: Helpers
-
 }

@@ -15,14 +15,6 @@ public struct PropertyMenu: Equatable, Sendable {
         public var isChosen: Bool
     }
 
-    /// What activating a property asks for.
-    public enum Action: Equatable, Sendable {
-        /// Make this language the first of the `languages` setting.
-        case chooseLanguage(String)
-        /// Set off-the-record on or off.
-        case setOffTheRecord(Bool)
-    }
-
     /// The key of the language menu. GNOME Shell shows the symbol of the `InputMode` property
     /// next to the input-source indicator, so the active language is visible at a glance.
     public static let languageMenuKey = "InputMode"
@@ -59,14 +51,15 @@ public struct PropertyMenu: Equatable, Sendable {
         self.offTheRecord = offTheRecord
     }
 
-    /// What a property activation asks for; nil for keys that are not the menu's, and for a
-    /// radio item being unchecked (the newly checked one says what to do).
-    public func action(forProperty key: String, state: PropertyState) -> Action? {
-        if key == Self.offTheRecordKey { return .setOffTheRecord(state == .checked) }
+    /// What a property activation asks for (the intents the session's keys report too); nil for
+    /// keys that are not the menu's, and for a radio item being unchecked (the newly checked one
+    /// says what to do).
+    public func action(forProperty key: String, state: PropertyState) -> SessionIntent? {
+        if key == Self.offTheRecordKey { return .offTheRecordChanged(state == .checked) }
         guard key.hasPrefix(Self.languagePrefix), state == .checked,
             let item = languages.first(where: { $0.key == key })
         else { return nil }
-        return .chooseLanguage(item.language)
+        return .languageChosen(item.language)
     }
 
     /// The `languages` setting with `language` moved to the front (the others keep their order).

@@ -170,16 +170,21 @@ public struct KeyResult: Equatable, Sendable {
     public var effects: [SessionEffect]
     /// Whether suggestions should be recomputed after the key is answered (`refreshSuggestions()`).
     public var needsSuggestions: Bool
-    public init(handled: Bool, effects: [SessionEffect], needsSuggestions: Bool) {
+    /// Setting changes the user asked for with this key, for the settings reader to apply.
+    public var intents: [SessionIntent]
+    public init(
+        handled: Bool, effects: [SessionEffect], needsSuggestions: Bool, intents: [SessionIntent] = []
+    ) {
         self.handled = handled
         self.effects = effects
         self.needsSuggestions = needsSuggestions
+        self.intents = intents
     }
 }
 
 /// Settings the session follows (live: assign a new value at any time).
 public struct SessionSettings: Equatable, Sendable {
-    /// Candidates per page of the lookup table.
+    /// Candidates per page of the lookup table (`setPageSize(_:)` applies the `page-size` setting).
     public var pageSize = 5
     /// Candidates computed (several pages).
     public var candidateCount = 10
@@ -195,8 +200,10 @@ public struct SessionSettings: Equatable, Sendable {
     public var correctionPanelKey = KeyBinding(accelerator: "<Control><Alt>space")
     /// Keeps the word: dismisses its flag, or commits the typed word as it is.
     public var keepWordKey = KeyBinding(accelerator: "<Control><Alt>k")
-    /// Keyboard layout for weighting typos.
-    public var keyboardLayout = KeyboardLayout.qwerty.name
+    /// The `keyboard-layout` setting: a layout's name, or `auto` to follow the language.
+    public var layoutChoice = KeyboardLayout.automatic
+    /// Keyboard layout for weighting typos: the chosen one, else the language's (`KeyboardLayout.chosen`).
+    public var keyboardLayout: String { KeyboardLayout.chosen(layoutChoice, language: language).name }
     /// Whether the local checker flags typos.
     public var checkSpelling = true
     /// Whether finished sentences are sent to the cloud check (opt-in).
@@ -219,6 +226,21 @@ public struct SessionSettings: Equatable, Sendable {
     /// (which takes Control+Alt+D), Cinnamon or MATE, next to the engine's other Control+Alt keys.
     public static let defaultDictationKey = "<Control><Alt>m"
     public init() {}
+
+    /// The page sizes the lookup table takes: F1…F9 label nine rows (the schema's range).
+    public static let pageSizes = 1...9
+
+    /// A `page-size` value brought into `pageSizes`.
+    public static func pageSize(forSetting value: Int) -> Int {
+        min(pageSizes.upperBound, max(pageSizes.lowerBound, value))
+    }
+
+    /// Applies the `page-size` setting: the page size (brought into `pageSizes`) and the
+    /// candidates computed for it (two pages, never fewer than the default).
+    public mutating func setPageSize(_ value: Int) {
+        pageSize = Self.pageSize(forSetting: value)
+        candidateCount = max(SessionSettings().candidateCount, pageSize * 2)
+    }
 }
 
 /// The keys that select candidates.

@@ -31,4 +31,12 @@ struct KeyboardLayoutTests {
         #expect(KeyboardLayout.forLanguage("uk").name == "jcuken")
         #expect(KeyboardLayout.forLanguage("pl").name == "qwerty")
     }
+
+    @Test func theLayoutSettingOutranksTheLanguageUnlessItIsAutoOrUnknown() {
+        #expect(KeyboardLayout.chosen("azerty", language: "de").name == "azerty")
+        #expect(KeyboardLayout.chosen(KeyboardLayout.automatic, language: "de").name == "qwertz")
+        #expect(KeyboardLayout.chosen("dvorak", language: "fr").name == "azerty")
+        #expect(KeyboardLayout.isSetting("auto") && KeyboardLayout.isSetting("jcuken"))
+        #expect(!KeyboardLayout.isSetting("dvorak") && !KeyboardLayout.isSetting(""))
+    }
 }

@@ -45,4 +45,40 @@ import Testing
                 == "test-only: 2 Wörter")
         #expect(tr("test-only: untouched") == "test-only: untouched")
     }
+
+    /// Issue 18: reading the lookup out of its lock wrapped the stored closure in two more
+    /// reabstraction thunks per call (Swift 6.3, a closure or tuple of closures in a `Mutex`), so
+    /// every `tr` went deeper (and kept ~96 bytes): the engine translates its menu on each focus-in,
+    /// and a long session would end in a stack overflow. The lookup must run at the same depth.
+    @Test func everyLookupRunsAtTheSameStackDepth() {
+        final class Depths: @unchecked Sendable {
+            var singular: [Int] = []
+            var plural: [Int] = []
+        }
+        @Sendable func stackAddress() -> Int {
+            var marker = 0
+            return withUnsafeMutablePointer(to: &marker) { Int(bitPattern: $0) }
+        }
+        let depths = Depths()
+        Translation.install(
+            { msgid in
+                depths.singular.append(stackAddress())
+                return msgid
+            },
+            plural: { one, many, count in
+                depths.plural.append(stackAddress())
+                return count == 1 ? one : many
+            })
+        defer { Translation.reset() }
+        for _ in 0..<1_000 {
+            _ = tr("test-only: depth")
+            _ = trn("test-only: one", "test-only: many", count: 2)
+        }
+        #expect(depths.singular.count == 1_000 && depths.plural.count == 1_000)
+        // Before the fix the 1000th call ran about 2000 thunks (tens of kB) deeper than the first.
+        for (name, addresses) in [("tr", depths.singular), ("trn", depths.plural)] {
+            let drift = abs((addresses.last ?? 0) - (addresses.first ?? 0))
+            #expect(drift < 1024, "\(name)'s lookup ran \(drift) bytes deeper after 1000 calls")
+        }
+    }
 }

@@ -11,7 +11,7 @@ private func cloudField(_ clock: ManualClock, contentType: ContentType = Content
     var settings = SessionSettings()
     settings.cloudCheck = true
     let field = FakeField(settings: settings, contentType: contentType, reporting: .codePoints)
-    field.session.clock = { clock.now }
+    field.session.clock = ProductClock { clock.now }
     return field
 }
 
@@ -202,14 +202,16 @@ struct CloudSessionTests {
     @Test func offByDefaultAndOneSettingTurnsItOffAtOnce() {
         let clock = ManualClock()
         let plain = FakeField(reporting: .codePoints)
-        plain.session.clock = { clock.now }
+        plain.session.clock = ProductClock { clock.now }
         plain.type("I saw teh cat.")
         #expect(plain.session.cloudDeadline == nil)
         let field = cloudField(clock)
         field.type("I saw teh cat.")
         clock.now += 400
         _ = field.session.cloudTimerFired()
-        field.session.settings.cloudCheck = false
+        var settings = field.session.settings
+        settings.cloudCheck = false
+        field.session.apply(settings)
         #expect(
             field.session.cloudReplyReceived(
                 CloudReply(type: "result", id: 1, verdicts: [CloudVerdict(start: 6, end: 9, verdict: "disagree")])
@@ -280,7 +282,7 @@ struct CloudAbandonTests {
         var settings = SessionSettings()
         settings.cloudCheck = true
         let field = FakeField(settings: settings, reporting: .codePoints)
-        field.session.clock = { clock.now }
+        field.session.clock = ProductClock { clock.now }
         field.type("I saw teh cat.")
         clock.now += 400
         let sent = try request(from: field.session.cloudTimerFired())
@@ -294,7 +296,7 @@ struct CloudAbandonTests {
         var settings = SessionSettings()
         settings.cloudCheck = true
         let field = FakeField(settings: settings)
-        field.session.clock = { clock.now }
+        field.session.clock = ProductClock { clock.now }
         field.type("I saw teh cat.")
         field.key(Keysym.left)  // the position is unknown now
         clock.now += 5000

@@ -112,6 +112,7 @@ final class FakeField {
     @discardableResult
     func press(_ event: KeyEvent) -> Bool {
         let result = session.processKey(event)
+        applySettings(result.intents)
         let reordered = handlesPassedKeyBeforeCommit && !result.handled
         if !reordered { apply(result.effects) }
         if !result.handled && event.modifiers.intersection(.shortcut).isEmpty {
@@ -138,6 +139,12 @@ final class FakeField {
         release.modifiers.insert(.release)
         #expect(session.processKey(release).handled == false, "releases always reach the application")
         return result.handled
+    }
+
+    /// Like the engine's settings reader: what a key asked for is applied to the session.
+    func applySettings(_ intents: [SessionIntent]) {
+        guard !intents.isEmpty else { return }
+        session.apply(session.settings.applying(intents))
     }
 
     func refresh() {
@@ -188,6 +195,7 @@ final class FakeField {
     /// under load), with any text the engine committed for it; other effects apply.
     func pressLost(_ event: KeyEvent) {
         let result = session.processKey(event)
+        applySettings(result.intents)
         apply(result.effects.filter { if case .commitText = $0 { false } else { true } })
         if result.needsSuggestions { refresh() }
         report()

@@ -239,7 +239,9 @@ struct TypingTests {
         let field = FakeField()
         field.type("t")
         #expect(try #require(field.table).pageSize == 5)
-        field.session.settings.pageSize = 3
+        var settings = field.session.settings
+        settings.pageSize = 3
+        field.session.apply(settings)
         field.type("h")
         #expect(try #require(field.table).pageSize == 3)
     }

@@ -23,13 +23,14 @@ struct PropertyMenuTests {
 
     @Test func activationsBecomeActions() {
         let menu = PropertyMenu(installed: ["de"], displayNames: names, chosen: "en", offTheRecord: false)
-        #expect(menu.action(forProperty: "inkling.language.de", state: .checked) == .chooseLanguage("de"))
+        #expect(menu.action(forProperty: "inkling.language.de", state: .checked) == .languageChosen("de"))
         #expect(
             menu.action(forProperty: "inkling.language.de", state: .unchecked) == nil, "the radio item losing its check"
         )
         #expect(menu.action(forProperty: "inkling.language.xx", state: .checked) == nil, "not in the menu")
-        #expect(menu.action(forProperty: PropertyMenu.offTheRecordKey, state: .checked) == .setOffTheRecord(true))
-        #expect(menu.action(forProperty: PropertyMenu.offTheRecordKey, state: .unchecked) == .setOffTheRecord(false))
+        #expect(menu.action(forProperty: PropertyMenu.offTheRecordKey, state: .checked) == .offTheRecordChanged(true))
+        #expect(
+            menu.action(forProperty: PropertyMenu.offTheRecordKey, state: .unchecked) == .offTheRecordChanged(false))
         #expect(menu.action(forProperty: "InputMode", state: .checked) == nil)
     }
 

@@ -31,7 +31,7 @@ struct SessionTotalityTests {
 
     @Test func aNegativeClockStillLearnsInsteadOfTrapping() {
         let field = FakeField()
-        field.session.clock = { -5_000 }
+        field.session.clock = ProductClock { -5_000 }
         field.type("I met Zorblax today ")
         field.refresh()
         #expect(field.session.predictor.userModel.knows("zorblax"))
@@ -42,7 +42,7 @@ struct SessionTotalityTests {
 
     @Test func aNegativeClockStillAppliesAFix() {
         let field = FakeField(reporting: .codePoints)
-        field.session.clock = { -1 }
+        field.session.clock = ProductClock { -1 }
         field.type("I saw teh cat. ")
         field.press(.key(Keysym.returnKey, modifiers: [.control, .alt]))
         #expect(field.text == "I saw the cat. ")
@@ -53,7 +53,7 @@ struct SessionTotalityTests {
         var settings = SessionSettings()
         settings.cloudCheck = true
         let field = FakeField(settings: settings, reporting: .codePoints)
-        field.session.clock = { now }
+        field.session.clock = ProductClock { now }
         field.type("I saw teh cat.")
         #expect(field.session.cloudDeadline != nil)
         _ = field.session.cloudTimerFired()
@@ -63,9 +63,9 @@ struct SessionTotalityTests {
     @Test func elapsedMillisecondsAreNeverNegative() {
         let origin = ContinuousClock.now
         let later = origin.advanced(by: .milliseconds(1500))
-        #expect(InputSession.milliseconds(from: origin, to: later) == 1500)
-        #expect(InputSession.milliseconds(from: later, to: origin) == 0, "a clock read before its origin")
-        #expect(InputSession.monotonicMilliseconds() >= 0)
+        #expect(MonotonicTime.milliseconds(from: origin, to: later) == 1500)
+        #expect(MonotonicTime.milliseconds(from: later, to: origin) == 0, "a clock read before its origin")
+        #expect(MonotonicTime.milliseconds() >= 0)
     }
 
     @Test(arguments: [0xD800, 0xDFFF, 0x10FFFF, Int.max])
@@ -175,7 +175,7 @@ struct SelectionRowTests {
         field.key(Keysym.tab)  // highlight on the second candidate, first page of five
         var settings = field.session.settings
         settings.pageSize = 1  // takes effect at the next redraw
-        field.session.settings = settings
+        field.session.apply(settings)
         field.key(Keysym.f1 + 2)  // F3 as labelled on the page the user sees
         #expect(field.text == candidates[2])
     }
@@ -208,7 +208,7 @@ extension AmbiguousOffsetTests {
         var settings = SessionSettings()
         settings.cloudCheck = true
         let field = FakeField(settings: settings, reporting: .utf16)
-        field.session.clock = { clock.now }
+        field.session.clock = ProductClock { clock.now }
         field.edit("😀 tail", cursorAt: 2)
         field.type("I saw teh cat.")
         clock.now += 400
