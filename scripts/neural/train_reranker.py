@@ -210,8 +210,8 @@ def main():
             best = (v[0], epoch, {k2: v2.clone() for k2, v2 in model.state_dict().items()})
     model.load_state_dict(best[2])
     sc = scores_all()
-    report.update({"best_epoch": best[1], "reranked": {k: kss(v, sc, m, t, args.k)
-                                                        for k, v in sets.items() if k != "train"},
+    reranked = {k: kss(v, sc, m, t, args.k) for k, v in sets.items() if k != "train"}
+    report.update({"best_epoch": best[1], "reranked": reranked,
                    "hidden": args.hidden, "dim": args.dim, "lm": bool(args.lm), "fold": args.fold,
                    "parameters": sum(x.numel() for x in model.parameters())})
     print(json.dumps(report), flush=True)

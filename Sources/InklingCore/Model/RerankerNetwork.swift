@@ -103,7 +103,8 @@ public struct RerankerNetwork: Sendable, Equatable {
             let scales = try reader.floats(shape.rows)
             let biases = try reader.floats(shape.rows)
             let weights = try reader.int8s(shape.rows * shape.columns)
-            layers.append(Layer(rows: shape.rows, columns: shape.columns, scales: scales, biases: biases, weights: weights))
+            layers.append(
+                Layer(rows: shape.rows, columns: shape.columns, scales: scales, biases: biases, weights: weights))
         }
         guard reader.offset == bytes.count else {
             throw .malformed(tag: "NRRK", reason: "\(bytes.count - reader.offset) bytes after the last layer")
@@ -154,7 +155,9 @@ public struct RerankerNetwork: Sendable, Equatable {
         mutating func floats(_ count: Int) throws(PackError) -> [Float] {
             let start = try take(count * 4)
             return (0..<count).map {
-                Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start + $0 * 4, as: UInt32.self)))
+                Float(
+                    bitPattern: UInt32(
+                        littleEndian: bytes.loadUnaligned(fromByteOffset: start + $0 * 4, as: UInt32.self)))
             }
         }
         mutating func int8s(_ count: Int) throws(PackError) -> [Int8] {

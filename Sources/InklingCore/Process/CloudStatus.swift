@@ -102,9 +102,12 @@ public enum CloudStatus {
             case .state(.signInRequired, _):
                 return tr("Needs sign-in: the server refused this device's token. Sign in again below.")
             case .state(.unreachable, _):
-                return tr("Unreachable: the last check got no answer (no network, or the endpoint did not answer in time).")
+                return tr(
+                    "Unreachable: the last check got no answer (no network, or the endpoint did not answer in time).")
             case .state(.failing, let httpClass?):
-                return tr("Not working: the endpoint answered the last check with an error (HTTP {class}).", ["class": "\(httpClass)xx"])
+                return tr(
+                    "Not working: the endpoint answered the last check with an error (HTTP {class}).",
+                    ["class": "\(httpClass)xx"])
             case .state(.failing, nil):
                 return tr("Not working: the endpoint's answer to the last check could not be read.")
             case .state(.rateLimited, _):

@@ -67,7 +67,9 @@ struct RerankerNetworkTests {
     }
 
     static func put(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { for (index, byte) in $0.enumerated() { bytes[offset + index] = byte } }
+        withUnsafeBytes(of: value.littleEndian) {
+            for (index, byte) in $0.enumerated() { bytes[offset + index] = byte }
+        }
     }
 
     @Test("a damaged section is refused: truncation, trailing bytes, version, shapes, non-finite weights")
