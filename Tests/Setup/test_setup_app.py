@@ -567,6 +567,168 @@ def test_next_word_switch_reaches_gsettings_and_a_running_engine(world):
     wait_for(lambda: switch.getState().contains(pyatspi.STATE_CHECKED), "the switch to follow inkling config")
 
 
+# Every control of the Typing, Learned words, Cloud check and Dictation pages that maps to a
+# GSettings key: (page, accessible name, kind, key, value the app writes, value `inkling config`
+# sets, what the control then shows). Kinds: switch (a check box with a toggle action), combo
+# (AdwComboRow: the choice is clicked in its popover), entry (AdwEntryRow: typed, applied with
+# Return), spin (typed), shortcut (the recorder; the row's subtitle shows the keys).
+GSETTINGS_CONTROLS = [
+    ("Typing", "Suggestions per page", "spin", "page-size", "4", "6", 6),
+    ("Typing", "Keys that pick a suggestion", "combo", "selection-keys", "1 … 9 while the list is shown",
+     "f-keys", "F1 … F9"),
+    ("Typing", "Predict the next word", "switch", "next-word-predictions", False, "true", True),
+    ("Typing", "Space corrects a likely typo", "combo", "autocorrect", "Always take the best suggestion",
+     "very-likely", "When the fix is very likely"),
+    ("Typing", "Keyboard layout", "combo", "keyboard-layout", "QWERTZ", "azerty", "AZERTY"),
+    ("Typing", "Apply the offered fix", "shortcut", "apply-fix-key", "ctrl+alt+h", "<Control><Alt>g",
+     "Ctrl+Alt+G"),
+    ("Typing", "Open the correction list", "shortcut", "correction-panel-key", "ctrl+alt+h", "<Control><Alt>g",
+     "Ctrl+Alt+G"),
+    ("Typing", "Keep exactly what was typed", "shortcut", "keep-word-key", "ctrl+alt+h", "<Control><Alt>g",
+     "Ctrl+Alt+G"),
+    ("Learned words", "Off the record", "switch", "off-the-record", True, "false", False),
+    ("Cloud check", "Check finished sentences in the cloud", "switch", "cloud-check", True, "false", False),
+    ("Cloud check", "Endpoint (HTTPS address)", "entry", "cloud-endpoint", "https://typed.example/v1",
+     "https://set.example/v2", "https://set.example/v2"),
+    ("Cloud check", "Model (empty: the endpoint's default)", "entry", "cloud-model", "typed-model", "set-model",
+     "set-model"),
+    ("Dictation", "Dictation", "switch", "dictation", True, "false", False),
+    ("Dictation", "Start and stop dictation", "shortcut", "dictation-key", "ctrl+alt+h", "<Control><Alt>g",
+     "Ctrl+Alt+G"),
+]
+
+
+def config_get(w, key):
+    return subprocess.run([INKLING, "config", "get", key], env=w.env, capture_output=True, text=True,
+                          timeout=20).stdout.strip().strip("'")
+
+
+def xdotool_click(w, node):
+    x, y, width, height = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+    assert width > 0 and height > 0, (node.name, x, y, width, height)
+    subprocess.run(["xdotool", "mousemove", str(x + width // 2), str(y + height // 2), "click", "1"], env=w.env,
+                   check=True)
+
+
+def combo_shown(combo):
+    """The label of the choice an AdwComboRow shows (its first list item's label; the popover's
+    own list comes later in the tree)."""
+    item = pyatspi.findDescendant(combo, lambda n: n.getRoleName() == "list item")
+    label = item and pyatspi.findDescendant(item, lambda n: n.getRoleName() == "label")
+    return label.name if label else None
+
+
+def shortcut_shown(w, title):
+    row = find(w.app, title, "list item")
+    labels = pyatspi.findAllDescendants(row, lambda n: n.getRoleName() == "label") if row else []
+    return [label.name for label in labels]
+
+
+def operate(w, kind, node, title, value):
+    """Changes the control as a user would; returns nothing (the caller reads GSettings)."""
+    if kind == "switch":
+        click(node)
+    elif kind == "combo":
+        # Opens the popover (GTK 4.8 gives the row no action), then clicks the choice in it.
+        def choice():
+            labels = pyatspi.findAllDescendants(w.app, lambda n: n.getRoleName() == "label" and n.name == value)
+            return next((label for label in labels if showing(label) and label.queryComponent().getExtents(
+                pyatspi.DESKTOP_COORDS)[2] > 0 and combo_shown(node) != value), None)
+
+        for _ in range(3):
+            xdotool_click(w, node)
+            try:
+                xdotool_click(w, wait_for(choice, "the choice %r in the popover" % value, timeout=5))
+                return
+            except AssertionError:
+                subprocess.run(["xdotool", "key", "Escape"], env=w.env, check=True)
+        screenshot(w, "failed-combo")
+        raise AssertionError("the popover of %r did not offer %r (screenshot failed-combo.png)" % (title, value))
+    elif kind == "entry":
+        type_into(w, node, "")
+        subprocess.run(["xdotool", "key", "--delay", "80", "ctrl+a", "BackSpace"], env=w.env, check=True)
+        subprocess.run(["xdotool", "type", "--delay", "40", value], env=w.env, check=True)
+        subprocess.run(["xdotool", "key", "Return"], env=w.env, check=True)
+    elif kind == "spin":
+        x, y, width, height = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        subprocess.run(["xdotool", "mousemove", str(x + 12), str(y + height // 2), "click", "1"], env=w.env,
+                       check=True)
+        time.sleep(0.3)  # the click moves the focus before the keys arrive (the caller retries if not)
+        subprocess.run(["xdotool", "key", "--delay", "80", "ctrl+a", value, "Tab"], env=w.env, check=True)
+    elif kind == "shortcut":
+        click(find(w.app, "Change: " + title, "push button"))
+        wait_for(lambda: find(w.app, "Press the new keys", prefix=True), "the recorder dialog")
+        time.sleep(0.3)  # the dialog takes the focus before the keys arrive
+        subprocess.run(["xdotool", "key", value], env=w.env, check=True)
+
+
+def shown(w, kind, node, title):
+    if kind == "switch":
+        return node.getState().contains(pyatspi.STATE_CHECKED)
+    if kind == "combo":
+        return combo_shown(node)
+    if kind == "entry":
+        text = node.queryText()
+        return text.getText(0, text.characterCount)
+    if kind == "spin":
+        return int(node.queryValue().currentValue)
+    return shortcut_shown(w, title)
+
+
+@pytest.mark.parametrize("page,title,kind,key,operated,config_value,config_shown", GSETTINGS_CONTROLS,
+                         ids=[row[3] for row in GSETTINGS_CONTROLS])
+def test_every_gsettings_control_writes_its_key_and_follows_inkling_config(world, page, title, kind, key, operated,
+                                                                             config_value, config_shown):
+    """(a) The control operated over AT-SPI (and X input where GTK 4.8 takes none over AT-SPI)
+    changes its GSettings key, as `inkling config get` reads it; (b) `inkling config set` changes
+    what the control shows. The key is reset afterwards so later tests see the defaults."""
+    w = world
+    roles = {"switch": ("check box",), "combo": ("combo box",), "entry": ("text",), "spin": ("spin button",),
+             "shortcut": ("list item",)}[kind]
+    open_page(w, page)
+    node = wait_for(lambda: next((n for n in (find(w.app, title, role) for role in roles) if n), None),
+                    "the control %r" % title)
+    before = config_get(w, key)
+    expected = {"switch": lambda: str(operated).lower(), "combo": None, "entry": lambda: operated,
+                "spin": lambda: operated, "shortcut": None}[kind]
+    try:
+        def written():
+            value = config_get(w, key)
+            return value != before and (expected is None or value == expected())
+
+        done = False
+        for _ in range(3):  # X input can beat GTK's focus move; operating again is harmless
+            operate(w, kind, node, title, operated)
+            try:
+                wait_for(written, "%s to change from %r" % (key, before), timeout=8)
+                done = True
+                break
+            except AssertionError:
+                if kind in ("switch", "shortcut"):
+                    if kind == "shortcut":
+                        subprocess.run(["xdotool", "key", "Escape"], env=w.env, check=True)
+                    break
+        if not done:
+            screenshot(w, "failed-" + key)
+            raise AssertionError("%r did not change %s (still %r; screenshot failed-%s.png)"
+                                 % (title, key, config_get(w, key), key))
+        if kind == "shortcut":
+            wait_for(lambda: "Ctrl+Alt+H" in shortcut_shown(w, title), "the row to show Ctrl+Alt+H")
+        if kind == "combo":
+            wait_for(lambda: combo_shown(node) == operated, "the combo to show %r" % operated)
+
+        subprocess.run([INKLING, "config", "set", key, config_value], env=w.env, check=True, capture_output=True,
+                       timeout=20)
+        if kind == "shortcut":
+            wait_for(lambda: config_shown in shown(w, kind, node, title), "the row to show %r" % config_shown)
+        else:
+            wait_for(lambda: shown(w, kind, node, title) == config_shown,
+                     "%r to show %r after inkling config set (shows %r)" % (title, config_shown,
+                                                                          shown(w, kind, node, title)))
+    finally:
+        subprocess.run([INKLING, "config", "reset", key], env=w.env, capture_output=True, timeout=20)
+
+
 def test_the_app_is_german_with_language_de(world):
     """LANGUAGE=de with po/ compiled into a private locale folder: the window, its pages and their
     accessible names are German. Runs last: GApplication is single-instance, so the English app
