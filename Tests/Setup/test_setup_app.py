@@ -689,13 +689,17 @@ def test_every_gsettings_control_writes_its_key_and_follows_inkling_config(
         world, page, title, kind, key, operated, config_value, config_shown):
     """(a) The control operated over AT-SPI (and X input where GTK 4.8 takes none over AT-SPI)
     changes its GSettings key, as `inkling config get` reads it; (b) `inkling config set` changes
-    what the control shows. The key is reset afterwards so later tests see the defaults."""
+    what the control shows. The key is reset before and after (later tests see the defaults)."""
     w = world
     roles = {"switch": ("check box",), "combo": ("combo box",), "entry": ("text",), "spin": ("spin button",),
              "shortcut": ("list item",)}[kind]
     open_page(w, page)
     node = wait_for(lambda: next((n for n in (find(w.app, title, role) for role in roles) if n), None),
                     "the control %r" % title)
+    # From the default (an earlier test may have left the key changed), shown by the control.
+    subprocess.run([INKLING, "config", "reset", key], env=w.env, check=True, capture_output=True, timeout=20)
+    if kind == "switch":
+        wait_for(lambda: shown(w, kind, node, title) != operated, "%r to show the default" % title)
     before = config_get(w, key)
     expected = {"switch": lambda: str(operated).lower(), "combo": None, "entry": lambda: operated,
                 "spin": lambda: operated, "shortcut": None}[kind]
