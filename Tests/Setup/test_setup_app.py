@@ -612,6 +612,9 @@ GSETTINGS_CONTROLS = [
 # How many rows down from the default each combo's operated choice is.
 COMBO_STEPS = {"Keys that pick a suggestion": 1, "Space corrects a likely typo": 2, "Keyboard layout": 2,
                "Microphone": 1}
+# The value each combo's operated choice writes.
+COMBO_WRITES = {"Keys that pick a suggestion": "digits", "Space corrects a likely typo": "always",
+                "Keyboard layout": "qwertz", "Microphone": "alsa_input.test-mic"}
 
 
 def config_get(w, key):
@@ -701,8 +704,8 @@ def test_every_gsettings_control_writes_its_key_and_follows_inkling_config(
     if kind == "switch":
         wait_for(lambda: shown(w, kind, node, title) != operated, "%r to show the default" % title)
     before = config_get(w, key)
-    expected = {"switch": lambda: str(operated).lower(), "combo": None, "entry": lambda: operated,
-                "spin": lambda: operated, "shortcut": None}[kind]
+    expected = {"switch": lambda: str(operated).lower(), "combo": lambda: COMBO_WRITES[title],
+                "entry": lambda: operated, "spin": lambda: operated, "shortcut": None}[kind]
     try:
         def written():
             value = config_get(w, key)
