@@ -86,7 +86,7 @@ let package = Package(
         ),
         /// The blocking libcurl POST client and monotonic clock of the cloud check, shared by
         /// `inkling-cloud` and `inkling-server`'s upstream gateway.
-        .target(name: "InklingCloudClient", dependencies: ["CCurl"]),
+        .target(name: "InklingCloudClient", dependencies: ["CCurl", "InklingCore"]),
         /// `inkling-cloud`: the opt-in cloud-check helper process (JSON lines on stdin/stdout ⇄ HTTPS).
         .executableTarget(
             name: "InklingCloud",
@@ -105,7 +105,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InklingAccountTests",
-            dependencies: ["InklingAccount", "InklingServerProtocol"],
+            dependencies: ["InklingAccount", "InklingServerProtocol", "InklingCore"],
             path: "Tests/Account/Unit"
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import CCurl
 import FoundationEssentials
 import Glibc
+import InklingCore
 
 /// Blocking HTTP requests to an Inkling Server for `inkling account` (libcurl): JSON bodies, a
 /// bearer token when given, no redirects (they could carry the token elsewhere), no proxy for a
@@ -94,7 +95,8 @@ public enum AccountHTTP {
                 guard let user else { return 0 }
                 let length = size * count
                 if let data,
-                    let seconds = AccountHTTP.retryAfter(headerLine: UnsafeRawBufferPointer(start: data, count: length))
+                    let seconds = HTTPHeaderLine.retryAfterSeconds(
+                        Array(UnsafeRawBufferPointer(start: data, count: length)))
                 {
                     Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().retryAfter = seconds
                 }
@@ -105,31 +107,6 @@ public enum AccountHTTP {
         guard code == CURLE_OK else { return .failure(AccountServerProblem(String(cString: curl_easy_strerror(code)))) }
         return .success(
             Response(status: inkling_curl_response_code(handle), body: transfer.body, retryAfter: transfer.retryAfter))
-    }
-
-    /// The seconds of a `Retry-After: N` header line; nil for any other line.
-    static func retryAfter(headerLine: UnsafeRawBufferPointer) -> Int? {
-        guard let value = headerValue(named: "retry-after", in: Array(headerLine)) else { return nil }
-        return Int(value).flatMap { $0 >= 0 ? $0 : nil }
-    }
-
-    /// The trimmed value of a header line `Name: value` when its name is `lowercaseName`.
-    public static func headerValue(named lowercaseName: String, in line: [UInt8]) -> String? {
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-        guard name == lowercaseName else { return nil }
-        let value = line[(colon + 1)...].filter { $0 != 0x0D && $0 != 0x0A }
-        let text = String(decoding: value, as: UTF8.self)
-        return text.trimmingSpaces()
-    }
-}
-
-extension String {
-    fileprivate func trimmingSpaces() -> String {
-        var scalars = Substring(self).unicodeScalars[...]
-        while scalars.first == " " || scalars.first == "\t" { scalars.removeFirst() }
-        while scalars.last == " " || scalars.last == "\t" { scalars.removeLast() }
-        return String(String.UnicodeScalarView(scalars))
     }
 }
 

@@ -1,4 +1,5 @@
 import CCurl
+import InklingCore
 import Synchronization
 
 /// Set from another thread to abort a transfer (checked by libcurl's progress callback, which
@@ -145,8 +146,8 @@ public final class HTTPClient {
                 if let data, length > 0, length < 256 {
                     let line = Array(UnsafeRawBufferPointer(start: data, count: length))
                     let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-                    if HTTPClient.isRotateRequest(headerLine: line) { transfer.asksRotation = true }
-                    if let seconds = HTTPClient.retryAfterSeconds(headerLine: line) { transfer.retryAfter = seconds }
+                    if HTTPHeaderLine.asksRotation(line) { transfer.asksRotation = true }
+                    if let seconds = HTTPHeaderLine.retryAfterSeconds(line) { transfer.retryAfter = seconds }
                 }
                 return length
             }, context.toOpaque())
@@ -166,26 +167,5 @@ public final class HTTPClient {
         default:
             return .network(code: Int(code.rawValue))
         }
-    }
-
-    /// Whether a response header line is `Inkling-Rotate-Token: 1` (any case, spaces around the value).
-    static func isRotateRequest(headerLine line: [UInt8]) -> Bool {
-        headerValue(named: "inkling-rotate-token", in: line) == [UInt8(ascii: "1")]
-    }
-
-    /// The seconds of a `Retry-After: N` header line (HTTP dates are not used by an Inkling Server).
-    static func retryAfterSeconds(headerLine line: [UInt8]) -> Int? {
-        guard let value = headerValue(named: "retry-after", in: line), !value.isEmpty, value.count <= 9,
-            value.allSatisfy({ (0x30...0x39).contains($0) })
-        else { return nil }
-        return Int(String(decoding: value, as: UTF8.self))
-    }
-
-    /// The value of a header line `Name: value` without spaces, tabs and the line end, when its
-    /// name is `lowercaseName`.
-    private static func headerValue(named lowercaseName: String, in line: [UInt8]) -> [UInt8]? {
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        guard String(decoding: line[..<colon], as: UTF8.self).lowercased() == lowercaseName else { return nil }
-        return line[(colon + 1)...].filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0A }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import InklingCore
 import InklingServerProtocol
 import Testing
 
@@ -212,11 +213,16 @@ private func rotateAnswer(token: String, now: Int64, lifetime: Int64 = 86_400) -
     }
 
     @Test func headerValuesAreReadCaseInsensitively() {
-        #expect(
-            AccountHTTP.headerValue(named: "inkling-rotate-token", in: Array("Inkling-Rotate-Token: 1\r\n".utf8)) == "1"
-        )
-        #expect(AccountHTTP.headerValue(named: "retry-after", in: Array("retry-after:\t30 \r\n".utf8)) == "30")
-        #expect(AccountHTTP.headerValue(named: "retry-after", in: Array("HTTP/1.1 429 Too Many\r\n".utf8)) == nil)
+        #expect(HTTPHeaderLine.asksRotation(Array("Inkling-Rotate-Token: 1\r\n".utf8)))
+        #expect(!HTTPHeaderLine.asksRotation(Array("Inkling-Rotate-Token: 0\r\n".utf8)))
+        #expect(HTTPHeaderLine.retryAfterSeconds(Array("retry-after:\t30 \r\n".utf8)) == 30)
+        #expect(HTTPHeaderLine.retryAfterSeconds(Array("HTTP/1.1 429 Too Many\r\n".utf8)) == nil)
+        // A date, a sign or more than 9 digits is no delay the clients act on.
+        for bad in [
+            "Retry-After: Wed, 21 Oct 2026 07:28:00 GMT", "Retry-After: +30", "Retry-After: 1234567890", "Retry-After:",
+        ] {
+            #expect(HTTPHeaderLine.retryAfterSeconds(Array(bad.utf8)) == nil, "\(bad)")
+        }
     }
 }
 
