@@ -44,12 +44,17 @@ SYSTEM_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus
 </busconfig>
 """
 
+# Key repeat is off: on a loaded machine a key's release (a separate RemoteDesktop call) can come
+# later than the repeat delay, and mutter then repeats the key (GTK 3 prose got `offfffff`).
 SETTINGS = """[org/gnome/desktop/input-sources]
 sources=[('ibus', 'inkling')]
 mru-sources=[('ibus', 'inkling')]
 
 [org/gnome/desktop/interface]
 enable-animations=false
+
+[org/gnome/desktop/peripherals/keyboard]
+repeat=false
 
 [org/gnome/desktop/session]
 idle-delay=uint32 0

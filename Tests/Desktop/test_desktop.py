@@ -49,6 +49,26 @@ def gnome_focus_race(outcome):
     return (outcome.get("other") or "").startswith("hel")
 
 
+def firefox_async_reset(outcome):
+    """Firefox on X11: the composing word moves to the other field, or the other field's first
+    word is lost, and the same case passes with ibus-gtk3 in its synchronous mode.
+
+    Gecko commits its composition itself inside its synchronous `gtk_im_context_reset`, before
+    it moves the focus; ibus-gtk3's default (hybrid) mode answers the reset asynchronously and
+    later commits its own copy of the preedit, or leaves Gecko's composition state confused, in
+    the newly focused field (compatibility.md). With IBUS_ENABLE_SYNC_MODE=1 ibus-gtk3 clears
+    its preedit inside the reset: if the case fails there too, it is not this race (the same
+    engine, keys and page), so it fails."""
+    if outcome.get("got") not in ("We saw hel ", "We saw  ", "We saw "):
+        return False
+    if (outcome.get("other") or "") == "x ":
+        return False
+    report = run_driver("firefox", False, ("--case", "focus", "--sync-mode"))
+    synchronous = report.get("focus") or {}
+    outcome["sync_mode"] = {k: synchronous.get(k) for k in ("ok", "got", "other")}
+    return bool(synchronous.get("ok"))
+
+
 def qt_utf16_no_chip(outcome):
     """Qt's IBus plugin reports positions in UTF-16 units; with emoji before the cursor they
     cannot be read as IBus's code points, so the engine never places a flag there (no chip)."""
@@ -58,6 +78,8 @@ def qt_utf16_no_chip(outcome):
 # Failures the platform causes, documented in compatibility.md, with the symptom that names them.
 SHELL_FOCUS = "GNOME Shell 43 commits the composing word into the newly focused field"
 PLATFORM = {
+    ("firefox", "focus"): ("Firefox's synchronous reset meets ibus-gtk3's asynchronous one;"
+                           " passes with IBUS_ENABLE_SYNC_MODE=1", firefox_async_reset),
     ("kwrite", "fix-after-emoji"): ("Qt reports UTF-16 positions: no fix is offered after emoji", qt_utf16_no_chip),
     ("gnome-gtk4", "focus"): (SHELL_FOCUS, gnome_focus_race),
     ("gnome-gtk3", "focus"): (SHELL_FOCUS, gnome_focus_race),
@@ -66,7 +88,7 @@ PLATFORM = {
 
 
 @functools.lru_cache(maxsize=None)
-def run_driver(app, control):
+def run_driver(app, control, extra=()):
     for tool in ("Xvfb", "xdotool", "dbus-run-session"):
         if shutil.which(tool) is None:
             pytest.fail("%s is missing (scripts/install-deps.sh installs it)" % tool)
@@ -78,6 +100,7 @@ def run_driver(app, control):
         command = ["dbus-run-session", "--", "/usr/bin/python3", DRIVER, "--app", app]
     if control:
         command.append("--control")
+    command += list(extra)
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=900)
     except subprocess.TimeoutExpired as error:
@@ -93,7 +116,7 @@ def run_driver(app, control):
         if os.path.exists(path):
             with open(path) as f:
                 results = json.load(f)
-        results["%s%s" % (app, " (control)" if control else "")] = report
+        results["%s%s%s" % (app, " (control)" if control else "", (" " + " ".join(extra)) if extra else "")] = report
         with open(path, "w") as f:
             json.dump(results, f, indent=1, ensure_ascii=False)
     return report
