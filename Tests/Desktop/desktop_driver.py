@@ -226,7 +226,13 @@ def case_focus(ctx):
     composing_shown = None
     if ctx.panel is not None and getattr(ctx.app, "shows_preedit", True):
         composing_shown = ctx.app.wait_for("main", "We saw hel", "the word composing", timeout=10) == "We saw hel"
+    mark = engine_mark(ctx)
     other = ctx.app.focus_other()
+    # Type into the other field once the input method has seen the focus move (the engine's
+    # trace: the browsers send reset, focus-out and focus-in, several times, when the browser
+    # process learns of the new field, a little after the page reports it): keys typed before
+    # that still go to the old field's context, and Chromium drops the composed one (`x` lost).
+    focus_seen = wait_for_focus_change(ctx, mark)
     probe = "x "
     type_text(ctx.env, probe, ctx.delay)
     got_other = other.wait(probe)
@@ -238,7 +244,47 @@ def case_focus(ctx):
     if got != expected:
         got = ctx.app.settle(quiet=1.0)
     return {"ok": got == expected and got_other == probe, "expected": expected, "got": got, "other": got_other,
-            "while_away": while_away, "composing_shown": composing_shown}
+            "while_away": while_away, "composing_shown": composing_shown, "focus_seen": focus_seen}
+
+
+def engine_mark(ctx):
+    """A place in the engine's trace (the daemon's log): `engine_events(ctx, mark)` returns what
+    came after it."""
+    if ctx.daemon is None:
+        return 0
+    try:
+        return os.path.getsize(ctx.daemon.stderr_path)
+    except OSError:
+        return 0
+
+
+def engine_events(ctx, mark):
+    """The engine's traced events (names and numbers, never text) since `mark`."""
+    if ctx.daemon is None:
+        return []
+    try:
+        with open(ctx.daemon.stderr_path, "rb") as f:
+            f.seek(mark)
+            data = f.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [line.split(" ", 3)[3] for line in data.splitlines()
+            if " event engine=" in line and len(line.split(" ", 3)) == 4]
+
+
+def wait_for_focus_change(ctx, mark):
+    """Waits until the engine has been focused again since `mark` and its events have stopped
+    for a moment (a focus change is a burst: reset, focus-out, focus-in, capabilities); True
+    when it saw a focus-in. Without an engine (the control runs) there is nothing to wait for."""
+    if ctx.daemon is None or ctx.store is None:
+        return None
+    try:
+        pump_until(lambda: any(e.startswith("focus-in") for e in engine_events(ctx, mark)), timeout=15,
+                   what="the engine to see the focus move")
+    except Timeout:
+        return False
+    apps.settle(lambda: len(engine_events(ctx, mark)), 0.5, 10)
+    return True
 
 
 def case_password(ctx):
@@ -443,7 +489,8 @@ def main():
         help="the engine traces the IBus events it receives (INKLING_DEBUG_EVENTS=1: names and numbers, never text); "
         "the daemon's log is copied to PATH")
     args = parser.parse_args()
-    if args.trace:
+    if not args.control and not args.ibus_control:
+        # The engine's trace (names and numbers, never text): the focus case waits on it.
         os.environ["INKLING_DEBUG_EVENTS"] = "1"
     cases = [c for c in (args.case or APPS[args.app]) if c in APPS[args.app]]
     if args.control or args.ibus_control:
@@ -497,7 +544,7 @@ def main():
         else:
             app = BrowserApp(apps.Browser(args.app, env, log))
         ctx = Context()
-        ctx.app, ctx.env, ctx.panel, ctx.delay = app, env, panel, args.delay
+        ctx.app, ctx.env, ctx.panel, ctx.delay, ctx.daemon = app, env, panel, args.delay, daemon
         # The engine's learned words (XDG_DATA_HOME of the private daemon), for the password case.
         ctx.store = None
         if daemon is not None and not args.ibus_control:

@@ -212,6 +212,10 @@ def fix(ctx, typed, before="", shot=None):
     if not engine_answered(ctx, mark, typed, then="aux shown", after_last_key=False):
         return {"ok": False, "detail": "no chip: the engine showed no auxiliary text after the last key",
                 "events": ctx.session.engine_events(mark)[-12:], "got": ctx.app.settle(quiet=1.0)}
+    # The engine applies a fix only where the client's last report confirms the text before the
+    # cursor: wait for a report sent after the last key (the Shell sends one after each change;
+    # on a loaded machine it came after the fix key, and the fix of `cat. ` was refused).
+    reported = report_after_last_key(ctx, mark, typed)
     if shot:
         ctx.shot(shot)
     ctx.session.key("ctrl+alt+Return")
@@ -224,8 +228,26 @@ def fix(ctx, typed, before="", shot=None):
     if got == before + typed:
         # The refusal is shown in the Shell's popup only: a refusal cannot be told from a lost
         # key here, so it does not pass.
-        return {"ok": False, "outcome": "not applied", "got": got}
-    return {"ok": False, "outcome": "wrong", "got": got}
+        return {"ok": False, "outcome": "not applied", "got": got, "reported_after_last_key": reported,
+                "events": ctx.session.engine_events(mark)[-12:]}
+    return {"ok": False, "outcome": "wrong", "got": got, "reported_after_last_key": reported}
+
+
+def report_after_last_key(ctx, mark, typed):
+    """Waits until the client has reported its text to the engine after the last of the keys
+    typed since `mark` (the engine's trace: `set-surrounding-text`); True when it did."""
+    def reported():
+        events = ctx.session.engine_events(mark)
+        handled = [i for i, event in enumerate(events) if event.startswith("key handled=true")]
+        if len(handled) < len(typed):
+            return False
+        return any(event.startswith("set-surrounding-text") for event in events[handled[len(typed) - 1] + 1:])
+
+    try:
+        pump_until(reported, timeout=15, what="a surrounding-text report after the last key")
+        return True
+    except Timeout:
+        return False
 
 
 def case_fix(ctx):

@@ -135,10 +135,14 @@ def test_desktop(app, case):
         details = json.dumps(outcome, ensure_ascii=False)[:300]
         pytest.xfail("platform: %s (compatibility.md): %s" % (platform[0], details))
     if not outcome["ok"] and case not in NEEDS_ENGINE:
+        # The yardstick: the same keys at the same speed without IBus, in the same suite run. A
+        # case that loses characters there too is the machine's (too loaded to keep up at 30 ms
+        # a key) or the application's, not Inkling's; one that passes there fails here.
         control = run_driver(app, True).get(case)
         if control is not None and not control["ok"]:
-            pytest.xfail("fails without Inkling too (the application's): %s"
-                         % json.dumps(control, ensure_ascii=False)[:500])
+            shown = {k: v for k, v in control.items() if k != "daemon_log"}
+            pytest.xfail("the machine's or the application's: without Inkling the same keys at the same speed fail"
+                         " too: %s" % json.dumps(shown, ensure_ascii=False)[:500])
     assert outcome["ok"], json.dumps(outcome, indent=1, ensure_ascii=False)
 
 
