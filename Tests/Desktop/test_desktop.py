@@ -40,11 +40,11 @@ SELECTED = [a for a in os.environ.get("INKLING_DESKTOP_APPS", ",".join(CASES)).s
 def gnome_focus_race(outcome):
     """GNOME Shell 43: the word composing when the focus moves is committed into the new field.
 
-    The Shell resets its IBus context only after it has dropped the old focus (js/misc/
-    inputMethod.js, vfunc_focus_out); ibus-daemon answers the reset by committing the preedit
-    (Inkling's preedit is in commit-on-reset mode, which X11 clients need to keep the word), and
-    that commit arrives after the new field has the focus. Nothing the engine sends can reach
-    the old field then. Recognised only by its symptom: the composing word in the other field.
+    The Shell asks IBus to let it commit the preedit itself (`set_client_commit_preedit`) and
+    hands the preedit's commit mode to mutter, which commits it when the text input's focus is
+    reset; the application takes that commit after it has moved its own focus, in the other
+    field. The engine's trace shows no commit (compatibility.md). Recognised only by its
+    symptom: the composing word in the other field.
     """
     return (outcome.get("other") or "").startswith("hel")
 
