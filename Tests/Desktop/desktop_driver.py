@@ -234,8 +234,22 @@ def case_focus(ctx):
     # that still go to the old field's context, and Chromium drops the composed one (`x` lost).
     focus_seen = wait_for_focus_change(ctx, mark)
     probe = "x "
+    probe_mark = engine_mark(ctx)
     type_text(ctx.env, probe, ctx.delay)
     got_other = other.wait(probe)
+    # Whether the engine committed the probe, whole, to the newly focused context (its trace:
+    # no focus change between the probe's keys and a commit of its length): tells a probe the
+    # application dropped from one the engine lost.
+    probe_events = engine_events(ctx, probe_mark)
+    committed_probe = None
+    if ctx.store is not None:
+        committed_probe = False
+        for event in probe_events:
+            if event.startswith(("focus-", "reset")):
+                break
+            if event == "commit scalars=%d" % len(probe):
+                committed_probe = True
+                break
     while_away = ctx.app.value_now()
     ctx.app.focus_back()
     type_text(ctx.env, " ", ctx.delay)
@@ -244,7 +258,8 @@ def case_focus(ctx):
     if got != expected:
         got = ctx.app.settle(quiet=1.0)
     return {"ok": got == expected and got_other == probe, "expected": expected, "got": got, "other": got_other,
-            "while_away": while_away, "composing_shown": composing_shown, "focus_seen": focus_seen}
+            "while_away": while_away, "composing_shown": composing_shown, "focus_seen": focus_seen,
+            "engine_committed_probe": committed_probe}
 
 
 def engine_mark(ctx):

@@ -49,24 +49,18 @@ def gnome_focus_race(outcome):
     return (outcome.get("other") or "").startswith("hel")
 
 
-def firefox_async_reset(outcome):
-    """Firefox on X11: the composing word moves to the other field, or the other field's first
-    word is lost, and the same case passes with ibus-gtk3 in its synchronous mode.
+def firefox_drops_first_composition(outcome):
+    """Firefox on X11 (ibus-gtk3 in its default, asynchronous mode): after the page moves the
+    focus while a word is composing, Firefox drops the first word composed in the new field.
 
-    Gecko commits its composition itself inside its synchronous `gtk_im_context_reset`, before
-    it moves the focus; ibus-gtk3's default (hybrid) mode answers the reset asynchronously and
-    later commits its own copy of the preedit, or leaves Gecko's composition state confused, in
-    the newly focused field (compatibility.md). With IBUS_ENABLE_SYNC_MODE=1 ibus-gtk3 clears
-    its preedit inside the reset: if the case fails there too, it is not this race (the same
-    engine, keys and page), so it fails."""
-    if outcome.get("got") not in ("We saw hel ", "We saw  ", "We saw "):
-        return False
-    if (outcome.get("other") or "") == "x ":
-        return False
-    report = run_driver("firefox", False, ("--case", "focus", "--sync-mode"))
-    synchronous = report.get("focus") or {}
-    outcome["sync_mode"] = {k: synchronous.get(k) for k in ("ok", "got", "other")}
-    return bool(synchronous.get("ok"))
+    The composing word is exact (`We saw hel `, once), and the engine's trace shows it committed
+    the probe `x ` whole, after the focus-in of the new field and before any other focus event;
+    Firefox's own log (MOZ_LOG=IMEHandler:5) shows it dispatching that commit, yet the field
+    stays empty. With IBUS_ENABLE_SYNC_MODE=1 (`desktop_driver.py --sync-mode`) the same case
+    passes (3 of 3, 2026-12-02), and without IBus it passes (compatibility.md). Any other
+    failure of the case fails."""
+    return (outcome.get("got") == "We saw hel " and (outcome.get("other") or "") == ""
+            and outcome.get("engine_committed_probe") is True)
 
 
 def qt_utf16_no_chip(outcome):
@@ -78,8 +72,8 @@ def qt_utf16_no_chip(outcome):
 # Failures the platform causes, documented in compatibility.md, with the symptom that names them.
 SHELL_FOCUS = "GNOME Shell 43 commits the composing word into the newly focused field"
 PLATFORM = {
-    ("firefox", "focus"): ("Firefox's synchronous reset meets ibus-gtk3's asynchronous one;"
-                           " passes with IBUS_ENABLE_SYNC_MODE=1", firefox_async_reset),
+    ("firefox", "focus"): ("Firefox drops the first word composed after a focus change in ibus-gtk3's"
+                           " asynchronous mode; passes with IBUS_ENABLE_SYNC_MODE=1", firefox_drops_first_composition),
     ("kwrite", "fix-after-emoji"): ("Qt reports UTF-16 positions: no fix is offered after emoji", qt_utf16_no_chip),
     ("gnome-gtk4", "focus"): (SHELL_FOCUS, gnome_focus_race),
     ("gnome-gtk3", "focus"): (SHELL_FOCUS, gnome_focus_race),
