@@ -88,6 +88,11 @@ def keysym_of(character):
     return 0x01000000 + code
 
 
+class SessionStartTimeout(Timeout):
+    """The Shell never selected Inkling (1 of about 20 starts on a loaded machine, not traced
+    yet: the Shell's IBus client did not take up the daemon); the session is stopped."""
+
+
 class GnomeSession:
     """The Shell, its private buses and dirs; `env` is what applications started in it need."""
 
@@ -171,6 +176,7 @@ class GnomeSession:
             env=dict(self.env, GDK_BACKEND="wayland"),
             stdout=self.ibus_log, stderr=subprocess.STDOUT, start_new_session=True,
         )
+        self.session_path = None
         if input_method:
             # The Shell sets the global engine once it has connected to the daemon and read the
             # input sources; keys typed before that go past IBus.
@@ -181,7 +187,11 @@ class GnomeSession:
                 time.sleep(0.5)
                 return False
 
-            pump_until(engine_is_inkling, timeout=120, what="the Shell to select Inkling")
+            try:
+                pump_until(engine_is_inkling, timeout=120, what="the Shell to select Inkling")
+            except Timeout as error:
+                self.stop()
+                raise SessionStartTimeout(str(error))
         self.session_path = None
         self._own_screenshot_name()
         self._start_remote_desktop()
