@@ -82,7 +82,7 @@ PLATFORM = {
 
 
 @functools.lru_cache(maxsize=None)
-def run_driver(app, control, extra=()):
+def run_driver(app, control):
     for tool in ("Xvfb", "xdotool", "dbus-run-session"):
         if shutil.which(tool) is None:
             pytest.fail("%s is missing (scripts/install-deps.sh installs it)" % tool)
@@ -94,7 +94,6 @@ def run_driver(app, control, extra=()):
         command = ["dbus-run-session", "--", "/usr/bin/python3", DRIVER, "--app", app]
     if control:
         command.append("--control")
-    command += list(extra)
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=900)
     except subprocess.TimeoutExpired as error:
@@ -110,7 +109,7 @@ def run_driver(app, control, extra=()):
         if os.path.exists(path):
             with open(path) as f:
                 results = json.load(f)
-        results["%s%s%s" % (app, " (control)" if control else "", (" " + " ".join(extra)) if extra else "")] = report
+        results["%s%s" % (app, " (control)" if control else "")] = report
         with open(path, "w") as f:
             json.dump(results, f, indent=1, ensure_ascii=False)
     return report
