@@ -241,13 +241,19 @@ def fix(ctx, typed, before="", shot=None):
 
 def report_after_last_key(ctx, mark, typed):
     """Waits until the client has reported its text to the engine after the last of the keys
-    typed since `mark` (the engine's trace: `set-surrounding-text`); True when it did."""
+    typed since `mark`, a report that holds all the text the engine knows (the engine's trace:
+    `set-surrounding-text scalars=N … known=N`; Firefox sent one without the last `. ` first,
+    and the fix was refused); True when it did."""
+    def complete(event):
+        fields = dict(part.split("=", 1) for part in event.split()[1:] if "=" in part)
+        return event.startswith("set-surrounding-text") and fields.get("scalars") == fields.get("known")
+
     def reported():
         events = ctx.session.engine_events(mark)
         handled = [i for i, event in enumerate(events) if event.startswith("key handled=true")]
         if len(handled) < len(typed):
             return False
-        return any(event.startswith("set-surrounding-text") for event in events[handled[len(typed) - 1] + 1:])
+        return any(complete(event) for event in events[handled[len(typed) - 1] + 1:])
 
     try:
         pump_until(reported, timeout=15, what="a surrounding-text report after the last key")
