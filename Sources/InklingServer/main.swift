@@ -252,8 +252,20 @@ func serve() -> Never {
     let clock = SystemClock()
     let gateway = Gateway(
         model: config.upstreamModel, breakerMilliseconds: config.breakerMilliseconds, now: { clock.milliseconds() })
-    let router = Router(accounts: accounts, gateway: gateway, post: { upstream.post($0) })
-    let server = HTTPServer(router: router, config: config)
+    // Checks are answered on the HTTP thread while the upstream is fast, else on the upstream threads.
+    let placement = CheckPlacement(
+        .init(fastMilliseconds: UInt64(config.inlineCheckMilliseconds), maximumInline: config.threads / 2))
+    let router = Router(
+        accounts: accounts, gateway: gateway,
+        post: { body in
+            let call = placement.upstreamStarted(now: clock.milliseconds())
+            let outcome = upstream.post(body)
+            var succeeded = false
+            if case .response(let status, _) = outcome, (200..<300).contains(status) { succeeded = true }
+            placement.upstreamFinished(call, now: clock.milliseconds(), succeeded: succeeded)
+            return outcome
+        })
+    let server = HTTPServer(router: router, config: config, placement: placement)
     let port: Int
     do {
         port = try server.start()
