@@ -28,8 +28,9 @@ import conftest  # noqa: E402  (the same server, upstream and PostgreSQL fixture
 
 LIMITS = {"limits": {"checks_per_minute": "1000000", "checks_per_day": "100000000",
                      "characters_per_day": "10000000000", "devices": "1000"},
-          "server": {"threads": "16", "log_requests": "false", "max_connections": "4096"},
-          "upstream": {"timeout_ms": "10000"}}
+          # The shipped defaults for the timeouts (the tests' idle timeout is 5 s).
+          "server": {"threads": "16", "log_requests": "false", "max_connections": "4096", "idle_timeout": "15"},
+          "upstream": {"timeout_ms": "8000"}}
 
 
 def run_wrk(ports, tokens, devices, seconds):

@@ -254,7 +254,10 @@ func serve() -> Never {
         model: config.upstreamModel, breakerMilliseconds: config.breakerMilliseconds, now: { clock.milliseconds() })
     // Checks are answered on the HTTP thread while the upstream is fast, else on the upstream threads.
     let placement = CheckPlacement(
-        .init(fastMilliseconds: UInt64(config.inlineCheckMilliseconds), maximumInline: config.threads / 2))
+        .server(
+            httpThreads: config.threads, fastMilliseconds: UInt64(config.inlineCheckMilliseconds),
+            upstreamTimeoutMilliseconds: UInt64(config.upstreamTimeoutMilliseconds),
+            idleTimeoutMilliseconds: UInt64(config.idleTimeoutSeconds) * 1000))
     let router = Router(
         accounts: accounts, gateway: gateway,
         post: { body in
@@ -273,7 +276,7 @@ func serve() -> Never {
         fail("cannot listen on the configured address (in use, or not this machine's)")
     }
     ServerLog.write(
-        "inkling-server listening port=\(port) threads=\(config.threads) database=\(config.usesPostgreSQL ? "postgresql" : "sqlite")"
+        "inkling-server listening port=\(port) threads=\(config.threads) database=\(config.usesPostgreSQL ? "postgresql" : "sqlite") checks_in_place=\(placement.settings.maximumInline)"
     )
     // Housekeeping on this (otherwise idle) thread: at start, then whenever an hour passes
     // without a stop signal. Several instances purging at once is harmless (idempotent deletes).

@@ -25,6 +25,18 @@ public final class CheckPlacement: Sendable {
             self.maximumInline = maximumInline
             self.fastRunNeeded = fastRunNeeded
         }
+
+        /// The server's placement: up to half of `httpThreads` answer in place, and none unless
+        /// the upstream timeout is shorter than the idle timeout. (The other connections of an HTTP
+        /// thread caught in a slow call wait for it; the HTTP library checks idle timeouts before
+        /// reading what arrived meanwhile, so a wait past the idle timeout would cut them.)
+        public static func server(
+            httpThreads: Int, fastMilliseconds: UInt64, upstreamTimeoutMilliseconds: UInt64,
+            idleTimeoutMilliseconds: UInt64
+        ) -> Settings {
+            let inline = upstreamTimeoutMilliseconds < idleTimeoutMilliseconds ? httpThreads / 2 : 0
+            return Settings(fastMilliseconds: fastMilliseconds, maximumInline: inline)
+        }
     }
 
     /// One upstream call under way, from `upstreamStarted` to `upstreamFinished`.

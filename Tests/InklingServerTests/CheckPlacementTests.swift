@@ -71,4 +71,16 @@ import Testing
             #expect(!placement.answerInPlace(now: 0))
         }
     }
+
+    @Test func theServerAnswersInPlaceOnHalfItsThreadsOnlyWhenTheUpstreamTimeoutIsUnderTheIdleTimeout() {
+        let fits = CheckPlacement.Settings.server(
+            httpThreads: 16, fastMilliseconds: 20, upstreamTimeoutMilliseconds: 8000, idleTimeoutMilliseconds: 15000)
+        #expect(fits.maximumInline == 8)
+        let tooLong = CheckPlacement.Settings.server(
+            httpThreads: 16, fastMilliseconds: 20, upstreamTimeoutMilliseconds: 15000, idleTimeoutMilliseconds: 15000)
+        #expect(tooLong.maximumInline == 0)
+        let one = CheckPlacement.Settings.server(
+            httpThreads: 1, fastMilliseconds: 20, upstreamTimeoutMilliseconds: 100, idleTimeoutMilliseconds: 15000)
+        #expect(one.maximumInline == 0)
+    }
 }
