@@ -7,7 +7,7 @@ import InklingServerCore
 struct ServerConfig {
     var listenHost = "127.0.0.1"
     var listenPort = 8088
-    /// Threads of the HTTP library (they never wait on the upstream: checks go to `upstreamThreads`).
+    /// Threads of the HTTP library (they do not wait on a slow upstream: checks go to `upstreamThreads`).
     var threads = 16
     /// Threads running checks, each waiting on one upstream call at a time.
     var upstreamThreads = 32
