@@ -80,9 +80,13 @@ public final class Predictor {
     private var contextScores: ContextScores?
     /// The last key's candidates, for the next key of the same word (nil: none in this context).
     private var candidatePool: CandidatePool?
+    /// Keys and word scores of pack words in the current context (`scoredWord`).
+    private var scoredWords: [Int: (key: String, score: Float)] = [:]
     /// Whether a key that extends the last key's word narrows its candidates (off: every key
     /// searches afresh; for tests that compare both).
     var reusesCandidates = true
+    /// Keys answered by narrowing the last key's candidates (for tests).
+    private(set) var narrowedKeys = 0
 
     /// Character-model log probabilities of candidate words, computed once and reused: the
     /// history stays the same for every key of a word, and the context-free score for good.
@@ -143,6 +147,7 @@ public final class Predictor {
     private func forgetContext() {
         contextScores = nil
         candidatePool = nil
+        scoredWords.removeAll(keepingCapacity: true)
     }
 
     /// Records a committed word with the text before it (call only where learning is allowed).
@@ -251,7 +256,7 @@ public final class Predictor {
         static let document = CandidateSources(rawValue: 2)
     }
 
-    /// All candidates of one prefix in one context, sorted by word score: the last key's, kept
+    /// All candidates of one prefix in one context (in no particular order): the last key's, kept
     /// so the next key (the same word, one letter longer) can narrow them instead of searching.
     private struct CandidatePool {
         var prefixKey: String
@@ -378,7 +383,39 @@ public final class Predictor {
         (a.wordScore, b.key) > (b.wordScore, a.key)
     }
 
-    /// Every candidate of a prefix, from the dictionary and the models, sorted by word score.
+    /// A pack word's key and word score in the current context, computed once per context:
+    /// the next word's candidates and those of each prefix of the word overlap.
+    private func scoredWord(_ id: Int, _ scores: ContextScores) -> (key: String, score: Float) {
+        if let known = scoredWords[id] { return known }
+        let key = pack.key(id)
+        let scored = (key, wordScore(id: id, key: key, scores))
+        if scoredWords.count >= 8192 { scoredWords.removeAll(keepingCapacity: true) }
+        scoredWords[id] = scored
+        return scored
+    }
+
+    /// The best `limit` candidates by word score, best first: what sorting all of them and
+    /// keeping the first `limit` gives (ties keep their order), without sorting all of them.
+    private static func best(_ limit: Int, of candidates: [Candidate]) -> [Candidate] {
+        if candidates.count <= limit { return candidates.sorted(by: byWordScore) }
+        var best: [Candidate] = []
+        best.reserveCapacity(limit + 1)
+        for candidate in candidates {
+            if best.count == limit, !byWordScore(candidate, best[limit - 1]) { continue }
+            // After every candidate it does not beat: an equal one that came first stays first.
+            var low = 0
+            var high = best.count
+            while low < high {
+                let middle = (low + high) / 2
+                if byWordScore(candidate, best[middle]) { high = middle } else { low = middle + 1 }
+            }
+            best.insert(candidate, at: low)
+            if best.count > limit { best.removeLast() }
+        }
+        return best
+    }
+
+    /// Every candidate of a prefix, from the dictionary and the models.
     private func freshCandidates(
         prefixKey: String, partialScalarCount: Int, _ scores: ContextScores
     ) -> CandidatePool {
@@ -435,11 +472,10 @@ public final class Predictor {
         var candidates: [Candidate] = []
         candidates.reserveCapacity(ids.count + documentOnly.count)
         for (index, id) in ids.enumerated() {
-            let key = pack.key(id)
+            let (key, score) = scoredWord(id, scores)
             if key == prefixKey { continue }  // the typed text itself is already in the field
             // The display form is settled later, for the window only.
-            var candidate = Candidate(
-                id: id, key: key, display: "", wordScore: wordScore(id: id, key: key, scores), sources: sources[index])
+            var candidate = Candidate(id: id, key: key, display: "", wordScore: score, sources: sources[index])
             if let penalty = corrections[id] {
                 candidate.isCorrection = true
                 candidate.wordScore -= penalty
@@ -450,7 +486,6 @@ public final class Predictor {
             candidates.append(
                 Candidate(id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key, scores), sources: source))
         }
-        candidates.sort(by: Self.byWordScore)
         // Only a pool without corrections can be narrowed: corrections depend on the whole prefix.
         return CandidatePool(
             prefixKey: prefixKey, candidates: candidates, topByPrior: top,
@@ -497,22 +532,22 @@ public final class Predictor {
             if let id = candidate.id { presentIDs.insert(id) } else { presentKeys.insert(candidate.key) }
             candidates.append(candidate)
         }
-        func addFresh(id: Int?, key: String, display: String, sources: CandidateSources) {
+        func addWord(_ id: Int, sources: CandidateSources) {
+            let (key, score) = scoredWord(id, scores)
             if key == prefixKey { return }
-            candidates.append(
-                Candidate(id: id, key: key, display: display, wordScore: wordScore(id: id, key: key, scores), sources: sources))
+            candidates.append(Candidate(id: id, key: key, display: "", wordScore: score, sources: sources))
         }
-        for id in top where presentIDs.insert(id).inserted {
-            addFresh(id: id, key: pack.key(id), display: "", sources: .range)
-        }
+        for id in top where presentIDs.insert(id).inserted { addWord(id, sources: .range) }
         for entry in learnedCandidates(prefixKey: prefixKey, scores) {
             if let id = pack.id(ofKey: entry.key) {
-                if presentIDs.insert(id).inserted { addFresh(id: id, key: entry.key, display: "", sources: []) }
-            } else if presentKeys.insert(entry.key).inserted {
-                addFresh(id: nil, key: entry.key, display: entry.display, sources: [])
+                if presentIDs.insert(id).inserted { addWord(id, sources: []) }
+            } else if presentKeys.insert(entry.key).inserted, entry.key != prefixKey {
+                candidates.append(
+                    Candidate(
+                        id: nil, key: entry.key, display: entry.display,
+                        wordScore: wordScore(id: nil, key: entry.key, scores)))
             }
         }
-        candidates.sort(by: Self.byWordScore)
         return CandidatePool(prefixKey: prefixKey, candidates: candidates, topByPrior: top, extensible: true)
     }
 
@@ -540,11 +575,15 @@ public final class Predictor {
             contextScores = scores
         }
         let partialScalarCount = partial.unicodeScalars.count
-        let pool =
-            narrowedCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
-            ?? freshCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
+        let pool: CandidatePool
+        if let narrowed = narrowedCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores) {
+            pool = narrowed
+            narrowedKeys += 1
+        } else {
+            pool = freshCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
+        }
         candidatePool = pool
-        var candidates = Array(pool.candidates.prefix(options.windowSize))
+        var candidates = Self.best(options.windowSize, of: pool.candidates)
         let trigramProb = scores.trigramProb
         let bigramProb = scores.bigramProb
         for index in candidates.indices {
