@@ -102,7 +102,7 @@ struct IncrementalPredictionTests {
         var typist = Typist(pack: pack, options: PredictorOptions(), learns: learns)
         var random = SplitMix64(seed: learns ? 7 : 5)
         // The real pack's ranges are large: the best-by-prior list is cut at 40 for most prefixes.
-        for text in Self.texts.prefix(learns ? 20 : 40) + Self.texts.suffix(4) {
+        for text in Self.texts.prefix(learns ? 12 : 24) + Self.texts.suffix(4) {
             typist.type(text, random: &random, typos: true)
         }
         #expect(typist.mismatches.isEmpty, "\(typist.mismatches)")
