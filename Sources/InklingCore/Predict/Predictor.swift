@@ -624,7 +624,8 @@ public final class Predictor {
                 if let known = characterScores.inContext[key], let knownAlone = characterScores.alone[key] {
                     (inContext, alone) = (known, knownAlone)
                 } else {
-                    let symbols = model.symbols(key.unicodeScalars) + model.symbols(CollectionOfOne(" "))
+                    var symbols = model.symbols(key.unicodeScalars)
+                    symbols += neutral  // the space after the word
                     inContext = model.logProb(of: symbols, after: history)
                     alone = characterScores.alone[key] ?? model.logProb(of: symbols, after: neutral)
                     characterScores.remember(key: key, inContext: inContext, alone: alone)
