@@ -55,8 +55,10 @@ struct DocumentCache {
             capitalized: WordText.startsUppercase(word) && key != "i" && !key.hasPrefix("i'"))
     }
 
-    mutating func update(context: Substring, pack: LanguagePack) {
-        if let lastContext, lastContext.unicodeScalars.elementsEqual(context.unicodeScalars) { return }
+    /// Rebuilds the cache for a context; returns whether it changed (false: the same scalars).
+    @discardableResult
+    mutating func update(context: Substring, pack: LanguagePack) -> Bool {
+        if let lastContext, Self.sameScalars(lastContext, context) { return false }
         lastContext = context
         let previousTokens = tokens
         tokens.removeAll(keepingCapacity: true)
@@ -125,6 +127,18 @@ struct DocumentCache {
                 for pair in pairs where pair.previous == lastKey { lastWordFollowers[pair.next, default: 0] += 1 }
             }
         }
+        return true
+    }
+
+    /// Whether two texts have the same Unicode scalars (canonically equivalent texts differ);
+    /// compared as UTF-8 bytes, which are the same exactly when the scalars are.
+    static func sameScalars(_ a: Substring, _ b: Substring) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { first in
+            b.utf8.withContiguousStorageIfAvailable { second in first.elementsEqual(second) }
+        }
+        if let result = contiguous ?? nil { return result }
+        return a.utf8.elementsEqual(b.utf8)
     }
 }
 
