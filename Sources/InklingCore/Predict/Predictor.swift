@@ -409,7 +409,8 @@ public final class Predictor {
             reranker.rerank(
                 &window,
                 context: RerankContext(
-                    previousKeys: document.lastKeys, partialKey: prefixKey, startsSentence: startsSentence))
+                    previousKeys: document.lastKeys, partialKey: prefixKey, startsSentence: startsSentence,
+                    documentKeys: document.documentKeys))
             for index in candidates.indices { candidates[index].total = window[index].score }
         }
         candidates.sort { ($0.total, $1.key) > ($1.total, $0.key) }
