@@ -16,7 +16,10 @@ The fixture is a tiny random model (seed 17) with the outputs Python computes in
 the dequantised weights; the Swift tests check InklingCore's inference against them.
 """
 import argparse
+import hashlib
+import json
 import struct
+import sys
 import zlib
 
 import torch
@@ -174,6 +177,33 @@ def fixture(path):
         out.write("}\n")
 
 
+def summary(sections, states):
+    """SHA-256 of each section and (sum, L2 norm) of every trained tensor, for the golden check."""
+    tensors = {f"{prefix}.{name}": [float(t.detach().double().sum()), float(t.detach().double().norm())]
+               for prefix, state in states.items() for name, t in sorted(state.items())}
+    return {"sha256": {tag: hashlib.sha256(data).hexdigest() for tag, data in sections.items()}, "tensors": tensors}
+
+
+def check_golden(got, golden, tolerance=1e-3):
+    """Same bytes, or every tensor's sum and norm within a relative tolerance (another CPU's
+    float rounding); anything else is a different model: returns the problems."""
+    if got["sha256"] == golden["sha256"]:
+        print("golden check: sections identical to the golden build")
+        return []
+    problems = []
+    for name, want in golden["tensors"].items():
+        have = got["tensors"].get(name)
+        if have is None:
+            problems.append(f"{name}: missing")
+            continue
+        for h, w, what in zip(have, want, ("sum", "norm")):
+            if abs(h - w) > tolerance * max(1.0, abs(w)):
+                problems.append(f"{name} {what}: {h:.6g}, golden {w:.6g}")
+    if not problems:
+        print("golden check: bytes differ, every tensor within the tolerance")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--wordlm", help="train_wordlm.py checkpoint")
@@ -181,18 +211,32 @@ def main():
     ap.add_argument("--reranker", help="train_reranker.py --lm checkpoint")
     ap.add_argument("--nrrk", help="write the NRRK section here")
     ap.add_argument("--swift-fixture", help="write the Swift parity fixture here")
+    ap.add_argument("--summary", help="write the sections' hashes and the weights' sums here (JSON)")
+    ap.add_argument("--golden", help="compare with this summary: same bytes or within tolerance, else fail")
     args = ap.parse_args()
     torch.set_num_threads(1)
     if args.swift_fixture:
         fixture(args.swift_fixture)
+    sections, states = {}, {}
     if args.wordlm and args.ngru:
         ck = torch.load(args.wordlm)
+        sections["NGRU"], states["wordlm"] = ngru_section(ck["state"], ck["itos"])[0], ck["state"]
         with open(args.ngru, "wb") as out:
-            out.write(ngru_section(ck["state"], ck["itos"])[0])
+            out.write(sections["NGRU"])
     if args.reranker and args.nrrk:
         ck = torch.load(args.reranker)
+        sections["NRRK"], states["reranker"] = nrrk_section(ck["state"])[0], ck["state"]
         with open(args.nrrk, "wb") as out:
-            out.write(nrrk_section(ck["state"])[0])
+            out.write(sections["NRRK"])
+    if args.summary or args.golden:
+        got = summary(sections, states)
+        if args.summary:
+            with open(args.summary, "w") as out:
+                json.dump(got, out, indent=1, sort_keys=True)
+        if args.golden:
+            problems = check_golden(got, json.load(open(args.golden)))
+            if problems:
+                sys.exit("golden check failed (not the golden model):\n  " + "\n  ".join(problems))
 
 
 if __name__ == "__main__":

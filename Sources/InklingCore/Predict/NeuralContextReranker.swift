@@ -60,3 +60,26 @@ public final class NeuralContextReranker: CandidateReranker {
         }
     }
 }
+
+extension NeuralContextReranker {
+    /// The pack's neural re-ranker: nil unless it has both the word model and a network that
+    /// reads the features plus the word model's inputs (older packs keep the n-gram order).
+    public convenience init?(pack: LanguagePack) {
+        guard let network = pack.rerankerNetwork, let model = pack.wordLanguageModel else { return nil }
+        self.init(network: network, model: model)
+    }
+
+    /// Why a pair of `NGRU` and `NRRK` section bytes cannot ship in a pack (nil: they can).
+    public static func problem(wordModel: [UInt8], network: [UInt8]) -> String? {
+        do {
+            _ = try wordModel.withUnsafeBytes { raw throws(PackError) in try WordLanguageModel(section: raw) }
+            let decoded = try network.withUnsafeBytes { raw throws(PackError) in try RerankerNetwork(section: raw) }
+            guard decoded.inputCount == inputCount else {
+                return "the network reads \(decoded.inputCount) inputs, the re-ranker gives \(inputCount)"
+            }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}

@@ -105,6 +105,7 @@ public final class Predictor {
     public init(pack: LanguagePack, options: PredictorOptions = PredictorOptions()) {
         self.pack = pack
         self.options = options
+        reranker = NeuralContextReranker(pack: pack)  // nil for packs without the neural sections
     }
 
     /// Forgets the current document (a new message, another text field).
