@@ -92,9 +92,36 @@ public struct WordLanguageModel: Sendable {
                 into: &logits)
         }
         let largest = logits.max() ?? 0
-        var sum: Double = 0
-        for logit in logits { sum += Math.exp(Double(logit - largest)) }
-        return largest + Float(Math.log(sum))
+        // Σ exp(logit − largest), eight at a time (the vocabulary is padded with −∞ terms).
+        var sum = SIMD8<Float>()
+        var index = 0
+        while index < logits.count {
+            var chunk = SIMD8<Float>(repeating: -.infinity)
+            for lane in 0..<min(8, logits.count - index) { chunk[lane] = logits[index + lane] - largest }
+            sum += Self.exponential(chunk)
+            index += 8
+        }
+        return largest + Float(Math.log(Double(sum.sum())))
+    }
+
+    /// e^x for x ≤ 0, eight lanes at once (relative error below 2e-6; 0 below −87): the
+    /// softmax normaliser needs one per vocabulary word per step, too many for `Math.exp`.
+    static func exponential(_ x: SIMD8<Float>) -> SIMD8<Float> {
+        let clamped = x.replacing(with: -87, where: x .< -87)
+        let k = (clamped * 1.442_695_04).rounded(.toNearestOrEven)
+        // ln 2 in two parts (Cody–Waite): k · high is exact, so r keeps its precision for large k.
+        let r = (clamped - k * 0.693_145_751_953_125) - k * 1.428_606_765_330_187e-6
+        // Taylor series of e^r on |r| ≤ ln 2 / 2, Horner form.
+        var p = SIMD8<Float>(repeating: 1.0 / 5040)
+        p = p * r + 1.0 / 720
+        p = p * r + 1.0 / 120
+        p = p * r + 1.0 / 24
+        p = p * r + 1.0 / 6
+        p = p * r + 0.5
+        p = p * r + 1
+        p = p * r + 1
+        let powerOfTwo = unsafeBitCast((SIMD8<Int32>(k, rounding: .towardZero) &+ 127) &<< 23, to: SIMD8<Float>.self)
+        return (p * powerOfTwo).replacing(with: 0, where: x .< -87)
     }
 
     private func logit(_ id: Int, hidden: [Float]) -> Float {

@@ -204,3 +204,24 @@ struct WordLanguageModelTests {
         #expect(recorder.contexts.last?.documentKeys == [])
     }
 }
+
+/// The vectorised exponential of the softmax normaliser.
+@Suite("WordLanguageModel.exponential")
+struct WordLanguageModelExponentialTests {
+    @Test("matches Math.exp to 2e-6 relative on [−87, 0], 0 below, exact at 0")
+    func exponential() {
+        var x: Float = 0
+        while x > -87 {
+            let lanes = SIMD8<Float>((0..<8).map { x - Float($0) * 0.013 })
+            let got = WordLanguageModel.exponential(lanes)
+            for lane in 0..<8 {
+                let want = Math.exp(Double(lanes[lane]))
+                #expect(abs(Double(got[lane]) - want) <= 2e-6 * want + 2e-38, "e^\(lanes[lane])")
+            }
+            x -= 0.37
+        }
+        #expect(WordLanguageModel.exponential(SIMD8(repeating: 0)) == SIMD8(repeating: 1))
+        #expect(WordLanguageModel.exponential(SIMD8(repeating: -200)) == SIMD8(repeating: 0))
+        #expect(WordLanguageModel.exponential(SIMD8(repeating: -.infinity)) == SIMD8(repeating: 0))
+    }
+}
