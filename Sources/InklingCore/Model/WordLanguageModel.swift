@@ -108,7 +108,11 @@ public struct WordLanguageModel: Sendable {
     /// softmax normaliser needs one per vocabulary word per step, too many for `Math.exp`.
     static func exponential(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let clamped = x.replacing(with: -87, where: x .< -87)
-        let k = (clamped * 1.442_695_04).rounded(.toNearestOrEven)
+        // Rounding and the float → integer conversion by adding 1.5 · 2²³ (the integer lands in
+        // the significand's low bits): the generic SIMD conversions go lane by lane through libm.
+        let magic = SIMD8<Float>(repeating: 12_582_912)
+        let shifted = clamped * 1.442_695_04 + magic
+        let k = shifted - magic
         // ln 2 in two parts (Cody–Waite): k · high is exact, so r keeps its precision for large k.
         let r = (clamped - k * 0.693_145_751_953_125) - k * 1.428_606_765_330_187e-6
         // Taylor series of e^r on |r| ≤ ln 2 / 2, Horner form.
@@ -120,7 +124,8 @@ public struct WordLanguageModel: Sendable {
         p = p * r + 0.5
         p = p * r + 1
         p = p * r + 1
-        let powerOfTwo = unsafeBitCast((SIMD8<Int32>(k, rounding: .towardZero) &+ 127) &<< 23, to: SIMD8<Float>.self)
+        let integer = unsafeBitCast(shifted, to: SIMD8<Int32>.self) &- 0x4B40_0000
+        let powerOfTwo = unsafeBitCast((integer &+ 127) &<< 23, to: SIMD8<Float>.self)
         return (p * powerOfTwo).replacing(with: 0, where: x .< -87)
     }
 
