@@ -13,9 +13,10 @@
 # Scale (defaults: the shipped model): NEURAL_GRU_STEPS, NEURAL_DUMP_WORDS, NEURAL_EPOCHS.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-PREPARED=$1
-WORK=$2
-GOLDEN=${3:-}
+# Absolute paths: the training steps run from scripts/neural.
+PREPARED=$(cd "$1" && pwd)
+WORK=$(mkdir -p "$2" && cd "$2" && pwd)
+GOLDEN=${3:+$(cd "$(dirname "$3")" && pwd)/$(basename "$3")}
 STEPS=${NEURAL_GRU_STEPS:-4000}
 WORDS=${NEURAL_DUMP_WORDS:-40000}
 EPOCHS=${NEURAL_EPOCHS:-10}
