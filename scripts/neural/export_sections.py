@@ -211,6 +211,10 @@ def main():
     ap.add_argument("--reranker", help="train_reranker.py --lm checkpoint")
     ap.add_argument("--nrrk", help="write the NRRK section here")
     ap.add_argument("--swift-fixture", help="write the Swift parity fixture here")
+    ap.add_argument("--parity", help="with --wordlm: write PyTorch's log-probabilities of --parity-queries after "
+                    "each word of --parity-words here (JSON), for WordLanguageModelTests' real-model check")
+    ap.add_argument("--parity-words", default="i think that the government should not be able to tell us what")
+    ap.add_argument("--parity-queries", default="the a to be of and is it that this zzqx government people")
     ap.add_argument("--summary", help="write the sections' hashes and the weights' sums here (JSON)")
     ap.add_argument("--golden", help="compare with this summary: same bytes or within tolerance, else fail")
     args = ap.parse_args()
@@ -228,6 +232,17 @@ def main():
         sections["NRRK"], states["reranker"] = nrrk_section(ck["state"])[0], ck["state"]
         with open(args.nrrk, "wb") as out:
             out.write(sections["NRRK"])
+    if args.parity and "NGRU" in sections:
+        ck = torch.load(args.wordlm)
+        model = Float64GRU(ngru_section(ck["state"], ck["itos"])[1], ck["itos"])
+        words, queries = args.parity_words.split(), args.parity_queries.split()
+        st, lp = model.step(None, None)
+        rows = [[float(lp[model.stoi.get(q, 1)]) for q in queries]]
+        for w in words:
+            st, lp = model.step(st, w)
+            rows.append([float(lp[model.stoi.get(q, 1)]) for q in queries])
+        with open(args.parity, "w") as out:
+            json.dump({"words": words, "queries": queries, "logProbabilities": rows}, out)
     if args.summary or args.golden:
         got = summary(sections, states)
         if args.summary:

@@ -225,3 +225,37 @@ struct WordLanguageModelExponentialTests {
         #expect(WordLanguageModel.exponential(SIMD8(repeating: -.infinity)) == SIMD8(repeating: 0))
     }
 }
+
+/// The trained model against PyTorch, when a section and its expected outputs are given
+/// (`export_sections.py --wordlm M --ngru S --parity J`, then INKLING_NGRU_SECTION=S
+/// INKLING_NGRU_PARITY=J swift test --filter WordLanguageModelRealParity); skipped otherwise.
+@Suite("WordLanguageModelRealParity")
+struct WordLanguageModelRealParityTests {
+    struct Expected: Decodable {
+        var words: [String]
+        var queries: [String]
+        var logProbabilities: [[Float]]
+    }
+
+    static let environment = ProcessInfo.processInfo.environment
+
+    @Test(
+        "a trained section gives PyTorch's log-probabilities",
+        .enabled(if: environment["INKLING_NGRU_SECTION"] != nil && environment["INKLING_NGRU_PARITY"] != nil))
+    func trainedModel() throws {
+        let section = try Data(contentsOf: URL(filePath: Self.environment["INKLING_NGRU_SECTION"]!))
+        let expected = try JSONDecoder().decode(
+            Expected.self, from: Data(contentsOf: URL(filePath: Self.environment["INKLING_NGRU_PARITY"]!)))
+        let model = try Array(section).withUnsafeBytes { raw throws(PackError) in try WordLanguageModel(section: raw) }
+        var state = model.startState
+        var worst: Float = 0
+        for (step, row) in expected.logProbabilities.enumerated() {
+            if step > 0 { state = model.advance(state, key: expected.words[step - 1]) }
+            for (query, value) in zip(expected.queries, row) {
+                worst = max(worst, abs(model.logProbability(of: query, in: state).value - value))
+            }
+        }
+        print("WordLanguageModelRealParity: largest difference \(worst)")
+        #expect(worst < 2e-3)
+    }
+}
