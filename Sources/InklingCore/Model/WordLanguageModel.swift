@@ -31,12 +31,16 @@ public struct WordLanguageModel: Sendable {
     public let keys: [String]
     private let idOfKey: [String: Int]
     /// Row-major dequantised matrices.
-    private let embedding: [Float]  // vocabulary × dimension
+    /// The embedding in blocks of 8 words, column-major inside a block: word w's value in column c
+    /// is at ((w / 8) · dimension + c) · 8 + w % 8, so that the normaliser computes 8 logits per
+    /// multiply-add without horizontal sums (padding words are 0).
+    private let embeddingBlocks: [Float]
+    /// The output bias in the same blocks of 8; −∞ for padding words (they add e^−∞ = 0).
+    private let outputBiasBlocks: [SIMD8<Float>]
     private let inputWeights: [Float]  // 3·dimension × dimension
     private let hiddenWeights: [Float]  // 3·dimension × dimension
     private let inputBias: [Float]  // 3·dimension
     private let hiddenBias: [Float]  // 3·dimension
-    private let outputBias: [Float]  // vocabulary
 
     /// The number of words in the vocabulary (with `<s>` and `<unk>`).
     public var vocabularySize: Int { keys.count }
@@ -65,9 +69,9 @@ public struct WordLanguageModel: Sendable {
         let size = dimension
         var gatesIn = [Float](repeating: 0, count: 3 * size)
         var gatesHidden = [Float](repeating: 0, count: 3 * size)
-        embedding.withUnsafeBufferPointer { table in
-            let input = table.baseAddress! + id * size
-            Self.multiply(inputWeights, input, rows: 3 * size, columns: size, bias: inputBias, into: &gatesIn)
+        embeddingRow(id).withUnsafeBufferPointer { input in
+            Self.multiply(
+                inputWeights, input.baseAddress!, rows: 3 * size, columns: size, bias: inputBias, into: &gatesIn)
         }
         state.hidden.withUnsafeBufferPointer { hidden in
             Self.multiply(
@@ -83,25 +87,44 @@ public struct WordLanguageModel: Sendable {
         return State(hidden: next, logNormalizer: logNormalizer(hidden: next))
     }
 
-    /// log Σ_w exp(logit w), max-shifted.
+    /// log Σ_w exp(logit w), max-shifted: 8 words per block, four independent sums per block.
     private func logNormalizer(hidden: [Float]) -> Float {
-        var logits = [Float](repeating: 0, count: vocabularySize)
-        hidden.withUnsafeBufferPointer { hidden in
-            Self.multiply(
-                embedding, hidden.baseAddress!, rows: vocabularySize, columns: dimension, bias: outputBias,
-                into: &logits)
+        let blockCount = outputBiasBlocks.count
+        var logits = [SIMD8<Float>](repeating: .zero, count: blockCount)
+        var largest = -Float.infinity
+        let size = dimension
+        embeddingBlocks.withUnsafeBufferPointer { table in
+            hidden.withUnsafeBufferPointer { hidden in
+                let base = UnsafeRawPointer(table.baseAddress!)
+                func load(_ index: Int) -> SIMD8<Float> {
+                    base.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+                }
+                for block in 0..<blockCount {
+                    let start = block * size * 8
+                    var sums = (outputBiasBlocks[block], SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
+                    var column = 0
+                    while column < size {
+                        sums.0 += load(start + column * 8) * hidden[column]
+                        sums.1 += load(start + column * 8 + 8) * hidden[column + 1]
+                        sums.2 += load(start + column * 8 + 16) * hidden[column + 2]
+                        sums.3 += load(start + column * 8 + 24) * hidden[column + 3]
+                        column += 4
+                    }
+                    let block8 = (sums.0 + sums.1) + (sums.2 + sums.3)
+                    logits[block] = block8
+                    largest = max(largest, block8.max())
+                }
+            }
         }
-        let largest = logits.max() ?? 0
-        // Σ exp(logit − largest), eight at a time (the vocabulary is padded with −∞ terms).
-        var sum = SIMD8<Float>()
-        var index = 0
-        while index < logits.count {
-            var chunk = SIMD8<Float>(repeating: -.infinity)
-            for lane in 0..<min(8, logits.count - index) { chunk[lane] = logits[index + lane] - largest }
-            sum += Self.exponential(chunk)
-            index += 8
-        }
-        return largest + Float(Math.log(Double(sum.sum())))
+        var total = SIMD8<Float>()
+        for block in logits { total += Self.exponential(block - largest) }
+        return largest + Float(Math.log(Double(total.sum())))
+    }
+
+    /// One word's embedding (gathered from its block).
+    private func embeddingRow(_ id: Int) -> [Float] {
+        let start = (id / 8) * dimension * 8 + id % 8
+        return (0..<dimension).map { embeddingBlocks[start + $0 * 8] }
     }
 
     /// e^x for x ≤ 0, eight lanes at once (relative error below 2e-6; 0 below −87): the
@@ -130,11 +153,10 @@ public struct WordLanguageModel: Sendable {
     }
 
     private func logit(_ id: Int, hidden: [Float]) -> Float {
-        embedding.withUnsafeBufferPointer { table in
-            hidden.withUnsafeBufferPointer { hidden in
-                Self.dot(table.baseAddress! + id * dimension, hidden.baseAddress!, count: dimension)
-            }
-        } + outputBias[id]
+        let start = (id / 8) * dimension * 8 + id % 8
+        var sum: Float = 0
+        for column in 0..<dimension { sum += embeddingBlocks[start + column * 8] * hidden[column] }
+        return sum + outputBiasBlocks[id / 8][id % 8]
     }
 
     /// `out[row] = matrix[row] · vector + bias[row]` (row-major, `columns` a multiple of 8).
@@ -252,12 +274,23 @@ public struct WordLanguageModel: Sendable {
                 && model.outputBias.count == model.keys.count && model.inputScales.count == gates
                 && model.hiddenScales.count == gates && model.inputBias.count == gates
                 && model.hiddenBias.count == gates, "word model shapes do not match")
-        embedding = dequantize(model.embedding, model.embeddingScales)
+        let size = model.dimension
+        let blockCount = (model.keys.count + 7) / 8
+        var blocks = [Float](repeating: 0, count: blockCount * size * 8)
+        var biases = [SIMD8<Float>](repeating: SIMD8(repeating: -.infinity), count: blockCount)
+        for word in model.keys.indices {
+            let start = (word / 8) * size * 8 + word % 8
+            for column in 0..<size {
+                blocks[start + column * 8] = Float(model.embedding[word * size + column]) * model.embeddingScales[word]
+            }
+            biases[word / 8][word % 8] = model.outputBias[word]
+        }
+        embeddingBlocks = blocks
+        outputBiasBlocks = biases
         inputWeights = dequantize(model.inputWeights, model.inputScales)
         hiddenWeights = dequantize(model.hiddenWeights, model.hiddenScales)
         inputBias = model.inputBias
         hiddenBias = model.hiddenBias
-        outputBias = model.outputBias
     }
 
     /// Reads and dequantises an `NGRU` section, checking its version, sizes, shapes, checksum,
