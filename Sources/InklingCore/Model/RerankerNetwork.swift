@@ -61,14 +61,30 @@ public struct RerankerNetwork: Sendable, Equatable {
                         var sum: Float = 0
                         let base = row * layer.columns
                         for column in 0..<layer.columns { sum += Float(weights[base + column]) * inputs[column] }
-                        let value = sum * layer.scales[row] + layer.biases[row]
-                        next[row] = number == layers.count - 1 ? value : Self.tanh(value)
+                        next[row] = sum * layer.scales[row] + layer.biases[row]
                     }
                 }
             }
+            if number < layers.count - 1 { Self.applyTanh(&next) }
             activations = next
         }
         return activations[0]
+    }
+
+    /// tanh of every value, eight at a time (the hidden layers' activation).
+    static func applyTanh(_ values: inout [Float]) {
+        var start = 0
+        while start < values.count {
+            let count = min(8, values.count - start)
+            var chunk = SIMD8<Float>()
+            for lane in 0..<count { chunk[lane] = values[start + lane] }
+            let magnitude = chunk.replacing(with: -chunk, where: chunk .< 0).replacing(with: 20, where: chunk .> 20)
+                .replacing(with: 20, where: chunk .< -20)
+            let small = WordLanguageModel.exponential(-2 * magnitude)
+            let result = (1 - small) / (1 + small)
+            for lane in 0..<count { values[start + lane] = chunk[lane] < 0 ? -result[lane] : result[lane] }
+            start += 8
+        }
     }
 
     /// tanh from the vectorised exponential of e^(−2|x|) ≤ 1 (no C library here; `Math.exp` is

@@ -91,7 +91,7 @@ public struct WordLanguageModel: Sendable {
     private func logNormalizer(hidden: [Float]) -> Float {
         let blockCount = outputBiasBlocks.count
         var logits = [SIMD8<Float>](repeating: .zero, count: blockCount)
-        var largest = -Float.infinity
+        var maxima = SIMD8<Float>(repeating: -.infinity)
         let size = dimension
         embeddingBlocks.withUnsafeBufferPointer { table in
             hidden.withUnsafeBufferPointer { hidden in
@@ -112,10 +112,11 @@ public struct WordLanguageModel: Sendable {
                     }
                     let block8 = (sums.0 + sums.1) + (sums.2 + sums.3)
                     logits[block] = block8
-                    largest = max(largest, block8.max())
+                    maxima = pointwiseMax(maxima, block8)
                 }
             }
         }
+        let largest = maxima.max()
         var total = SIMD8<Float>()
         for block in logits { total += Self.exponential(block - largest) }
         return largest + Float(Math.log(Double(total.sum())))
@@ -129,6 +130,7 @@ public struct WordLanguageModel: Sendable {
 
     /// e^x for x ≤ 0, eight lanes at once (relative error below 2e-6; 0 below −87): the
     /// softmax normaliser needs one per vocabulary word per step, too many for `Math.exp`.
+    @inline(__always)
     static func exponential(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let clamped = x.replacing(with: -87, where: x .< -87)
         // Rounding and the float → integer conversion by adding 1.5 · 2²³ (the integer lands in
