@@ -12,8 +12,9 @@ Both use symmetric int8 with one scale per row (max |w| / 127), as eval_rerank.p
   export_sections.py --wordlm wordgru.pt --ngru OUT.ngru [--reranker rr.pt --nrrk OUT.nrrk]
   export_sections.py --swift-fixture Tests/InklingCoreTests/Model/NeuralFixture.swift
 
-The fixture is a tiny random model (seed 17) with the outputs Python computes in float64 from
-the dequantised weights; the Swift tests check InklingCore's inference against them.
+The fixture (pass it through `swift format -i`) is a tiny random model (seed 17) with the
+outputs Python computes in float64 from the dequantised weights; the Swift tests check
+InklingCore's inference against them.
 """
 import argparse
 import hashlib

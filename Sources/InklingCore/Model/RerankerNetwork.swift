@@ -52,7 +52,8 @@ public struct RerankerNetwork: Sendable, Equatable {
         for (number, layer) in layers.enumerated() {
             precondition(
                 layer.columns == activations.count && layer.weights.count == layer.rows * layer.columns
-                    && layer.scales.count == layer.rows && layer.biases.count == layer.rows, "layer shapes do not chain")
+                    && layer.scales.count == layer.rows && layer.biases.count == layer.rows, "layer shapes do not chain"
+            )
             var next = [Float](repeating: 0, count: layer.rows)
             // Unchecked reads: the shapes were checked when the section was read (hot path, per candidate).
             layer.weights.withUnsafeBufferPointer { weights in

@@ -71,11 +71,13 @@ public struct WordLanguageModel: Sendable {
         var gatesHidden = [Float](repeating: 0, count: 3 * size)
         embeddingRow(id).withUnsafeBufferPointer { input in
             Self.multiply(
-                inputWeights, input.baseAddress!, rows: 3 * size, columns: size, bias: inputBias, into: &gatesIn)
+                inputWeights, UnsafeRawBufferPointer(input), rows: 3 * size, columns: size, bias: inputBias,
+                into: &gatesIn)
         }
         state.hidden.withUnsafeBufferPointer { hidden in
             Self.multiply(
-                hiddenWeights, hidden.baseAddress!, rows: 3 * size, columns: size, bias: hiddenBias, into: &gatesHidden)
+                hiddenWeights, UnsafeRawBufferPointer(hidden), rows: 3 * size, columns: size, bias: hiddenBias,
+                into: &gatesHidden)
         }
         var next = [Float](repeating: 0, count: size)
         for index in 0..<size {
@@ -93,9 +95,8 @@ public struct WordLanguageModel: Sendable {
         var logits = [SIMD8<Float>](repeating: .zero, count: blockCount)
         var maxima = SIMD8<Float>(repeating: -.infinity)
         let size = dimension
-        embeddingBlocks.withUnsafeBufferPointer { table in
+        embeddingBlocks.withUnsafeBytes { base in
             hidden.withUnsafeBufferPointer { hidden in
-                let base = UnsafeRawPointer(table.baseAddress!)
                 func load(_ index: Int) -> SIMD8<Float> {
                     base.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
                 }
@@ -163,22 +164,24 @@ public struct WordLanguageModel: Sendable {
 
     /// `out[row] = matrix[row] · vector + bias[row]` (row-major, `columns` a multiple of 8).
     private static func multiply(
-        _ matrix: [Float], _ vector: UnsafePointer<Float>, rows: Int, columns: Int, bias: [Float], into out: inout [Float]
+        _ matrix: [Float], _ vector: UnsafeRawBufferPointer, rows: Int, columns: Int, bias: [Float],
+        into out: inout [Float]
     ) {
-        matrix.withUnsafeBufferPointer { matrix in
-            let base = matrix.baseAddress!
-            for row in 0..<rows { out[row] = dot(base + row * columns, vector, count: columns) + bias[row] }
+        matrix.withUnsafeBytes { matrix in
+            for row in 0..<rows { out[row] = dot(matrix, at: row * columns * 4, vector, count: columns) + bias[row] }
         }
     }
 
     /// Dot product of two float vectors whose length is a multiple of 8, eight lanes at a time.
     @inline(__always)
-    private static func dot(_ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, count: Int) -> Float {
+    private static func dot(
+        _ left: UnsafeRawBufferPointer, at offset: Int, _ right: UnsafeRawBufferPointer, count: Int
+    ) -> Float {
         var sum = SIMD8<Float>()
         var index = 0
         while index < count {
-            let a = UnsafeRawPointer(left + index).loadUnaligned(as: SIMD8<Float>.self)
-            let b = UnsafeRawPointer(right + index).loadUnaligned(as: SIMD8<Float>.self)
+            let a = left.loadUnaligned(fromByteOffset: offset + index * 4, as: SIMD8<Float>.self)
+            let b = right.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
             sum += a * b
             index += 8
         }
@@ -231,7 +234,9 @@ public struct WordLanguageModel: Sendable {
         public func encoded() -> [UInt8] {
             var body: [UInt8] = []
             func put(_ values: [Float]) {
-                for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { body.append(contentsOf: $0) } }
+                for value in values {
+                    withUnsafeBytes(of: value.bitPattern.littleEndian) { body.append(contentsOf: $0) }
+                }
             }
             func put(_ values: [Int8]) {
                 body.append(contentsOf: values.map { UInt8(bitPattern: $0) })
@@ -251,7 +256,8 @@ public struct WordLanguageModel: Sendable {
             put(outputBias)
             var out: [UInt8] = []
             for value in [
-                WordLanguageModel.version, UInt32(keys.count), UInt32(dimension), UInt32(blobLength), CRC32.checksum(body),
+                WordLanguageModel.version, UInt32(keys.count), UInt32(dimension), UInt32(blobLength),
+                CRC32.checksum(body),
             ] {
                 withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
             }
@@ -328,7 +334,8 @@ public struct WordLanguageModel: Sendable {
         let blobStart = try reader.take(padded(blobLength))
         guard
             let blob = String(
-                validating: UnsafeRawBufferPointer(rebasing: bytes[blobStart..<(blobStart + blobLength)]), as: UTF8.self)
+                validating: UnsafeRawBufferPointer(rebasing: bytes[blobStart..<(blobStart + blobLength)]), as: UTF8.self
+            )
         else { throw malformed("keys are not UTF-8") }
         guard blob.hasSuffix("\n") else { throw malformed("the key list is not newline-terminated") }
         let keys = blob.dropLast().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -347,7 +354,9 @@ public struct WordLanguageModel: Sendable {
             model.outputBias,
         ]
         for values in floats {
-            for value in values where !value.isFinite || abs(value) > 1e4 { throw malformed("a weight is out of range") }
+            for value in values where !value.isFinite || abs(value) > 1e4 {
+                throw malformed("a weight is out of range")
+            }
         }
         return model
     }

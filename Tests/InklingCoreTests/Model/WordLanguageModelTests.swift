@@ -88,9 +88,11 @@ struct WordLanguageModelTests {
         }
         #expect(reason.contains("checksum"))
         let blobStart = 20
-        let keysEnd = blobStart + NeuralFixture.wordModelSection[12..<16].enumerated().reduce(0) {
-            $0 | Int($1.element) << (8 * $1.offset)
-        }
+        let keysEnd =
+            blobStart
+            + NeuralFixture.wordModelSection[12..<16].enumerated().reduce(0) {
+                $0 | Int($1.element) << (8 * $1.offset)
+            }
         let floatOffsetOfFirstScale = (keysEnd + 3) / 4 * 4
         let edits: [(String, (inout [UInt8]) -> Void)] = [
             ("version 2", { Self.put(2, at: 0, in: &$0) }),
