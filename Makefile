@@ -121,6 +121,15 @@ neural-measure: build
 neural-rerank: build
 	bash scripts/neural/measure_reranker.sh
 
+# The English pack with the trained neural re-ranker (issue 17): trains the word GRU and the window
+# network on the prepared corpus (deterministic; checked against scripts/neural/golden-en.json when
+# it exists), then rebuilds data/packs/en.inkpack with their NGRU and NRRK sections.
+.PHONY: neural-pack
+neural-pack: build
+	bash scripts/neural/train_pack.sh $(PREPARED) .cache/nn/pack $(wildcard scripts/neural/golden-en.json)
+	.build/release/inkling pack build --prepared $(PREPARED) -o data/packs/en.inkpack \
+		--word-model .cache/nn/pack/wordlm.ngru --reranker-network .cache/nn/pack/reranker.nrrk
+
 # The translations (po/): the POT against the sources, German complete, placeholders kept.
 .PHONY: po po-test
 po-test:

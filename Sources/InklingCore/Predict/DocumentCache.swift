@@ -24,6 +24,10 @@ struct DocumentCache {
     /// Keys of up to two words before the cursor in the current sentence (oldest first).
     private(set) var lastKeys: [String] = []
 
+    /// Keys of up to `NeuralContextTracker.historyLimit` words before the cursor, across
+    /// sentences (oldest first): the word language model's context (issue 17).
+    private(set) var documentKeys: [String] = []
+
     /// What the cache needs of one written word; none of it depends on where the word stands.
     private struct Token {
         var key: String
@@ -73,6 +77,7 @@ struct DocumentCache {
         var previousEnd = context.startIndex
         var lastKey: String? = nil
         var recentKeys: [String] = []
+        var recentDocumentKeys: [String] = []
         for word in WordText.words(in: context) {
             let gap = context[previousEnd..<word.startIndex]
             let sentenceStart =
@@ -89,6 +94,7 @@ struct DocumentCache {
             tokens[surface] = token
             if token.containsDigit {
                 recentKeys.removeAll()
+                recentDocumentKeys.append("")  // a number: the word model's unknown word
                 lastWordCapitalizedMidSentence = false
                 previousKey = nil
                 beforePreviousID = previousID
@@ -106,6 +112,7 @@ struct DocumentCache {
             totalWords += 1
             if let previousKey { pairs.append((previousKey, key)) }
             recentKeys.append(key)
+            recentDocumentKeys.append(key)
             if recentKeys.count > 2 { recentKeys.removeFirst() }
             previousKey = key
             lastWordCapitalizedMidSentence = !sentenceStart && token.capitalized
@@ -113,6 +120,7 @@ struct DocumentCache {
             previousID = id
             lastKey = key
         }
+        documentKeys = Array(recentDocumentKeys.suffix(NeuralContextTracker.historyLimit))
         // A sentence end after the last word starts a new sentence.
         let gap = context[previousEnd...]
         lastWordFollowers = [:]

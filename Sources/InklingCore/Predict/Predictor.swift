@@ -128,6 +128,7 @@ public final class Predictor {
     public init(pack: LanguagePack, options: PredictorOptions = PredictorOptions()) {
         self.pack = pack
         self.options = options
+        reranker = NeuralContextReranker(pack: pack)  // nil for packs without the neural sections
     }
 
     /// Forgets the current document (a new message, another text field).
@@ -652,7 +653,8 @@ public final class Predictor {
             reranker.rerank(
                 &window,
                 context: RerankContext(
-                    previousKeys: document.lastKeys, partialKey: prefixKey, startsSentence: startsSentence))
+                    previousKeys: document.lastKeys, partialKey: prefixKey, startsSentence: startsSentence,
+                    documentKeys: document.documentKeys))
             for index in candidates.indices { candidates[index].total = window[index].score }
         }
         candidates.sort { ($0.total, $1.key) > ($1.total, $0.key) }
