@@ -187,9 +187,17 @@ public struct WordLanguageModel: Sendable {
         return (p * powerOfTwo).replacing(with: 0, where: x .< -87)
     }
 
+    /// Word `id`'s logit (per candidate: reads its row in place, no allocation).
     private func logit(_ id: Int, hidden: [Float]) -> Float {
+        let start = (id / 8) * dimension * 2 + id % 8
         var sum: Float = 0
-        for (value, hidden) in zip(quantizedRow(id), hidden) { sum += value * hidden }
+        for group in 0..<(dimension / 4) {
+            let packed = embeddingBlocks[start + group * 8]
+            for byte in 0..<4 {
+                let value = Float(Int((packed >> (8 * UInt32(byte))) & 0xFF) - 128)
+                sum += value * hidden[group * 4 + byte]
+            }
+        }
         return sum * embeddingScaleBlocks[id / 8][id % 8] + outputBiasBlocks[id / 8][id % 8]
     }
 
