@@ -51,7 +51,7 @@ enum PackLoader {
         if let english { return english }
         guard let englishPath else { return nil }
         do {
-            english = Predictor(pack: try LanguagePack(path: englishPath))
+            english = Predictor(pack: try openBundled(path: englishPath))
         } catch {
             log("cannot read the English language pack \(englishPath) again: \(error)")
         }
@@ -291,6 +291,118 @@ enum PackLoader {
         }
     }
 
+    // MARK: The bundled pack, mapped (issue 18; the decisions are PackOpening's)
+
+    /// Opens the bundled English pack: mapped when no ordinary user can change the file, used at
+    /// once when the record of its last verification matches the opened file (verified again in
+    /// the background, a few seconds later), else verified in full first; read into private
+    /// memory when the file could change under a mapping.
+    nonisolated static func openBundled(path: String) throws(PackError) -> LanguagePack {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return try LanguagePack(path: path) }  // its error says why
+        defer { close(descriptor) }
+        var status = stat()
+        var fileSystem = statvfs()
+        guard fstat(descriptor, &status) == 0, fstatvfs(descriptor, &fileSystem) == 0 else {
+            return try LanguagePack(path: path)
+        }
+        let identity = identity(of: status)
+        let facts = PackFileFacts(
+            identity: identity, ownerUID: UInt32(status.st_uid), permissions: UInt32(status.st_mode & 0o7777),
+            isRegularFile: status.st_mode & S_IFMT == S_IFREG,
+            onReadOnlyFileSystem: fileSystem.f_flag & UInt(ST_RDONLY) != 0)
+        let recordPath = verificationRecordPath(language: "en")
+        let record = (try? String(contentsOfFile: recordPath, encoding: .utf8)).flatMap(
+            PackVerificationRecord.init(encoded:))
+        let plan = PackOpening.plan(for: facts, record: record)
+        guard plan != .readPrivately,
+            let mapping = mmap(nil, identity.size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapping != MAP_FAILED
+        else { return try LanguagePack(path: path) }
+        let bytes = Data(
+            bytesNoCopy: mapping, count: identity.size, deallocator: .custom({ start, count in munmap(start, count) }))
+        if plan == .mapTrustingRecord {
+            // Taken while in use: should the engine die before the background check confirms
+            // the record, the next start verifies the pack in full rather than trusting it again.
+            rename(recordPath, recordPath + ".unconfirmed")
+        }
+        let pack = try LanguagePack(data: bytes, path: path, check: plan == .mapTrustingRecord ? .deferred : .full)
+        if plan == .mapAndVerify { dropResidentPages(mapping, count: identity.size) }
+        verifyLater(pack, mapping: mapping, plan: plan, identity: identity, record: record)
+        return pack
+    }
+
+    /// Drops a mapping's pages from this process: the pages a check read once stop counting in
+    /// its memory; those in use come back from the page cache (the file cannot change).
+    nonisolated static func dropResidentPages(_ mapping: UnsafeMutableRawPointer, count: Int) {
+        _ = madvise(mapping, count, MADV_DONTNEED)
+    }
+
+    /// Off the key path, a few seconds after the pack is opened: the checks a trusted pack
+    /// skipped, its SHA-256 against the record, then a fresh record. A pack that fails is
+    /// refused (`bundledPackRefused`).
+    nonisolated static func verifyLater(
+        _ pack: LanguagePack, mapping: UnsafeMutableRawPointer, plan: PackOpening.Plan, identity: PackFileIdentity,
+        record: PackVerificationRecord?
+    ) {
+        let address = UInt(bitPattern: mapping)
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 3) {
+            guard let mapping = UnsafeMutableRawPointer(bitPattern: address) else { return }
+            let started = wallClockNanoseconds()
+            var problem: String?
+            if plan == .mapTrustingRecord {
+                do { try pack.verifyDeferredChecks() } catch { problem = "\(error)" }
+            }
+            let digest = FileDigest.sha256(bytes: pack.file.mappedBytes)
+            if problem == nil, plan == .mapTrustingRecord, digest != record?.sha256 { problem = "SHA-256 mismatch" }
+            dropResidentPages(mapping, count: pack.file.size)
+            let recordPath = verificationRecordPath(language: "en")
+            unlink(recordPath + ".unconfirmed")
+            if let problem {
+                unlink(recordPath)
+                let refusal = BundledRefusal(pack: pack, reason: problem)
+                let box = Unmanaged.passRetained(refusal).toOpaque()
+                g_idle_add(
+                    { data in
+                        guard let data else { return 0 }  // G_SOURCE_REMOVE
+                        let refusal = Unmanaged<BundledRefusal>.fromOpaque(data).takeRetainedValue()
+                        MainActor.assumeIsolated { PackLoader.bundledPackRefused(refusal) }
+                        return 0  // G_SOURCE_REMOVE
+                    }, box)
+                return
+            }
+            if let digest, identity == Self.identity(of: pack.path) {
+                let fresh = PackVerificationRecord(identity: identity, sha256: digest, verifiedAt: started)
+                if PackVerification.isSettled(fresh) { writeRecord(fresh, to: recordPath) }
+            }
+        }
+    }
+
+    final class BundledRefusal: @unchecked Sendable {
+        let pack: LanguagePack
+        let reason: String
+        init(pack: LanguagePack, reason: String) {
+            self.pack = pack
+            self.reason = reason
+        }
+    }
+
+    /// The bundled pack in use is not what its record vouched for. Not in use (another language
+    /// is active): it is let go, and opened with a full check when English is needed. In use:
+    /// the engine restarts (its supervisor starts a fresh one at once), and the fresh engine,
+    /// with no record left, checks the pack in full before use, as at any first start: a
+    /// corrupt pack is then refused and keys pass through, as they do for one found corrupt at
+    /// start. Sessions cannot drop a predictor they hold, so leaving is the one safe way out.
+    private static func bundledPackRefused(_ refusal: BundledRefusal) {
+        log(
+            "the English language pack \(refusal.pack.path) does not match its verification record (\(refusal.reason))"
+        )
+        if english?.pack === refusal.pack { english = nil }
+        guard predictor?.pack === refusal.pack else { return }
+        log("restarting the engine to check the English language pack in full before use", priority: .warning)
+        LearningBridge.shutdown()
+        kill(getpid(), SIGKILL)
+    }
+
     /// Where the record of a language's last verified pack lives (in the user's data folder,
     /// next to the packs, so that it goes wherever they go).
     nonisolated static func verificationRecordPath(language: String) -> String {
@@ -301,7 +413,11 @@ enum PackLoader {
     nonisolated static func identity(of path: String) -> PackFileIdentity? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        return PackFileIdentity(
+        return identity(of: status)
+    }
+
+    nonisolated static func identity(of status: stat) -> PackFileIdentity {
+        PackFileIdentity(
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int(status.st_size),
             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
             changed: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))
