@@ -10,7 +10,9 @@ file-backed (the binary, shared libraries, a mapped pack). `--learned-cap` first
 user store with as many learned entries as the model keeps (30,000: words, word pairs, word
 triples from the text), so that the learned model is at its cap. The start figures come from
 the engine's own `startup` log line (INKLING_DEBUG_MEMORY): opening the pack, start to the main
-loop, and start to the first table (the main loop plus the first key's work).
+loop, and start to the first table (the main loop plus the first key's work). A first start
+(unmeasured) leaves the pack's verification record, as any first use after an install does;
+`--cold` measures a start without one.
 Bars (issue 18): VmRSS ≤ 25 MB with the learned store at its cap; start to first table ≤ 50 ms.
 """
 
@@ -19,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -75,11 +78,52 @@ def status(pid):
         return {line.split(":")[0]: int(line.split()[1]) for line in f if line.startswith(("VmRSS", "VmHWM"))}
 
 
+def prime(data_home):
+    """Starts the engine once with `data_home` and waits for the pack's verification record."""
+    first = Daemon(env={"XDG_DATA_HOME": data_home}, verbose=True)
+    first.start()
+    try:
+        client = Client(first, caps=ALL_CAPS, name="engine-memory")
+        client.focus_in()
+        record = os.path.join(data_home, "inkling", "verified", "en")
+        pump_until(lambda: os.path.exists(record), timeout=60, what="the pack's verification record")
+    finally:
+        first.stop()
+
+
+def pack_residency(pid):
+    """Resident kB of the mapped English pack by section (from /proc/PID/pagemap; needs root),
+    or None when the pack is not mapped."""
+    import struct
+    with open("/proc/%d/maps" % pid) as f:
+        mapping = next((line.split() for line in f if line.rstrip().endswith("en.inkpack")), None)
+    if not mapping:
+        return None
+    start, end = (int(x, 16) for x in mapping[0].split("-"))
+    with open(mapping[-1], "rb") as f:
+        data = f.read(4096)
+    count = struct.unpack_from("<I", data, 12)[0]
+    sections = [struct.unpack_from("<4sIII", data, 32 + 16 * i) for i in range(count)]
+    resident = {}
+    with open("/proc/%d/pagemap" % pid, "rb") as f:
+        f.seek((start // 4096) * 8)
+        entries = f.read(((end - start) // 4096) * 8)
+    for page in range((end - start) // 4096):
+        if struct.unpack_from("<Q", entries, page * 8)[0] >> 63:
+            offset = page * 4096
+            tag = next((t.decode() for t, _, o, n in sections if o <= offset < o + n + 4096 and n), "?")
+            resident[tag] = resident.get(tag, 0) + 4
+    return resident
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--text", default=os.path.join(ROOT, "..", "shared", "bench", "dev-en.txt"))
     parser.add_argument("--keys", type=int, default=0, help="stop after N letters (0: the whole text)")
     parser.add_argument("--learned-cap", action="store_true", help="fill the learned store to its cap first")
+    parser.add_argument("--cold", action="store_true",
+                        help="no verification record: the pack is verified in full at the measured start")
+    parser.add_argument("--prime", help=argparse.SUPPRESS)
     parser.add_argument("--settle", type=float, default=8.0, help="seconds to wait after typing before reading")
     args = parser.parse_args()
     with open(args.text, encoding="utf-8") as f:
@@ -93,7 +137,16 @@ def main():
                 break
         text = text[:end]
 
-    daemon = Daemon(env={"INKLING_DEBUG_MEMORY": "100000000"}, verbose=True)
+    if args.prime:
+        prime(args.prime)
+        return
+    data_home = tempfile.mkdtemp(prefix="engine-memory-data-")
+    if not args.cold:
+        # A first start verifies the pack and records it (as after the first use following an
+        # install); the measured start then opens it on that record. Its own process: libibus
+        # keeps one bus per process.
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--prime", data_home], check=True)
+    daemon = Daemon(env={"INKLING_DEBUG_MEMORY": "100000000", "XDG_DATA_HOME": data_home}, verbose=True)
     if args.learned_cap:
         lines = "".join("%s\t%s\t%s\t2\t1700000000\n" % e for e in learned_entries(whole, CAP))
         db = os.path.join(daemon.env["XDG_DATA_HOME"], "inkling", "user.sqlite3")
@@ -118,6 +171,7 @@ def main():
             pump_for(0.0005)
         pump_for(args.settle)
         rollup, vm = smaps_rollup(pid), status(pid)
+        residency = pack_residency(pid)
         startup = [line for line in daemon.log().splitlines() if "startup pack_open_us=" in line]
     finally:
         daemon.stop()
@@ -129,6 +183,9 @@ def main():
     print("  file-backed     %.1f MB (Rss %.1f MB less anonymous and shared memory)"
           % ((rollup.get("Rss", 0) - anonymous - rollup.get("Shmem", 0) if "Shmem" in rollup else
               rollup.get("Rss", 0) - anonymous) / 1024, rollup.get("Rss", 0) / 1024))
+    if residency is not None:
+        print("  mapped pack     %.1f MB resident: %s" % (sum(residency.values()) / 1024, ", ".join(
+            "%s %d kB" % item for item in sorted(residency.items(), key=lambda item: -item[1]))))
     if startup:
         fields = dict(f.split("=", 1) for f in startup[-1].split() if "=" in f)
         us = {k: int(v) for k, v in fields.items() if v.isdigit()}

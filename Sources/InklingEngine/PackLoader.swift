@@ -318,6 +318,9 @@ enum PackLoader {
         guard plan != .readPrivately,
             let mapping = mmap(nil, identity.size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapping != MAP_FAILED
         else { return try LanguagePack(path: path) }
+        // Lookups hop across the pack (hash probes, binary searches): without this the kernel
+        // maps 16 neighbouring pages at each fault, and typing soon makes the whole pack resident.
+        _ = madvise(mapping, identity.size, MADV_RANDOM)
         let bytes = Data(
             bytesNoCopy: mapping, count: identity.size, deallocator: .custom({ start, count in munmap(start, count) }))
         if plan == .mapTrustingRecord {
@@ -325,7 +328,15 @@ enum PackLoader {
             // the record, the next start verifies the pack in full rather than trusting it again.
             rename(recordPath, recordPath + ".unconfirmed")
         }
-        let pack = try LanguagePack(data: bytes, path: path, check: plan == .mapTrustingRecord ? .deferred : .full)
+        let pack: LanguagePack
+        do {
+            pack = try LanguagePack(data: bytes, path: path, check: plan == .mapTrustingRecord ? .deferred : .full)
+        } catch {
+            // A record of a file that is now refused vouches for nothing.
+            unlink(recordPath)
+            unlink(recordPath + ".unconfirmed")
+            throw error
+        }
         if plan == .mapAndVerify { dropResidentPages(mapping, count: identity.size) }
         verifyLater(pack, mapping: mapping, plan: plan, identity: identity, record: record)
         return pack
@@ -355,6 +366,9 @@ enum PackLoader {
             let digest = FileDigest.sha256(bytes: pack.file.mappedBytes)
             if problem == nil, plan == .mapTrustingRecord, digest != record?.sha256 { problem = "SHA-256 mismatch" }
             dropResidentPages(mapping, count: pack.file.size)
+            // What start-up allocated and freed (the learned store's rows, the pack's checks)
+            // goes back to the system rather than staying in the allocator's free lists.
+            trimMallocHeap()
             let recordPath = verificationRecordPath(language: "en")
             unlink(recordPath + ".unconfirmed")
             if let problem {
@@ -375,6 +389,13 @@ enum PackLoader {
                 if PackVerification.isSettled(fresh) { writeRecord(fresh, to: recordPath) }
             }
         }
+    }
+
+    /// glibc's `malloc_trim(0)` (not in the Glibc module's headers): returns free heap pages.
+    nonisolated static func trimMallocHeap() {
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(nil, "malloc_trim") else { return }  // nil: RTLD_DEFAULT
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
     }
 
     final class BundledRefusal: @unchecked Sendable {
