@@ -43,6 +43,12 @@ enum PackLoader {
         englishPath = EngineProcess.pack?.path
         EngineProcess.pack = nil  // held by `english` alone, so that it can be let go
         predictor = english
+        g_timeout_add_seconds(
+            2,
+            { _ in
+                MainActor.assumeIsolated { PackLoader.dropPagesIfIdle() }
+                return 1  // G_SOURCE_CONTINUE
+            }, nil)
     }
 
     /// The English predictor, reading the bundled pack again if it was let go; nil (logged)
@@ -297,7 +303,7 @@ enum PackLoader {
     /// once when the record of its last verification matches the opened file (verified again in
     /// the background, a few seconds later), else verified in full first; read into private
     /// memory when the file could change under a mapping.
-    nonisolated static func openBundled(path: String) throws(PackError) -> LanguagePack {
+    static func openBundled(path: String) throws(PackError) -> LanguagePack {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return try LanguagePack(path: path) }  // its error says why
         defer { close(descriptor) }
@@ -318,9 +324,6 @@ enum PackLoader {
         guard plan != .readPrivately,
             let mapping = mmap(nil, identity.size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapping != MAP_FAILED
         else { return try LanguagePack(path: path) }
-        // Lookups hop across the pack (hash probes, binary searches): without this the kernel
-        // maps 16 neighbouring pages at each fault, and typing soon makes the whole pack resident.
-        _ = madvise(mapping, identity.size, MADV_RANDOM)
         let bytes = Data(
             bytesNoCopy: mapping, count: identity.size, deallocator: .custom({ start, count in munmap(start, count) }))
         if plan == .mapTrustingRecord {
@@ -339,7 +342,46 @@ enum PackLoader {
         }
         if plan == .mapAndVerify { dropResidentPages(mapping, count: identity.size) }
         verifyLater(pack, mapping: mapping, plan: plan, identity: identity, record: record)
+        englishMapping = PackMapping(pack: pack, address: UInt(bitPattern: mapping), size: identity.size)
         return pack
+    }
+
+    /// Where the bundled pack is mapped (the pack held weakly: letting English go frees it).
+    final class PackMapping {
+        weak var pack: LanguagePack?
+        let address: UInt
+        let size: Int
+        init(pack: LanguagePack, address: UInt, size: Int) {
+            self.pack = pack
+            self.address = address
+            self.size = size
+        }
+    }
+    private static var englishMapping: PackMapping?
+    private static var lastKeyMicros = 0
+    private static var keyTypedSincePagesDropped = false
+    /// Typing paused this long: the mapped pack's pages are given back.
+    static let idleBeforeDroppingPagesMicros = 5_000_000
+
+    /// A key was pressed (the engine's key handler): the pack's pages are in use.
+    static func noteKey() {
+        lastKeyMicros = MemoryDiagnostics.now()
+        keyTypedSincePagesDropped = true
+    }
+
+    /// When typing has paused, the mapped pack's resident pages leave this process (they stay
+    /// in the page cache, shared and reclaimable): typing touches nearly the whole pack within
+    /// a few hundred keys (the spelling check walks the vocabulary, the character model probes
+    /// its whole table), so without this the pack counts in full in the engine's RSS for good.
+    /// The next key maps back what it reads (minor faults, a fraction of a millisecond once).
+    static func dropPagesIfIdle() {
+        guard keyTypedSincePagesDropped,
+            MemoryDiagnostics.now() - lastKeyMicros >= idleBeforeDroppingPagesMicros,
+            let mapping = englishMapping, let pack = mapping.pack,
+            let address = UnsafeMutableRawPointer(bitPattern: mapping.address)
+        else { return }
+        keyTypedSincePagesDropped = false
+        withExtendedLifetime(pack) { dropResidentPages(address, count: mapping.size) }
     }
 
     /// Drops a mapping's pages from this process: the pages a check read once stop counting in
