@@ -324,8 +324,7 @@ enum PackLoader {
         guard plan != .readPrivately,
             let mapping = mmap(nil, identity.size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapping != MAP_FAILED
         else { return try LanguagePack(path: path) }
-        let bytes = Data(
-            bytesNoCopy: mapping, count: identity.size, deallocator: .custom({ start, count in munmap(start, count) }))
+        let bytes = mappedData(mapping, count: identity.size)
         if plan == .mapTrustingRecord {
             // Taken while in use: should the engine die before the background check confirms
             // the record, the next start verifies the pack in full rather than trusting it again.
@@ -382,6 +381,13 @@ enum PackLoader {
         else { return }
         keyTypedSincePagesDropped = false
         withExtendedLifetime(pack) { dropResidentPages(address, count: mapping.size) }
+    }
+
+    /// The mapping as `Data` that unmaps it when the last reference goes. Nonisolated: the
+    /// deallocator runs on whichever thread lets the pack go (the background check's, say), and
+    /// a closure formed on the main actor would trap there (Swift's isolation check).
+    nonisolated static func mappedData(_ mapping: UnsafeMutableRawPointer, count: Int) -> Data {
+        Data(bytesNoCopy: mapping, count: count, deallocator: .custom({ @Sendable start, count in munmap(start, count) }))
     }
 
     /// Drops a mapping's pages from this process: the pages a check read once stop counting in
