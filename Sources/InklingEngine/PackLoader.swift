@@ -14,8 +14,10 @@ import InklingDigest
 /// whenever a pack is refused, English serves. A pack no longer used has no references left
 /// (sessions, checkers and this loader drop it), so its memory is freed.
 ///
-/// Packs are read into private memory, never mapped, so a pack file rewritten or truncated on
-/// disk cannot crash the engine. That memory cannot be paged back to the file, so while
+/// Packs the user can write are read into private memory, never mapped, so a pack file
+/// rewritten or truncated on disk cannot crash the engine; the bundled pack is mapped only when
+/// no ordinary user can change it (`openBundled`, `PackOpening`). Private memory cannot be
+/// paged back to the file, so while
 /// another language is active the English pack is let go and read again when English is
 /// needed (tens of milliseconds), keeping one pack resident rather than two.
 ///
