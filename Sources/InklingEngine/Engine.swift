@@ -46,6 +46,7 @@ final class EngineInstance {
     func processKey(keyval: UInt32, keycode: UInt32, state: UInt32) -> Bool {
         let modifiers = KeyModifiers(rawValue: state)
         if !modifiers.contains(.release) { diagnostics?.keyPressed() }
+        PackLoader.noteKey()  // issue 18: the mapped pack's pages are given back when typing pauses
         guard let compose else { return false }
         let start = diagnostics != nil ? MemoryDiagnostics.stamp() : nil
         defer { if let start { diagnostics?.recordKey(since: start) } }
