@@ -80,7 +80,7 @@ struct SessionPagingTests {
         #expect(field.press(.key(Keysym.pageDown)))
         let second = try #require(field.table).sentPage
         let end = min(all.count, 2 * size)
-        #expect(second.candidates.prefix(size).allSatisfy(\.isEmpty))
+        #expect(second.candidates.prefix(size).allSatisfy { $0.isEmpty })
         #expect(Array(second.candidates[size..<end]) == Array(all[size..<end]))
         #expect(second.cursor == size && !second.cursorVisible)
         field.key(Keysym.f1 + 1)
