@@ -38,27 +38,39 @@ private final class Transfer {
     }
 }
 
-/// A blocking HTTPS POST client on one libcurl easy handle (kept between requests so the
-/// connection is reused). Owned by a single thread.
+/// A blocking HTTP(S) client on one libcurl easy handle (kept between requests so the
+/// connection is reused): JSON bodies, an optional bearer token, no redirects, bounded answers
+/// and a deadline. Owned by a single thread. The cloud helper and `inkling account` both use it.
 public final class HTTPClient {
-    /// Response bodies larger than this are aborted.
+    /// Response bodies larger than this are aborted, unless the client was made with a smaller bound.
     public static let maximumBodyBytes = 256 * 1024
 
     private let handle: UnsafeMutableRawPointer
     private let url: String
     /// For a loopback endpoint: never through a proxy from the environment.
     private let direct: Bool
+    private let userAgent: String
+    private let bodyLimit: Int
 
     /// Call once per process, before any thread starts.
     public static func globalInit() {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }
 
-    public init?(url: String, direct: Bool) {
+    /// libcurl's sentence for one of its error codes (from `HTTPOutcome.network`).
+    public static func describe(curlCode code: Int) -> String {
+        String(cString: curl_easy_strerror(CURLcode(rawValue: UInt32(truncatingIfNeeded: code))))
+    }
+
+    public init?(
+        url: String, direct: Bool, userAgent: String = "inkling-cloud/1", maximumBodyBytes: Int = HTTPClient.maximumBodyBytes
+    ) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.url = url
         self.direct = direct
+        self.userAgent = userAgent
+        self.bodyLimit = min(maximumBodyBytes, Self.maximumBodyBytes)
     }
 
     deinit {
@@ -75,11 +87,22 @@ public final class HTTPClient {
     public func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag, url: String? = nil)
         -> HTTPOutcome
     {
+        send(method: "POST", body: body, bearer: bearer, timeoutMilliseconds: timeoutMilliseconds, cancel: cancel, url: url)
+    }
+
+    /// Sends one request: `GET`, `DELETE` (optionally with a body) or `POST` (an absent body is
+    /// sent as an empty one), to the client's URL or to `url` when given.
+    public func send(
+        method: String, body: [UInt8]?, bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag = CancelFlag(),
+        url: String? = nil
+    ) -> HTTPOutcome {
         curl_easy_reset(handle)
         lastResponseAsksRotation = false
         lastResponseRetryAfter = nil
         var headers: UnsafeMutablePointer<curl_slist>? = nil
-        headers = curl_slist_append(headers, "Content-Type: application/json")
+        if body != nil || method == "POST" {
+            headers = curl_slist_append(headers, "Content-Type: application/json")
+        }
         headers = curl_slist_append(headers, "Accept: application/json")
         // No "Expect: 100-continue" round trip before the body.
         headers = curl_slist_append(headers, "Expect:")
@@ -88,7 +111,7 @@ public final class HTTPClient {
         }
         defer { curl_slist_free_all(headers) }
 
-        let transfer = Transfer(limit: Self.maximumBodyBytes, cancel: cancel)
+        let transfer = Transfer(limit: bodyLimit, cancel: cancel)
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
 
@@ -96,25 +119,31 @@ public final class HTTPClient {
         _ = inkling_curl_set_string(handle, CURLOPT_URL, url ?? self.url)
         _ = inkling_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = inkling_curl_set_long(handle, CURLOPT_TIMEOUT_MS, timeout)
-        _ = inkling_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeout)
+        _ = inkling_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(timeout, 10_000))
         // Redirects could carry the key elsewhere.
         _ = inkling_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         if direct { _ = inkling_curl_set_string(handle, CURLOPT_NOPROXY, "*") }
         _ = inkling_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        _ = inkling_curl_set_string(handle, CURLOPT_USERAGENT, "inkling-cloud/1")
+        _ = inkling_curl_set_string(handle, CURLOPT_USERAGENT, userAgent)
         _ = inkling_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
-        _ = inkling_curl_set_long(handle, CURLOPT_MAXFILESIZE, Self.maximumBodyBytes)
+        _ = inkling_curl_set_long(handle, CURLOPT_MAXFILESIZE, bodyLimit)
         _ = inkling_curl_set_headers(handle, headers)
-        _ = inkling_curl_set_long(handle, CURLOPT_POST, 1)
-        let bodyCode =
-            body.isEmpty
-            ? inkling_curl_set_post_body(handle, "", 0)
-            : body.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { chars in
-                    inkling_curl_set_post_body(handle, chars.baseAddress, buffer.count)
+        if method == "POST" || body != nil {
+            _ = inkling_curl_set_long(handle, CURLOPT_POST, 1)
+            let payload = body ?? []
+            let bodyCode =
+                payload.isEmpty
+                ? inkling_curl_set_post_body(handle, "", 0)
+                : payload.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        inkling_curl_set_post_body(handle, chars.baseAddress, buffer.count)
+                    }
                 }
-            }
-        guard bodyCode == CURLE_OK else { return .network(code: Int(bodyCode.rawValue)) }
+            guard bodyCode == CURLE_OK else { return .network(code: Int(bodyCode.rawValue)) }
+        }
+        if method != "POST" && method != "GET" {
+            _ = inkling_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method)
+        }
         _ = inkling_curl_set_write(
             handle,
             { data, size, count, user in

@@ -7,10 +7,13 @@ import InklingServerCore
 struct ServerConfig {
     var listenHost = "127.0.0.1"
     var listenPort = 8088
-    /// Threads of the HTTP library (they never wait on the upstream: checks go to `upstreamThreads`).
+    /// Threads of the HTTP library (they do not wait on a slow upstream: checks go to `upstreamThreads`).
     var threads = 16
     /// Threads running checks, each waiting on one upstream call at a time.
     var upstreamThreads = 32
+    /// While the upstream answers within this many ms, checks are answered on the HTTP thread
+    /// (at most half of them at once) instead of being handed over; 0: always handed over.
+    var inlineCheckMilliseconds = 20
     var maximumConnections = 1024
     /// Seconds without any byte from the client before its connection is closed.
     var idleTimeoutSeconds = 15
@@ -88,6 +91,9 @@ struct ServerConfig {
         }
         if let value = try integer("server", "threads", 1...1024) { config.threads = Int(value) }
         if let value = try integer("server", "upstream_threads", 1...1024) { config.upstreamThreads = Int(value) }
+        if let value = try integer("server", "inline_check_ms", 0...10_000) {
+            config.inlineCheckMilliseconds = Int(value)
+        }
         if let value = try integer("server", "max_connections", 1...100_000) { config.maximumConnections = Int(value) }
         if let value = try integer("server", "idle_timeout", 1...3600) { config.idleTimeoutSeconds = Int(value) }
         if let value = try integer("server", "request_timeout", 1...3600) { config.requestTimeoutSeconds = Int(value) }

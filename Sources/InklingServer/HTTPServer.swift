@@ -17,6 +17,8 @@ private final class PendingRequest: @unchecked Sendable {
     var started: UInt64 = 0
     /// The answer of a check run by an upstream worker, for the call after the resume.
     var answer: (ServerResponse, RequestFacts)?
+    /// A check handed to the upstream workers (not answered on the HTTP thread).
+    var handedOver = false
 }
 
 /// A suspended connection, handed to an upstream worker (only resumed from there).
@@ -45,19 +47,23 @@ private final class OpenConnection: @unchecked Sendable {
 /// libmicrohttpd's daemon (its own thread pool, connection limit, inactivity timeout and
 /// per-connection memory limit, which bounds the request headers) in front of the `Router`.
 /// Checks, which wait on the upstream, run on `UpstreamWorkers` with their connection suspended,
-/// so a slow upstream never holds the library's threads.
+/// so a slow upstream never holds the library's threads — except, while the upstream is fast,
+/// in at most half of them for one call each (`CheckPlacement`: the hand-over costs more than
+/// such a call).
 final class HTTPServer: @unchecked Sendable {
     let router: Router
     let config: ServerConfig
     private let workers: UpstreamWorkers
+    private let placement: CheckPlacement
     private var daemon: OpaquePointer?
     private let connections = Mutex<[Int32: OpenConnection]>([:])
     private let clock = SystemClock()
     private let requestsServed = Atomic<Int>(0)
 
-    init(router: Router, config: ServerConfig) {
+    init(router: Router, config: ServerConfig, placement: CheckPlacement) {
         self.router = router
         self.config = config
+        self.placement = placement
         workers = UpstreamWorkers(count: config.upstreamThreads)
     }
 
@@ -212,7 +218,10 @@ final class HTTPServer: @unchecked Sendable {
             body: pending.body, bodyTooLarge: pending.tooLarge,
             address: String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         pending.started = clock.milliseconds()
-        if request.method == "POST", request.path == ServerAPI.checkPath, !pending.tooLarge {
+        let isCheck = request.method == "POST" && request.path == ServerAPI.checkPath && !pending.tooLarge
+        let inPlace = isCheck && placement.answerInPlace(now: pending.started)
+        if isCheck && !inPlace {
+            pending.handedOver = true
             // Out of this thread while the upstream answers: the library calls `access` again
             // after the resume, and the answer goes out then. A suspended connection has no
             // inactivity timeout; the upstream's timeout bounds the wait.
@@ -225,6 +234,7 @@ final class HTTPServer: @unchecked Sendable {
             return MHD_Result.YES
         }
         let (response, facts) = router.handle(request)
+        if inPlace { placement.inlineFinished() }
         return finish(response, facts, pending: pending, open: open, on: connection)
     }
 
@@ -242,6 +252,7 @@ final class HTTPServer: @unchecked Sendable {
             var line =
                 "request route=\(facts.route) status=\(facts.status) ms=\(clock.milliseconds() - pending.started)"
             if let scalars = facts.scalars { line += " scalars=\(scalars)" }
+            if facts.route == ServerAPI.checkPath { line += pending.handedOver ? " on=pool" : " on=http" }
             ServerLog.write(line)
         }
         return result

@@ -252,8 +252,23 @@ func serve() -> Never {
     let clock = SystemClock()
     let gateway = Gateway(
         model: config.upstreamModel, breakerMilliseconds: config.breakerMilliseconds, now: { clock.milliseconds() })
-    let router = Router(accounts: accounts, gateway: gateway, post: { upstream.post($0) })
-    let server = HTTPServer(router: router, config: config)
+    // Checks are answered on the HTTP thread while the upstream is fast, else on the upstream threads.
+    let placement = CheckPlacement(
+        .server(
+            httpThreads: config.threads, fastMilliseconds: UInt64(config.inlineCheckMilliseconds),
+            upstreamTimeoutMilliseconds: UInt64(config.upstreamTimeoutMilliseconds),
+            idleTimeoutMilliseconds: UInt64(config.idleTimeoutSeconds) * 1000))
+    let router = Router(
+        accounts: accounts, gateway: gateway,
+        post: { body in
+            let call = placement.upstreamStarted(now: clock.milliseconds())
+            let outcome = upstream.post(body)
+            var succeeded = false
+            if case .response(let status, _) = outcome, (200..<300).contains(status) { succeeded = true }
+            placement.upstreamFinished(call, now: clock.milliseconds(), succeeded: succeeded)
+            return outcome
+        })
+    let server = HTTPServer(router: router, config: config, placement: placement)
     let port: Int
     do {
         port = try server.start()
@@ -261,7 +276,7 @@ func serve() -> Never {
         fail("cannot listen on the configured address (in use, or not this machine's)")
     }
     ServerLog.write(
-        "inkling-server listening port=\(port) threads=\(config.threads) database=\(config.usesPostgreSQL ? "postgresql" : "sqlite")"
+        "inkling-server listening port=\(port) threads=\(config.threads) database=\(config.usesPostgreSQL ? "postgresql" : "sqlite") checks_in_place=\(placement.settings.maximumInline)"
     )
     // Housekeeping on this (otherwise idle) thread: at start, then whenever an hour passes
     // without a stop signal. Several instances purging at once is harmless (idempotent deletes).

@@ -45,6 +45,7 @@ class State:
         self.offset = 0.0
         self.ask_rotation = False
         self.limited = None  # Retry-After seconds while checks answer 429
+        self.oversized_login = False  # answer sign-ins with a body over the client's 64 KiB bound
         self.next_device = 1
         # digest -> {"user", "device", "expires", "valid_until" (None: current)}
         self.tokens = {}
@@ -128,6 +129,8 @@ class Handler(BaseHTTPRequestHandler):
                     state.limited = command["limited"]
                 if "ask_rotation" in command:
                     state.ask_rotation = bool(command["ask_rotation"])
+                if "oversized_login" in command:
+                    state.oversized_login = bool(command["oversized_login"])
                 state.offset += float(command.get("advance", 0))
                 answer = {}
                 if "mint" in command:
@@ -150,7 +153,10 @@ class Handler(BaseHTTPRequestHandler):
                 device = state.next_device
                 state.next_device += 1
                 token, expires = state.mint(user, device)
-                self.send_json(201, {"token": token, "device_id": device, "expires_at": expires})
+                answer = {"token": token, "device_id": device, "expires_at": expires}
+                if state.oversized_login:
+                    answer["padding"] = "x" * (80 * 1024)
+                self.send_json(201, answer)
                 return
             entry = state.authenticate(auth)
             if entry is None:

@@ -142,6 +142,22 @@ def test_logout_revokes_on_the_server_and_deletes_the_token(keyring, server):
     assert not server.token_works(token)
 
 
+def test_an_oversized_sign_in_answer_is_refused_and_nothing_is_stored(keyring, server):
+    server.control(oversized_login=True)
+    done = login(server)
+    assert done.returncode == 1 and "too large" in done.stderr
+    assert keyring.record(server.url) is None
+
+
+def test_revocations_are_sent_as_deletes_without_a_body(keyring, server):
+    assert login(server).returncode == 0
+    assert inkling("account", "logout", "--server", server.url).returncode == 0
+    deletes = [r for r in server.stats()["requests"] if r["method"] == "DELETE"]
+    assert [r["path"] for r in deletes] == ["/v1/devices/current"]
+    assert deletes[0]["body"] == "" and "content-type" not in deletes[0]["headers"]
+    assert deletes[0]["auth"].startswith("Bearer ink_")
+
+
 def test_logout_everywhere_signs_out_every_device_of_the_user_only(keyring, server):
     assert login(server).returncode == 0
     token = keyring.record(server.url)["token"]

@@ -224,6 +224,31 @@ def showing(node):
         return False
 
 
+def focus_within(root, timeout=3):
+    """Waits until AT-SPI reports a focused node at or under `root` (a click or a new dialog or
+    popover moves the focus asynchronously, and keys sent before it lands go elsewhere); False
+    after `timeout` seconds, and the caller's retry decides."""
+
+    def focused(node):
+        try:
+            return node is not None and node.getState().contains(pyatspi.STATE_FOCUSED)
+        except Exception:
+            return False
+
+    def lookup():
+        if focused(root):
+            return True
+        try:
+            return pyatspi.findDescendant(root, focused) is not None
+        except Exception:
+            return False
+
+    try:
+        return wait_for(lookup, "the focus", timeout=timeout, interval=0.05)
+    except AssertionError:
+        return False
+
+
 def click(node):
     action = node.queryAction()
     for index in range(action.nActions):
@@ -278,7 +303,7 @@ def test_page_size_reaches_gsettings_and_a_running_engine(world):
 
     def type_three():
         subprocess.run(["xdotool", "mousemove", str(x + 12), str(y + height // 2), "click", "1"], env=w.env, check=True)
-        time.sleep(0.3)  # lets GTK move the focus before the keys arrive (a retry follows if not)
+        focus_within(spin)  # GTK moves the focus after the click (a retry follows if the keys went elsewhere)
         subprocess.run(["xdotool", "key", "--delay", "80", "ctrl+a", "3", "Tab"], env=w.env, check=True)
         try:
             return wait_for(lambda: gsettings(w, "get", SCHEMA, "page-size") == "3", "page-size 3", timeout=5)
@@ -439,7 +464,7 @@ def type_into(w, node, text):
     assert width > 0 and height > 0, (node.name, x, y, width, height)
     subprocess.run(["xdotool", "mousemove", str(x + width // 3), str(y + height // 2), "click", "1"], env=w.env,
                    check=True)
-    time.sleep(0.3)  # the click moves the focus before the keys arrive
+    focus_within(node)  # the click moves the focus before the keys may go
     subprocess.run(["xdotool", "type", "--delay", "40", text], env=w.env, check=True)
 
 
@@ -509,8 +534,8 @@ def test_shortcut_recorder_stores_only_keys_the_engine_understands(world):
     open_page(w, "Typing")
     change = wait_for(lambda: find(w.app, "Change: Keep exactly what was typed", "push button"), "the Change button")
     click(change)
-    wait_for(lambda: find(w.app, "Press the new keys", prefix=True), "the recorder dialog")
-    time.sleep(0.3)  # the dialog takes the focus before the keys arrive
+    dialog = wait_for(lambda: find(w.app, "Press the new keys", prefix=True), "the recorder dialog")
+    focus_within(dialog.parent or w.app)  # the dialog takes the focus before the keys may go
     # A plain letter would steal typing: refused with a reason, the setting unchanged.
     subprocess.run(["xdotool", "key", "j"], env=w.env, check=True)
     wait_for(lambda: find(w.app, "J alone is used for typing", prefix=True), "the refusal")
@@ -664,12 +689,12 @@ def operate(w, kind, node, title, value):
         x, y, width, height = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
         subprocess.run(["xdotool", "mousemove", str(x + 12), str(y + height // 2), "click", "1"], env=w.env,
                        check=True)
-        time.sleep(0.3)  # the click moves the focus before the keys arrive (the caller retries if not)
+        focus_within(node)  # the click moves the focus before the keys may go (the caller retries if not)
         subprocess.run(["xdotool", "key", "--delay", "80", "ctrl+a", value, "Tab"], env=w.env, check=True)
     elif kind == "shortcut":
         click(find(w.app, "Change: " + title, "push button"))
-        wait_for(lambda: find(w.app, "Press the new keys", prefix=True), "the recorder dialog")
-        time.sleep(0.3)  # the dialog takes the focus before the keys arrive
+        dialog = wait_for(lambda: find(w.app, "Press the new keys", prefix=True), "the recorder dialog")
+        focus_within(dialog.parent or w.app)  # the dialog takes the focus before the keys may go
         subprocess.run(["xdotool", "key", value], env=w.env, check=True)
 
 
