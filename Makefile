@@ -77,7 +77,8 @@ setup-test: deps build
 
 # Real applications typed into, each with a control run without IBus: Writer, KWrite, Firefox
 # and Chromium under Xvfb; GTK 4, GTK 3 and Firefox on a headless GNOME Shell (Wayland); prints
-# the compatibility table. About 14 min on a 2-core machine. Not part of `make test` yet.
+# the compatibility table. 12-16 min on a loaded 2-core machine. Not part of `make test` yet: Writer
+# loses the order of Returns at 30 ms a key under load (the engine's; Tests/Desktop/compatibility.md).
 .PHONY: desktop-test
 desktop-test: build
 	sh scripts/install-desktop-deps.sh
@@ -119,6 +120,15 @@ neural-measure: build
 .PHONY: neural-rerank
 neural-rerank: build
 	bash scripts/neural/measure_reranker.sh
+
+# The English pack with the trained neural re-ranker (issue 17): trains the word GRU and the window
+# network on the prepared corpus (deterministic; checked against scripts/neural/golden-en.json when
+# it exists), then rebuilds data/packs/en.inkpack with their NGRU and NRRK sections.
+.PHONY: neural-pack
+neural-pack: build
+	bash scripts/neural/train_pack.sh $(PREPARED) .cache/nn/pack $(wildcard scripts/neural/golden-en.json)
+	.build/release/inkling pack build --prepared $(PREPARED) -o data/packs/en.inkpack \
+		--word-model .cache/nn/pack/wordlm.ngru --reranker-network .cache/nn/pack/reranker.nrrk
 
 # The translations (po/): the POT against the sources, German complete, placeholders kept.
 .PHONY: po po-test

@@ -42,6 +42,9 @@ public final class UserStoreWriter: Sendable {
         public var entries: Int
         /// The store's generation after it.
         public var generation: Int64
+        /// When the flush began: flushes begin at most once per interval (a slow transaction
+        /// makes the gap between two ends shorter than that).
+        public var started: ContinuousClock.Instant
     }
 
     private struct EntryID: Hashable {
@@ -169,13 +172,15 @@ public final class UserStoreWriter: Sendable {
 
     /// On `queue` only.
     private func flush() {
-        let work = state.withLock { state -> (batch: [EntryID: Change], through: Int, model: Int64)? in
+        let work = state.withLock {
+            state -> (batch: [EntryID: Change], through: Int, model: Int64, started: ContinuousClock.Instant)? in
             state.scheduled = false
             guard !state.pending.isEmpty else { return nil }
             let batch = state.pending
             state.pending = [:]
-            state.lastFlush = .now
-            return (batch, state.pendingThrough, state.modelGeneration)
+            let started = ContinuousClock.now
+            state.lastFlush = started
+            return (batch, state.pendingThrough, state.modelGeneration, started)
         }
         guard let work else { return }
         let store = connection.store
@@ -198,7 +203,9 @@ public final class UserStoreWriter: Sendable {
                 }
                 state.lastError = nil
             }
-            onCommit?(Commit(through: work.through, entries: changes.count, generation: outcome.generation))
+            onCommit?(
+                Commit(
+                    through: work.through, entries: changes.count, generation: outcome.generation, started: work.started))
         } catch {
             let retry = state.withLock { state -> Bool in
                 state.lastError =

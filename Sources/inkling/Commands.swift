@@ -151,6 +151,12 @@ enum Commands {
                         "--hold-out-every", value: "N", help: tr("keep every Nth document out of the build"),
                         integers: 0...1_000_000),
                     OptionSpec("--held-out", value: "FILE", help: tr("write the held-out documents here")),
+                    OptionSpec(
+                        "--word-model", value: "FILE",
+                        help: tr("the trained word language model section (NGRU) to include")),
+                    OptionSpec(
+                        "--reranker-network", value: "FILE",
+                        help: tr("the trained re-ranker network section (NRRK) to include, with --word-model")),
                 ]),
             CommandSpec(
                 ["inkling", "pack", "info"], synopsis: "FILE",

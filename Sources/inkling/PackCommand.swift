@@ -28,6 +28,7 @@ enum PackCommand {
         inputs.surfaceForms = optional("case.tsv")
         inputs.bigrams = optional("bigrams.tsv")
         inputs.spellings = optional("hunspell.txt")
+        inputs.neuralSections = NeuralSectionsOption.read(arguments)
         var parameters = PackBuilder.Parameters()
         if let value = arguments.options["--language"] {
             // The code names the pack's file once installed: the one shared check.

@@ -160,6 +160,7 @@ case "suggest":
 case "predict":
     guard arguments.flags.contains("--stdio") else { arguments.usageError(tr("predict needs --stdio")) }
     let predictor = Predictor(pack: openPack(arguments), options: predictorOptions(arguments))
+    if arguments.flags.contains("--no-rerank") { predictor.reranker = nil }  // the neural one too
     let userFile = arguments.options["--user-file"]
     if let userFile, FileManager.default.fileExists(atPath: userFile) {
         let entries = UserModelFile.read(PackCommand.read(userFile))

@@ -1,7 +1,7 @@
 """Types into a real application under Xvfb, through a private IBus with the real engine.
 
     dbus-run-session -- /usr/bin/python3 desktop_driver.py --app writer|firefox|chromium
-        [--control | --ibus-control] [--case NAME ...] [--delay MS]
+        [--control | --ibus-control] [--sync-mode] [--case NAME ...] [--delay MS]
 
 Starts Xvfb, a private ibus-daemon with Inkling as its global engine and a panel recorder (as
 Tests/Integration/e2e does), then the application with GTK_IM_MODULE=ibus. With --control there
@@ -110,6 +110,14 @@ def case_select(ctx):
     except Timeout:
         return {"ok": False, "detail": "no table with recommend; last tables: %s" % ctx.panel.tables[-3:],
                 "got": ctx.app.settle()}
+    # The F-key picks by place in the engine's current table: wait until the engine has stopped
+    # sending tables (it sends a newer one after a late key or after the application's
+    # surrounding-text report), so that the table read here is the one the F-key meets
+    # (before, Writer and the browsers got `recommenced` on a loaded machine).
+    apps.settle(lambda: len(ctx.panel.tables), 1.5, 20)
+    if "recommend" not in ctx.panel.tables[-1]:
+        return {"ok": False, "detail": "recommend not in the last table: %s" % ctx.panel.tables[-1],
+                "got": ctx.app.settle()}
     select(ctx, "recommend")
     type_text(ctx.env, " it.", ctx.delay)
     expected = "I would like to recommend it."
@@ -211,10 +219,37 @@ def case_focus(ctx):
             ctx.panel.wait_for(lambda c: bool(c), "completions of hel")
         except Timeout:
             pass
+    # The focus moves once the application shows the word composing (Writer, the browsers: their
+    # text holds the preedit), not merely once the engine has answered: on a loaded machine
+    # Writer could still have the preedit queued when its window lost the focus, and then had
+    # nothing to commit (`We saw  `). KWrite's saved file holds no preedit.
+    composing_shown = None
+    if ctx.panel is not None and getattr(ctx.app, "shows_preedit", True):
+        composing_shown = ctx.app.wait_for("main", "We saw hel", "the word composing", timeout=10) == "We saw hel"
+    mark = engine_mark(ctx)
     other = ctx.app.focus_other()
+    # Type into the other field once the input method has seen the focus move (the engine's
+    # trace: the browsers send reset, focus-out and focus-in, several times, when the browser
+    # process learns of the new field, a little after the page reports it): keys typed before
+    # that still go to the old field's context, and Chromium drops the composed one (`x` lost).
+    focus_seen = wait_for_focus_change(ctx, mark)
     probe = "x "
+    probe_mark = engine_mark(ctx)
     type_text(ctx.env, probe, ctx.delay)
     got_other = other.wait(probe)
+    # Whether the engine committed the probe, whole, to the newly focused context (its trace:
+    # no focus change between the probe's keys and a commit of its length): tells a probe the
+    # application dropped from one the engine lost.
+    probe_events = engine_events(ctx, probe_mark)
+    committed_probe = None
+    if ctx.store is not None:
+        committed_probe = False
+        for event in probe_events:
+            if event.startswith(("focus-", "reset")):
+                break
+            if event == "commit scalars=%d" % len(probe):
+                committed_probe = True
+                break
     while_away = ctx.app.value_now()
     ctx.app.focus_back()
     type_text(ctx.env, " ", ctx.delay)
@@ -223,13 +258,59 @@ def case_focus(ctx):
     if got != expected:
         got = ctx.app.settle(quiet=1.0)
     return {"ok": got == expected and got_other == probe, "expected": expected, "got": got, "other": got_other,
-            "while_away": while_away}
+            "while_away": while_away, "composing_shown": composing_shown, "focus_seen": focus_seen,
+            "engine_committed_probe": committed_probe}
+
+
+def engine_mark(ctx):
+    """A place in the engine's trace (the daemon's log): `engine_events(ctx, mark)` returns what
+    came after it."""
+    if ctx.daemon is None:
+        return 0
+    try:
+        return os.path.getsize(ctx.daemon.stderr_path)
+    except OSError:
+        return 0
+
+
+def engine_events(ctx, mark):
+    """The engine's traced events (names and numbers, never text) since `mark`."""
+    if ctx.daemon is None:
+        return []
+    try:
+        with open(ctx.daemon.stderr_path, "rb") as f:
+            f.seek(mark)
+            data = f.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [line.split(" ", 3)[3] for line in data.splitlines()
+            if " event engine=" in line and len(line.split(" ", 3)) == 4]
+
+
+def wait_for_focus_change(ctx, mark):
+    """Waits until the engine has seen a focus change since `mark` and its events have stopped
+    for a moment (a focus change is a burst: reset, focus-out, focus-in, capabilities; a browser
+    takes its context away for a password field: focus-out only); True when it saw one. Without
+    an engine (the control runs) there is nothing to wait for."""
+    if ctx.daemon is None or ctx.store is None:
+        return None
+    try:
+        pump_until(lambda: any(e.startswith(("focus-in", "focus-out")) for e in engine_events(ctx, mark)),
+                   timeout=15, what="the engine to see the focus move")
+    except Timeout:
+        return False
+    apps.settle(lambda: len(engine_events(ctx, mark)), 0.5, 10)
+    return True
 
 
 def case_password(ctx):
     """A password field: every key reaches the page untouched, no candidates, nothing kept."""
     known_before = learned_keys(ctx, "zebrafish")
+    mark = engine_mark(ctx)
     ctx.app.focus("password")
+    # Keys typed before the browser process has moved its input context still go to the text
+    # field's context as free text (Chromium then drops the composed one: a key lost).
+    wait_for_focus_change(ctx, mark)
     tables = len(ctx.panel.tables) if ctx.panel is not None else 0
     typed = "hunter2 teh secret"
     type_text(ctx.env, typed, ctx.delay)
@@ -260,7 +341,11 @@ def learned_keys(ctx, marker):
     to its writer in order), instead of sleeping for a guessed time."""
     if ctx.store is None:
         return set()
+    moves = ctx.app.focused() != "main"
+    mark = engine_mark(ctx)
     ctx.app.focus("main")
+    if moves:
+        wait_for_focus_change(ctx, mark)
     type_text(ctx.env, marker + " ", ctx.delay)
     pump_until(lambda: marker in store_keys(ctx), timeout=30, what="the marker word in the user store")
     return store_keys(ctx)
@@ -326,6 +411,9 @@ class BrowserApp:
 
     def focus(self, field):
         self.browser.focus(field)
+
+    def focused(self):
+        return self.browser.server.focused
 
     def focus_other(self):
         self.browser.focus("other")
@@ -393,6 +481,8 @@ class WriterApp:
 class KWriteApp(WriterApp):
     """KWrite, plus the small GTK window of the e2e tests as the place focus moves to."""
 
+    shows_preedit = False  # the file saved to read it back holds no preedit
+
     def clear(self):
         self.writer.clear()
         apps.xdotool(self.writer.env, "windowfocus", "--sync", self.writer.window)
@@ -413,6 +503,10 @@ def main():
         "--ibus-control", action="store_true",
         help="IBus with its own pass-through engine (xkb:us::eng) instead of Inkling:"
              " tells IBus's quirks from the engine's")
+    parser.add_argument(
+        "--sync-mode", action="store_true",
+        help="IBUS_ENABLE_SYNC_MODE=1 in the application's environment: ibus-gtk3 waits for the engine's answer"
+             " to each key and handles a reset synchronously (tells ibus-gtk3's asynchronous reset from the engine)")
     parser.add_argument("--delay", type=int, default=int(os.environ.get("INKLING_DESKTOP_DELAY", "30")))
     parser.add_argument(
         "--repeat", type=int, default=1,
@@ -422,13 +516,16 @@ def main():
         help="the engine traces the IBus events it receives (INKLING_DEBUG_EVENTS=1: names and numbers, never text); "
         "the daemon's log is copied to PATH")
     args = parser.parse_args()
-    if args.trace:
+    if not args.control and not args.ibus_control:
+        # The engine's trace (names and numbers, never text): the focus case waits on it.
         os.environ["INKLING_DEBUG_EVENTS"] = "1"
     cases = [c for c in (args.case or APPS[args.app]) if c in APPS[args.app]]
     if args.control or args.ibus_control:
         cases = [c for c in cases if c not in NEEDS_ENGINE]
 
-    xvfb = e2e_driver.Xvfb()
+    # Autorepeat off (a delay of 10 minutes): on a loaded machine xdotool's release of a key can
+    # come later than the server's repeat delay (660 ms), and the key would be repeated.
+    xvfb = e2e_driver.Xvfb(extra_args=["-ardelay", "600000", "-arinterval", "600000"])
     logs = tempfile.mkdtemp(prefix="inkling-desktop-logs-")
     locale_env = {"LC_ALL": "en_US.UTF-8", "LC_CTYPE": "en_US.UTF-8", "LANG": "en_US.UTF-8"}
     daemon = panel = None
@@ -455,6 +552,8 @@ def main():
     env.update({"DISPLAY": xvfb.display, "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none",
                 "QT_IM_MODULE": env["GTK_IM_MODULE"]})
     env.pop("WAYLAND_DISPLAY", None)
+    if args.sync_mode:
+        env["IBUS_ENABLE_SYNC_MODE"] = "1"
     report = {}
     app = None
     try:
@@ -472,7 +571,7 @@ def main():
         else:
             app = BrowserApp(apps.Browser(args.app, env, log))
         ctx = Context()
-        ctx.app, ctx.env, ctx.panel, ctx.delay = app, env, panel, args.delay
+        ctx.app, ctx.env, ctx.panel, ctx.delay, ctx.daemon = app, env, panel, args.delay, daemon
         # The engine's learned words (XDG_DATA_HOME of the private daemon), for the password case.
         ctx.store = None
         if daemon is not None and not args.ibus_control:

@@ -40,13 +40,27 @@ SELECTED = [a for a in os.environ.get("INKLING_DESKTOP_APPS", ",".join(CASES)).s
 def gnome_focus_race(outcome):
     """GNOME Shell 43: the word composing when the focus moves is committed into the new field.
 
-    The Shell resets its IBus context only after it has dropped the old focus (js/misc/
-    inputMethod.js, vfunc_focus_out); ibus-daemon answers the reset by committing the preedit
-    (Inkling's preedit is in commit-on-reset mode, which X11 clients need to keep the word), and
-    that commit arrives after the new field has the focus. Nothing the engine sends can reach
-    the old field then. Recognised only by its symptom: the composing word in the other field.
+    The Shell asks IBus to let it commit the preedit itself (`set_client_commit_preedit`) and
+    hands the preedit's commit mode to mutter, which commits it when the text input's focus is
+    reset; the application takes that commit after it has moved its own focus, in the other
+    field. The engine's trace shows no commit (compatibility.md). Recognised only by its
+    symptom: the composing word in the other field.
     """
     return (outcome.get("other") or "").startswith("hel")
+
+
+def firefox_drops_first_composition(outcome):
+    """Firefox on X11 (ibus-gtk3 in its default, asynchronous mode): after the page moves the
+    focus while a word is composing, Firefox drops the first word composed in the new field.
+
+    The composing word is exact (`We saw hel `, once), and the engine's trace shows it committed
+    the probe `x ` whole, after the focus-in of the new field and before any other focus event;
+    Firefox's own log (MOZ_LOG=IMEHandler:5) shows it dispatching that commit, yet the field
+    stays empty. With IBUS_ENABLE_SYNC_MODE=1 (`desktop_driver.py --sync-mode`) the same case
+    passes (3 of 3, 2026-12-02), and without IBus it passes (compatibility.md). Any other
+    failure of the case fails."""
+    return (outcome.get("got") == "We saw hel " and (outcome.get("other") or "") == ""
+            and outcome.get("engine_committed_probe") is True)
 
 
 def qt_utf16_no_chip(outcome):
@@ -58,6 +72,8 @@ def qt_utf16_no_chip(outcome):
 # Failures the platform causes, documented in compatibility.md, with the symptom that names them.
 SHELL_FOCUS = "GNOME Shell 43 commits the composing word into the newly focused field"
 PLATFORM = {
+    ("firefox", "focus"): ("Firefox drops the first word composed after a focus change in ibus-gtk3's"
+                           " asynchronous mode; passes with IBUS_ENABLE_SYNC_MODE=1", firefox_drops_first_composition),
     ("kwrite", "fix-after-emoji"): ("Qt reports UTF-16 positions: no fix is offered after emoji", qt_utf16_no_chip),
     ("gnome-gtk4", "focus"): (SHELL_FOCUS, gnome_focus_race),
     ("gnome-gtk3", "focus"): (SHELL_FOCUS, gnome_focus_race),
@@ -112,10 +128,14 @@ def test_desktop(app, case):
         details = json.dumps(outcome, ensure_ascii=False)[:300]
         pytest.xfail("platform: %s (compatibility.md): %s" % (platform[0], details))
     if not outcome["ok"] and case not in NEEDS_ENGINE:
+        # The yardstick: the same keys at the same speed without IBus, in the same suite run. A
+        # case that loses characters there too is the machine's (too loaded to keep up at 30 ms
+        # a key) or the application's, not Inkling's; one that passes there fails here.
         control = run_driver(app, True).get(case)
         if control is not None and not control["ok"]:
-            pytest.xfail("fails without Inkling too (the application's): %s"
-                         % json.dumps(control, ensure_ascii=False)[:500])
+            shown = {k: v for k, v in control.items() if k != "daemon_log"}
+            pytest.xfail("the machine's or the application's: without Inkling the same keys at the same speed fail"
+                         " too: %s" % json.dumps(shown, ensure_ascii=False)[:500])
     assert outcome["ok"], json.dumps(outcome, indent=1, ensure_ascii=False)
 
 

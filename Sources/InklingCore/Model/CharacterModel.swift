@@ -186,11 +186,22 @@ public struct CharacterModel: Sendable {
 
     /// The log probability of `continuation` following `history` (both already symbols).
     public func logProb(of continuation: [UInt8], after history: [UInt8]) -> Float {
-        let all = history.suffix(order - 1) + continuation
-        let historyCount = all.count - continuation.count
-        return all.withUnsafeBufferPointer { buffer in
+        // On the stack: this runs for every candidate of every new context.
+        let historyCount = min(history.count, order - 1)
+        let count = historyCount + continuation.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { storage in
+            var index = 0
+            for symbol in history.suffix(historyCount) {
+                storage[index] = symbol
+                index += 1
+            }
+            for symbol in continuation {
+                storage[index] = symbol
+                index += 1
+            }
+            let buffer = UnsafeBufferPointer(storage)
             var total: Float = 0
-            for position in historyCount..<buffer.count { total += logProb(buffer, at: position) }
+            for position in historyCount..<count { total += logProb(buffer, at: position) }
             return total
         }
     }

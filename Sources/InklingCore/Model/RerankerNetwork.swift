@@ -50,21 +50,51 @@ public struct RerankerNetwork: Sendable, Equatable {
         var activations = [Float](repeating: 0, count: inputCount)
         for index in 0..<inputCount { activations[index] = (features[index] - mean[index]) * inverseScale[index] }
         for (number, layer) in layers.enumerated() {
+            precondition(
+                layer.columns == activations.count && layer.weights.count == layer.rows * layer.columns
+                    && layer.scales.count == layer.rows && layer.biases.count == layer.rows, "layer shapes do not chain"
+            )
             var next = [Float](repeating: 0, count: layer.rows)
-            for row in 0..<layer.rows {
-                var sum: Float = 0
-                let base = row * layer.columns
-                for column in 0..<layer.columns { sum += Float(layer.weights[base + column]) * activations[column] }
-                let value = sum * layer.scales[row] + layer.biases[row]
-                next[row] = number == layers.count - 1 ? value : Self.tanh(value)
+            // Unchecked reads: the shapes were checked when the section was read (hot path, per candidate).
+            layer.weights.withUnsafeBufferPointer { weights in
+                activations.withUnsafeBufferPointer { inputs in
+                    for row in 0..<layer.rows {
+                        var sum: Float = 0
+                        let base = row * layer.columns
+                        for column in 0..<layer.columns { sum += Float(weights[base + column]) * inputs[column] }
+                        next[row] = sum * layer.scales[row] + layer.biases[row]
+                    }
+                }
             }
+            if number < layers.count - 1 { Self.applyTanh(&next) }
             activations = next
         }
         return activations[0]
     }
 
-    /// tanh from `Math.exp` (no C library here); saturates cleanly at ±1 for large inputs.
-    static func tanh(_ x: Float) -> Float { 1 - 2 / (Math.exp(2 * min(max(x, -20), 20)) + 1) }
+    /// tanh of every value, eight at a time (the hidden layers' activation).
+    static func applyTanh(_ values: inout [Float]) {
+        var start = 0
+        while start < values.count {
+            let count = min(8, values.count - start)
+            var chunk = SIMD8<Float>()
+            for lane in 0..<count { chunk[lane] = values[start + lane] }
+            let magnitude = chunk.replacing(with: -chunk, where: chunk .< 0).replacing(with: 20, where: chunk .> 20)
+                .replacing(with: 20, where: chunk .< -20)
+            let small = WordLanguageModel.exponential(-2 * magnitude)
+            let result = (1 - small) / (1 + small)
+            for lane in 0..<count { values[start + lane] = chunk[lane] < 0 ? -result[lane] : result[lane] }
+            start += 8
+        }
+    }
+
+    /// tanh from the vectorised exponential of e^(−2|x|) ≤ 1 (no C library here; `Math.exp` is
+    /// too slow per hidden unit per candidate); saturates cleanly at ±1 for large inputs.
+    static func tanh(_ x: Float) -> Float {
+        let small = WordLanguageModel.exponential(SIMD8(repeating: -2 * min(abs(x), 20)))[0]
+        let magnitude = (1 - small) / (1 + small)
+        return x < 0 ? -magnitude : magnitude
+    }
 
     /// Reads an `NRRK` section, checking every size and shape.
     ///

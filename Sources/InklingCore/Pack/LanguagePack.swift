@@ -73,6 +73,8 @@ public final class LanguagePack: @unchecked Sendable {
     public let characterModel: CharacterModel
     /// The learned re-ranker of the candidate window (`NRRK` section), if the pack has one.
     public let rerankerNetwork: RerankerNetwork?
+    /// The word GRU language model the re-ranker reads (`NGRU` section), if the pack has one.
+    public let wordLanguageModel: WordLanguageModel?
 
     /// The number of words in the vocabulary.
     public var wordCount: Int { priors.count }
@@ -125,6 +127,8 @@ public final class LanguagePack: @unchecked Sendable {
         characterModel = try CharacterModel(file: file)
         // Optional (issue 17): packs built before it have no NRRK section and still open.
         rerankerNetwork = file.has("NRRK") ? try RerankerNetwork(section: file.bytes("NRRK")) : nil
+        wordLanguageModel =
+            file.has(WordLanguageModel.tag) ? try WordLanguageModel(section: file.bytes(WordLanguageModel.tag)) : nil
         try validate()
     }
 

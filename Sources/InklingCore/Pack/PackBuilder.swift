@@ -17,6 +17,8 @@ public struct PackBuilder {
         public var spellings: String = ""
         /// Running text, one document per line.
         public var corpus: String
+        /// Trained neural re-ranker sections (`NGRU`, `NRRK`; issue 17), already validated, copied as is.
+        public var neuralSections: [(tag: String, bytes: [UInt8])] = []
         public init(wordFrequencies: String, corpus: String) {
             self.wordFrequencies = wordFrequencies
             self.corpus = corpus
@@ -104,6 +106,7 @@ public struct PackBuilder {
             "wordFlags=spelled,capitalized,sometimesCapitalized,spelledInLowercase",
         ].joined(separator: "\n")
         writer.add("META", bytes: Array(meta.utf8))
+        for section in inputs.neuralSections { writer.add(section.tag, bytes: section.bytes) }
         return writer.serialize()
     }
 

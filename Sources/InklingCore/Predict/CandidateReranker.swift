@@ -22,11 +22,15 @@ public struct RerankContext: Sendable, Equatable {
     public var partialKey: String
     /// Whether the word starts a sentence.
     public var startsSentence: Bool
+    /// Keys of the last words of the document, across sentences, oldest first (at most
+    /// `NeuralContextTracker.historyLimit`; empty at the start of the document).
+    public var documentKeys: [String]
 
-    public init(previousKeys: [String], partialKey: String, startsSentence: Bool) {
+    public init(previousKeys: [String], partialKey: String, startsSentence: Bool, documentKeys: [String] = []) {
         self.previousKeys = previousKeys
         self.partialKey = partialKey
         self.startsSentence = startsSentence
+        self.documentKeys = documentKeys
     }
 }
 

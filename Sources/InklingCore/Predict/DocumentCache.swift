@@ -24,6 +24,10 @@ struct DocumentCache {
     /// Keys of up to two words before the cursor in the current sentence (oldest first).
     private(set) var lastKeys: [String] = []
 
+    /// Keys of up to `NeuralContextTracker.historyLimit` words before the cursor, across
+    /// sentences (oldest first): the word language model's context (issue 17).
+    private(set) var documentKeys: [String] = []
+
     /// What the cache needs of one written word; none of it depends on where the word stands.
     private struct Token {
         var key: String
@@ -55,8 +59,10 @@ struct DocumentCache {
             capitalized: WordText.startsUppercase(word) && key != "i" && !key.hasPrefix("i'"))
     }
 
-    mutating func update(context: Substring, pack: LanguagePack) {
-        if let lastContext, lastContext.unicodeScalars.elementsEqual(context.unicodeScalars) { return }
+    /// Rebuilds the cache for a context; returns whether it changed (false: the same scalars).
+    @discardableResult
+    mutating func update(context: Substring, pack: LanguagePack) -> Bool {
+        if let lastContext, Self.sameScalars(lastContext, context) { return false }
         lastContext = context
         let previousTokens = tokens
         tokens.removeAll(keepingCapacity: true)
@@ -71,6 +77,7 @@ struct DocumentCache {
         var previousEnd = context.startIndex
         var lastKey: String? = nil
         var recentKeys: [String] = []
+        var recentDocumentKeys: [String] = []
         for word in WordText.words(in: context) {
             let gap = context[previousEnd..<word.startIndex]
             let sentenceStart =
@@ -87,6 +94,7 @@ struct DocumentCache {
             tokens[surface] = token
             if token.containsDigit {
                 recentKeys.removeAll()
+                recentDocumentKeys.append("")  // a number: the word model's unknown word
                 lastWordCapitalizedMidSentence = false
                 previousKey = nil
                 beforePreviousID = previousID
@@ -104,6 +112,7 @@ struct DocumentCache {
             totalWords += 1
             if let previousKey { pairs.append((previousKey, key)) }
             recentKeys.append(key)
+            recentDocumentKeys.append(key)
             if recentKeys.count > 2 { recentKeys.removeFirst() }
             previousKey = key
             lastWordCapitalizedMidSentence = !sentenceStart && token.capitalized
@@ -111,6 +120,7 @@ struct DocumentCache {
             previousID = id
             lastKey = key
         }
+        documentKeys = Array(recentDocumentKeys.suffix(NeuralContextTracker.historyLimit))
         // A sentence end after the last word starts a new sentence.
         let gap = context[previousEnd...]
         lastWordFollowers = [:]
@@ -125,6 +135,18 @@ struct DocumentCache {
                 for pair in pairs where pair.previous == lastKey { lastWordFollowers[pair.next, default: 0] += 1 }
             }
         }
+        return true
+    }
+
+    /// Whether two texts have the same Unicode scalars (canonically equivalent texts differ);
+    /// compared as UTF-8 bytes, which are the same exactly when the scalars are.
+    static func sameScalars(_ a: Substring, _ b: Substring) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { first in
+            b.utf8.withContiguousStorageIfAvailable { second in first.elementsEqual(second) }
+        }
+        if let result = contiguous ?? nil { return result }
+        return a.utf8.elementsEqual(b.utf8)
     }
 }
 

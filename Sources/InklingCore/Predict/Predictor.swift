@@ -57,12 +57,12 @@ public final class Predictor {
     public let pack: LanguagePack
     /// Model weights and switches.
     public var options: PredictorOptions {
-        didSet { resultCache.removeAll() }
+        didSet { forgetAnswers() }
     }
     private var document = DocumentCache()
     /// Re-orders the candidate window after the n-gram and character models (nil: their order).
     public var reranker: (any CandidateReranker)? {
-        didSet { resultCache.removeAll() }
+        didSet { forgetAnswers() }
     }
     /// What this user has typed before (learned words and contexts); empty when learning is off.
     public private(set) var userModel = UserModel()
@@ -70,11 +70,23 @@ public final class Predictor {
     /// Changes the learned model (load, forget, wipe) and drops answers that depended on it.
     public func updateUserModel(_ change: (inout UserModel) -> Void) {
         change(&userModel)
-        resultCache.removeAll()
+        forgetAnswers()
     }
     private var layout: KeyboardLayout { KeyboardLayout.named(options.keyboardLayout) }
     /// Keyed by scalars: canonically equivalent strings (`é` and `e` + U+0301) are different input.
     private var resultCache: [ResultKey: [Suggestion]] = [:]
+
+    /// The word model's view of the current context (nil: not computed since it changed).
+    private var contextScores: ContextScores?
+    /// The last key's candidates, for the next key of the same word (nil: none in this context).
+    private var candidatePool: CandidatePool?
+    /// Keys and word scores of pack words in the current context (`scoredWord`).
+    private var scoredWords: [Int: (key: String, score: Float)] = [:]
+    /// Whether a key that extends the last key's word narrows its candidates (off: every key
+    /// searches afresh; for tests that compare both).
+    var reusesCandidates = true
+    /// Keys answered by narrowing the last key's candidates (for tests).
+    private(set) var narrowedKeys = 0
 
     /// Character-model log probabilities of candidate words, computed once and reused: the
     /// history stays the same for every key of a word, and the context-free score for good.
@@ -95,22 +107,48 @@ public final class Predictor {
         }
     }
 
-    /// A cached answer's request: the count as a number (any Int, unlike a code point) and the text.
+    /// A cached answer's request: the count and the text, compared by scalars (as UTF-8 bytes,
+    /// which are equal exactly when the scalars are) and hashed as bytes in one call.
     private struct ResultKey: Hashable {
         var count: Int
-        var text: [Unicode.Scalar]
+        var text: String
+
+        static func == (a: ResultKey, b: ResultKey) -> Bool {
+            a.count == b.count && DocumentCache.sameScalars(a.text[...], b.text[...])
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(count)
+            let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            if hashed == nil { Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
+        }
     }
 
     /// Creates a predictor over a pack.
     public init(pack: LanguagePack, options: PredictorOptions = PredictorOptions()) {
         self.pack = pack
         self.options = options
+        reranker = NeuralContextReranker(pack: pack)  // nil for packs without the neural sections
     }
 
     /// Forgets the current document (a new message, another text field).
     public func reset() {
         document = DocumentCache()
+        forgetAnswers()
+    }
+
+    /// Drops every answer and everything computed for the current context (the models, the
+    /// options or the document changed).
+    private func forgetAnswers() {
         resultCache.removeAll()
+        forgetContext()
+    }
+
+    /// Drops what was computed for the current context (the text before the word).
+    private func forgetContext() {
+        contextScores = nil
+        candidatePool = nil
+        scoredWords.removeAll(keepingCapacity: true)
     }
 
     /// Records a committed word with the text before it (call only where learning is allowed).
@@ -149,7 +187,7 @@ public final class Predictor {
             display = pack.display(id)
         }
         userModel.record(word: display, after: Array(recent.suffix(2)), now: now)
-        resultCache.removeAll()
+        forgetAnswers()
     }
 
     /// The learned entries changed since the last call, for the store (does not touch the cache).
@@ -165,7 +203,7 @@ public final class Predictor {
         model.load(entries)
         _ = model.takeChanges()
         userModel = model
-        resultCache.removeAll()
+        forgetAnswers()
     }
 
     /// The best `count` words for the text before the cursor.
@@ -176,11 +214,12 @@ public final class Predictor {
     /// The best `count` suggestions for the text before the cursor, with scores.
     public func suggestions(before: String, count: Int) -> [Suggestion] {
         guard count > 0 else { return [] }
-        let tail = String(before.unicodeScalars.suffix(1000))
-        let cacheKey = ResultKey(count: count, text: Array(tail.unicodeScalars))
+        // At most 1,000 bytes are at most 1,000 scalars: no copy for a short text.
+        let tail = before.utf8.count <= 1000 ? before : String(before.unicodeScalars.suffix(1000))
+        let cacheKey = ResultKey(count: count, text: tail)
         if let cached = resultCache[cacheKey] { return cached }
         let (context, partial) = WordText.splitPartialWord(tail)
-        document.update(context: context, pack: pack)
+        if document.update(context: context, pack: pack) { forgetContext() }
         let result = compute(context: context, partial: partial, count: count)
         if resultCache.count > 256 { resultCache.removeAll(keepingCapacity: true) }
         resultCache[cacheKey] = result
@@ -197,153 +236,357 @@ public final class Predictor {
         var total: Float = 0
         /// Offered because a neighbouring key or a swap makes the typed prefix a likely word.
         var isCorrection = false
+        /// Which prefix-narrowable sources offered it (see `narrowedCandidates`).
+        var sources: CandidateSources = []
+
+        init(id: Int?, key: String, display: String, wordScore: Float, sources: CandidateSources = []) {
+            self.id = id
+            self.key = key
+            self.display = display
+            self.wordScore = wordScore
+            self.sources = sources
+        }
     }
 
-    private func compute(context: Substring, partial: Substring, count: Int) -> [Suggestion] {
-        if WordText.containsDigit(partial) { return [] }
-        let prefixKey = WordText.key(partial)
+    /// Sources of a candidate whose members for a longer prefix are found among those for a shorter one.
+    private struct CandidateSources: OptionSet {
+        let rawValue: UInt8
+        /// In the prefix's dictionary range: the best by prior, or a successor of the previous words.
+        static let range = CandidateSources(rawValue: 1)
+        /// A word of the document with the prefix.
+        static let document = CandidateSources(rawValue: 2)
+    }
+
+    /// All candidates of one prefix in one context (in no particular order): the last key's, kept
+    /// so the next key (the same word, one letter longer) can narrow them instead of searching.
+    private struct CandidatePool {
+        var prefixKey: String
+        var candidates: [Candidate]
+        /// `topByPrior(range(ofPrefix: prefixKey), limit: priorLimit)`.
+        var topByPrior: [Int]
+        /// Whether a longer prefix may narrow these candidates (no typo corrections among them).
+        var extensible: Bool
+    }
+
+    /// Words of the prefix's range taken by prior.
+    private static let priorLimit = 40
+
+    /// What the previous words give every candidate of this context, computed once per context
+    /// (the text before the word being typed) instead of once per key.
+    private struct ContextScores {
+        var trigramProb: [Int: Float] = [:]
+        var bigramProb: [Int: Float] = [:]
+        var bigramBackoff: Float = 1
+        var trigramBackoff: Float = 1
+        var userTrigram: [String: LearnedEntry] = [:]
+        var userBigram: [String: LearnedEntry] = [:]
+        var userTotals: (one: Float, two: Float, three: Float) = (0, 0, 0)
+        var cacheWeight: Float = 0
+        var followers: [String: Int] = [:]
+        var followerMass: Float = 0
+        var followerWeight: Float = 0
+    }
+
+    private func makeContextScores(context: Substring) -> ContextScores {
+        var scores = ContextScores()
         let (previous, beforePrevious) = document.lastWords
         let bigram = pack.bigramSuccessors(of: previous ?? pack.sentenceStartID)
         let trigram = previous.flatMap { p in beforePrevious.flatMap { pack.trigramSuccessors(of: $0, p) } }
-        let startsSentence = WordText.isSentenceStart(context)
-        // After a capitalised word mid-sentence, words often written with a capital continue a name.
-        let continuesName = partial.isEmpty && document.lastWordCapitalizedMidSentence
-        let unknownPrevious = previous == nil && !startsSentence
-
+        let unknownPrevious = previous == nil && !WordText.isSentenceStart(context)
         // Successor probabilities of the previous words, by id.
-        var trigramProb: [Int: Float] = [:]
         if let trigram {
+            scores.trigramProb.reserveCapacity(trigram.entries.count)
             for entry in trigram.entries {
                 let (id, logProb) = LanguagePack.decodeSuccessor(entry)
-                trigramProb[id] = Math.exp(logProb)
+                scores.trigramProb[id] = Math.exp(logProb)
             }
         }
-        var bigramProb: [Int: Float] = [:]
         if !unknownPrevious {
+            scores.bigramProb.reserveCapacity(bigram.entries.count)
             for entry in bigram.entries {
                 let (id, logProb) = LanguagePack.decodeSuccessor(entry)
-                bigramProb[id] = Math.exp(logProb)
+                scores.bigramProb[id] = Math.exp(logProb)
             }
         }
-        let bigramBackoff: Float = unknownPrevious ? 1 : bigram.weight
-        let trigramBackoff: Float = trigram?.weight ?? 1
+        scores.bigramBackoff = unknownPrevious ? 1 : bigram.weight
+        scores.trigramBackoff = trigram?.weight ?? 1
+        // The user's own words and phrases.
+        let lastKeys = document.lastKeys
+        let userContexts = [lastKeys.joined(separator: " "), lastKeys.last ?? ""]
+        scores.userTrigram = lastKeys.count == 2 ? userModel.successors(of: userContexts[0]) : [:]
+        scores.userBigram = lastKeys.isEmpty ? [:] : userModel.successors(of: userContexts[1])
+        scores.userTotals = (
+            one: Float(userModel.total(of: "")), two: Float(userModel.total(of: userContexts[1])),
+            three: lastKeys.count == 2 ? Float(userModel.total(of: userContexts[0])) : 0
+        )
+        let cacheMass = Double(document.totalWords)
+        scores.cacheWeight = Float(options.cacheWeight * cacheMass / (cacheMass + 20))
+        scores.followers = document.lastWordFollowers
+        scores.followerMass = Float(scores.followers.values.reduce(0, +))
+        scores.followerWeight =
+            scores.followerMass > 0
+            ? Float(options.cacheBigramWeight) * scores.followerMass / (scores.followerMass + 2) : 0
+        return scores
+    }
 
-        // Gather candidate ids.
+    /// Word model: interpolated trigram/bigram/unigram, mixed with the document cache and the
+    /// user's counts. Depends on the context only, never on the typed prefix.
+    private func wordScore(id: Int?, key: String, _ scores: ContextScores) -> Float {
+        var p: Float = 0
+        if let id {
+            let unigram = Math.exp(pack.logPrior(id))
+            let lower = (scores.bigramProb[id] ?? 0) + scores.bigramBackoff * unigram
+            p = (scores.trigramProb[id] ?? 0) + scores.trigramBackoff * lower
+        } else {
+            p = 1e-7
+        }
+        let cacheWeight = scores.cacheWeight
+        let cached = document.words[key].map { Float($0.count) / Float(max(1, document.totalWords)) } ?? 0
+        p = (1 - cacheWeight) * p + cacheWeight * cached
+        let followerWeight = scores.followerWeight
+        if followerWeight > 0 {
+            p = (1 - followerWeight) * p + followerWeight * Float(scores.followers[key] ?? 0) / scores.followerMass
+        }
+        let userTotals = scores.userTotals
+        if userTotals.one > 0 {
+            // Back-off over the user's own counts: two words of context, one, none.
+            let one = Float(userModel.word(key)?.count ?? 0) / userTotals.one
+            let two = userTotals.two > 0 ? Float(scores.userBigram[key]?.count ?? 0) / userTotals.two : 0
+            let three = userTotals.three > 0 ? Float(scores.userTrigram[key]?.count ?? 0) / userTotals.three : 0
+            let w3 = userTotals.three / (userTotals.three + 2)
+            let w2 = (1 - w3) * userTotals.two / (userTotals.two + 2)
+            let personal = w3 * three + w2 * two + (1 - w3 - w2) * one
+            // Trust grows with everything the user typed, and faster with this very context.
+            let overall = userTotals.one / (userTotals.one + 100)
+            let contextual = max(userTotals.two / (userTotals.two + 2), userTotals.three / (userTotals.three + 1))
+            let weight = Float(options.userWeight) * max(overall, contextual)
+            p = (1 - weight) * p + weight * personal
+        }
+        return Math.log(max(p, 1e-12))
+    }
+
+    /// Candidates from the learned model: words with the prefix and the most used successors
+    /// of the previous words (a bounded window, like the pack's successor lists).
+    private func learnedCandidates(prefixKey: String, _ scores: ContextScores) -> [LearnedEntry] {
+        var learned = userModel.words(withPrefix: prefixKey, limit: 12)
+        if scores.userBigram.isEmpty && scores.userTrigram.isEmpty { return learned }
+        let learnedSuccessors =
+            (scores.userBigram.values.filter { $0.key.hasPrefix(prefixKey) }
+            + scores.userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
+            .sorted { ($0.count, $1.key) > ($1.count, $0.key) }
+        learned += learnedSuccessors.prefix(options.learnedSuccessorWindow)
+        return learned
+    }
+
+    /// Candidate sorting: best word score first, ties by key (a total order, so the order the
+    /// candidates were gathered in never matters).
+    private static func byWordScore(_ a: Candidate, _ b: Candidate) -> Bool {
+        (a.wordScore, b.key) > (b.wordScore, a.key)
+    }
+
+    /// A pack word's key and word score in the current context, computed once per context:
+    /// the next word's candidates and those of each prefix of the word overlap.
+    private func scoredWord(_ id: Int, _ scores: ContextScores) -> (key: String, score: Float) {
+        if let known = scoredWords[id] { return known }
+        let key = pack.key(id)
+        let scored = (key, wordScore(id: id, key: key, scores))
+        if scoredWords.count >= 8192 { scoredWords.removeAll(keepingCapacity: true) }
+        scoredWords[id] = scored
+        return scored
+    }
+
+    /// The best `limit` candidates by word score, best first: what sorting all of them and
+    /// keeping the first `limit` gives (ties keep their order), without sorting all of them.
+    private static func best(_ limit: Int, of candidates: [Candidate]) -> [Candidate] {
+        if candidates.count <= limit { return candidates.sorted(by: byWordScore) }
+        var best: [Candidate] = []
+        best.reserveCapacity(limit + 1)
+        for candidate in candidates {
+            if best.count == limit, !byWordScore(candidate, best[limit - 1]) { continue }
+            // After every candidate it does not beat: an equal one that came first stays first.
+            var low = 0
+            var high = best.count
+            while low < high {
+                let middle = (low + high) / 2
+                if byWordScore(candidate, best[middle]) { high = middle } else { low = middle + 1 }
+            }
+            best.insert(candidate, at: low)
+            if best.count > limit { best.removeLast() }
+        }
+        return best
+    }
+
+    /// Every candidate of a prefix, from the dictionary and the models.
+    private func freshCandidates(
+        prefixKey: String, partialScalarCount: Int, _ scores: ContextScores
+    ) -> CandidatePool {
         var ids: [Int] = []
-        var seen = Set<Int>()
-        func add(_ id: Int) {
-            if seen.insert(id).inserted { ids.append(id) }
+        var sources: [CandidateSources] = []
+        var position: [Int: Int] = [:]
+        func add(_ id: Int, _ source: CandidateSources) {
+            if let index = position[id] {
+                sources[index].formUnion(source)
+            } else {
+                position[id] = ids.count
+                ids.append(id)
+                sources.append(source)
+            }
         }
         let range = prefixKey.isEmpty ? 0..<0 : pack.range(ofPrefix: prefixKey)
+        var top: [Int] = []
         if prefixKey.isEmpty {
-            for id in pack.topWords.prefix(64) { add(Int(id)) }
+            for id in pack.topWords.prefix(64) { add(Int(id), []) }
         } else {
-            for id in topByPrior(range, limit: 40) { add(id) }
+            top = topByPrior(range, limit: Self.priorLimit)
+            for id in top { add(id, .range) }
         }
         // Typo-tolerant completions: when the typed prefix is unlikely, the prefixes one
         // neighbouring key or one swap away may hold the word meant (`tge` → `the`).
         var corrections: [Int: Float] = [:]
-        if options.typoTolerantCompletions, partial.unicodeScalars.count >= 3,
-            range.isEmpty
-                || topByPrior(range, limit: 1).first.map({ pack.logPrior($0) < options.unlikelyPrefixLogPrior }) ?? true
-        {
+        if typoCompletionsApply(range: range, top: top, partialScalarCount: partialScalarCount) {
             for (variant, penalty) in prefixVariants(Array(prefixKey.unicodeScalars)) {
                 for id in topByPrior(pack.range(ofPrefix: variant), limit: 3) where !range.contains(id) {
                     if corrections[id].map({ $0 < penalty }) ?? true { corrections[id] = penalty }
-                    add(id)
+                    add(id, [])
                 }
             }
         }
-        for id in trigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id) }
-        for id in bigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id) }
-        var documentOnly: [(key: String, display: String)] = []
+        for id in scores.trigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id, .range) }
+        for id in scores.bigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id, .range) }
+        var documentOnly: [(key: String, display: String, sources: CandidateSources)] = []
         var documentOnlyKeys = Set<String>()
         for (key, entry) in document.words where key.hasPrefix(prefixKey) {
             if let id = entry.id {
-                add(id)
+                add(id, .document)
             } else if documentOnlyKeys.insert(key).inserted {
-                documentOnly.append((key, entry.display))
+                documentOnly.append((key, entry.display, .document))
             }
         }
-        // The user's own words and phrases.
-        let userContexts = [document.lastKeys.joined(separator: " "), document.lastKeys.last ?? ""]
-        let userTrigram = document.lastKeys.count == 2 ? userModel.successors(of: userContexts[0]) : [:]
-        let userBigram = document.lastKeys.isEmpty ? [:] : userModel.successors(of: userContexts[1])
-        let userTotals = (
-            one: Float(userModel.total(of: "")), two: Float(userModel.total(of: userContexts[1])),
-            three: document.lastKeys.count == 2 ? Float(userModel.total(of: userContexts[0])) : 0
-        )
-        var learnedCandidates = userModel.words(withPrefix: prefixKey, limit: 12)
-        // The most used learned successors only: a bounded window, like the pack's successor lists.
-        let learnedSuccessors =
-            (userBigram.values.filter { $0.key.hasPrefix(prefixKey) }
-            + userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
-            .sorted { ($0.count, $1.key) > ($1.count, $0.key) }
-        learnedCandidates += learnedSuccessors.prefix(options.learnedSuccessorWindow)
-        for entry in learnedCandidates {
+        for entry in learnedCandidates(prefixKey: prefixKey, scores) {
             if let id = pack.id(ofKey: entry.key) {
-                add(id)
+                add(id, [])
             } else if documentOnlyKeys.insert(entry.key).inserted {
-                documentOnly.append((entry.key, entry.display))
+                documentOnly.append((entry.key, entry.display, []))
             }
-        }
-
-        // Word model: interpolated trigram/bigram/unigram, mixed with the document cache.
-        let cacheMass = Double(document.totalWords)
-        let cacheWeight = Float(options.cacheWeight * cacheMass / (cacheMass + 20))
-        let followers = document.lastWordFollowers
-        let followerMass = Float(followers.values.reduce(0, +))
-        let followerWeight = followerMass > 0 ? Float(options.cacheBigramWeight) * followerMass / (followerMass + 2) : 0
-        func wordScore(id: Int?, key: String) -> Float {
-            var p: Float = 0
-            if let id {
-                let unigram = Math.exp(pack.logPrior(id))
-                let lower = (bigramProb[id] ?? 0) + bigramBackoff * unigram
-                p = (trigramProb[id] ?? 0) + trigramBackoff * lower
-            } else {
-                p = 1e-7
-            }
-            let cached = document.words[key].map { Float($0.count) / Float(max(1, document.totalWords)) } ?? 0
-            p = (1 - cacheWeight) * p + cacheWeight * cached
-            if followerWeight > 0 {
-                p = (1 - followerWeight) * p + followerWeight * Float(followers[key] ?? 0) / followerMass
-            }
-            if userTotals.one > 0 {
-                // Back-off over the user's own counts: two words of context, one, none.
-                let one = Float(userModel.word(key)?.count ?? 0) / userTotals.one
-                let two = userTotals.two > 0 ? Float(userBigram[key]?.count ?? 0) / userTotals.two : 0
-                let three = userTotals.three > 0 ? Float(userTrigram[key]?.count ?? 0) / userTotals.three : 0
-                let w3 = userTotals.three / (userTotals.three + 2)
-                let w2 = (1 - w3) * userTotals.two / (userTotals.two + 2)
-                let personal = w3 * three + w2 * two + (1 - w3 - w2) * one
-                // Trust grows with everything the user typed, and faster with this very context.
-                let overall = userTotals.one / (userTotals.one + 100)
-                let contextual = max(userTotals.two / (userTotals.two + 2), userTotals.three / (userTotals.three + 1))
-                let weight = Float(options.userWeight) * max(overall, contextual)
-                p = (1 - weight) * p + weight * personal
-            }
-            return Math.log(max(p, 1e-12))
         }
 
         var candidates: [Candidate] = []
         candidates.reserveCapacity(ids.count + documentOnly.count)
-        let partialScalarCount = partial.unicodeScalars.count
-        for id in ids {
-            let key = pack.key(id)
+        for (index, id) in ids.enumerated() {
+            let (key, score) = scoredWord(id, scores)
             if key == prefixKey { continue }  // the typed text itself is already in the field
-            // The display form is settled below, for the window only.
-            var candidate = Candidate(id: id, key: key, display: "", wordScore: wordScore(id: id, key: key))
+            // The display form is settled later, for the window only.
+            var candidate = Candidate(id: id, key: key, display: "", wordScore: score, sources: sources[index])
             if let penalty = corrections[id] {
                 candidate.isCorrection = true
                 candidate.wordScore -= penalty
             }
             candidates.append(candidate)
         }
-        for (key, display) in documentOnly where key != prefixKey {
-            candidates.append(Candidate(id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key)))
+        for (key, display, source) in documentOnly where key != prefixKey {
+            candidates.append(
+                Candidate(id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key, scores), sources: source))
         }
-        candidates.sort { ($0.wordScore, $1.key) > ($1.wordScore, $0.key) }
-        if candidates.count > options.windowSize { candidates.removeLast(candidates.count - options.windowSize) }
+        // Only a pool without corrections can be narrowed: corrections depend on the whole prefix.
+        return CandidatePool(
+            prefixKey: prefixKey, candidates: candidates, topByPrior: top,
+            extensible: !prefixKey.isEmpty && corrections.isEmpty)
+    }
+
+    /// The candidates of a prefix that extends the previous key's prefix in the same context,
+    /// narrowed from the previous key's candidates; nil where that cannot give exactly what
+    /// `freshCandidates` gives.
+    ///
+    /// Why it is exact: every candidate came from a source whose members for the longer prefix
+    /// are a subset of its members for the shorter one — the dictionary range and the pack's
+    /// successors (`range` shrinks), the document's words (`hasPrefix` on a longer prefix) —
+    /// except three bounded lists: the 40 words of the range with the best prior, and the
+    /// learned words and successors (12 each). The learned lists are asked again. The best 40 of
+    /// the shorter range that lie in the longer one are the best of the longer range, as all its
+    /// other words ranked below them; they are all of its best 40 only when there are 40 of them
+    /// or the longer range holds no more — otherwise the range is searched again. Typo
+    /// corrections depend on the whole prefix: a pool with them is never narrowed, and a prefix
+    /// that needs them is computed afresh. Word scores depend on the context only.
+    private func narrowedCandidates(
+        prefixKey: String, partialScalarCount: Int, _ scores: ContextScores
+    ) -> CandidatePool? {
+        guard reusesCandidates, let pool = candidatePool, pool.extensible, !prefixKey.isEmpty,
+            prefixKey.utf8.starts(with: pool.prefixKey.utf8), prefixKey.hasPrefix(pool.prefixKey)
+        else { return nil }
+        let range = pack.range(ofPrefix: prefixKey)
+        var top = pool.topByPrior.filter { range.contains($0) }
+        if top.count < min(Self.priorLimit, range.count) { top = topByPrior(range, limit: Self.priorLimit) }
+        if typoCompletionsApply(range: range, top: top, partialScalarCount: partialScalarCount) { return nil }
+
+        var candidates: [Candidate] = []
+        candidates.reserveCapacity(pool.candidates.count)
+        var presentIDs = Set<Int>()
+        var presentKeys = Set<String>()  // words the pack lacks
+        for var candidate in pool.candidates {
+            var sources: CandidateSources = []
+            if candidate.sources.contains(.range), let id = candidate.id, range.contains(id) {
+                sources.insert(.range)
+            }
+            if candidate.sources.contains(.document), candidate.key.hasPrefix(prefixKey) { sources.insert(.document) }
+            if sources.isEmpty || candidate.key == prefixKey { continue }
+            candidate.sources = sources
+            if let id = candidate.id { presentIDs.insert(id) } else { presentKeys.insert(candidate.key) }
+            candidates.append(candidate)
+        }
+        func addWord(_ id: Int, sources: CandidateSources) {
+            let (key, score) = scoredWord(id, scores)
+            if key == prefixKey { return }
+            candidates.append(Candidate(id: id, key: key, display: "", wordScore: score, sources: sources))
+        }
+        for id in top where presentIDs.insert(id).inserted { addWord(id, sources: .range) }
+        for entry in learnedCandidates(prefixKey: prefixKey, scores) {
+            if let id = pack.id(ofKey: entry.key) {
+                if presentIDs.insert(id).inserted { addWord(id, sources: []) }
+            } else if presentKeys.insert(entry.key).inserted, entry.key != prefixKey {
+                candidates.append(
+                    Candidate(
+                        id: nil, key: entry.key, display: entry.display,
+                        wordScore: wordScore(id: nil, key: entry.key, scores)))
+            }
+        }
+        return CandidatePool(prefixKey: prefixKey, candidates: candidates, topByPrior: top, extensible: true)
+    }
+
+    /// Whether the typed prefix is unlikely enough for typo-tolerant completions (`top`: the
+    /// best ids of `range` by prior, as `topByPrior` gives them).
+    private func typoCompletionsApply(range: Range<Int>, top: [Int], partialScalarCount: Int) -> Bool {
+        guard options.typoTolerantCompletions, partialScalarCount >= 3 else { return false }
+        if range.isEmpty { return true }
+        // The best prior of the range (lowest cost; ties: the first id).
+        guard let best = top.min(by: { (pack.priors[$0], $0) < (pack.priors[$1], $1) }) else { return true }
+        return pack.logPrior(best) < options.unlikelyPrefixLogPrior
+    }
+
+    private func compute(context: Substring, partial: Substring, count: Int) -> [Suggestion] {
+        if WordText.containsDigit(partial) { return [] }
+        let prefixKey = WordText.key(partial)
+        let startsSentence = WordText.isSentenceStart(context)
+        // After a capitalised word mid-sentence, words often written with a capital continue a name.
+        let continuesName = partial.isEmpty && document.lastWordCapitalizedMidSentence
+        let scores: ContextScores
+        if let known = contextScores {
+            scores = known
+        } else {
+            scores = makeContextScores(context: context)
+            contextScores = scores
+        }
+        let partialScalarCount = partial.unicodeScalars.count
+        let pool: CandidatePool
+        if let narrowed = narrowedCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores) {
+            pool = narrowed
+            narrowedKeys += 1
+        } else {
+            pool = freshCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
+        }
+        candidatePool = pool
+        var candidates = Self.best(options.windowSize, of: pool.candidates)
+        let trigramProb = scores.trigramProb
+        let bigramProb = scores.bigramProb
         for index in candidates.indices {
             guard let id = candidates[index].id else { continue }
             let key = candidates[index].key
@@ -382,7 +625,8 @@ public final class Predictor {
                 if let known = characterScores.inContext[key], let knownAlone = characterScores.alone[key] {
                     (inContext, alone) = (known, knownAlone)
                 } else {
-                    let symbols = model.symbols(key.unicodeScalars) + model.symbols(CollectionOfOne(" "))
+                    var symbols = model.symbols(key.unicodeScalars)
+                    symbols += neutral  // the space after the word
                     inContext = model.logProb(of: symbols, after: history)
                     alone = characterScores.alone[key] ?? model.logProb(of: symbols, after: neutral)
                     characterScores.remember(key: key, inContext: inContext, alone: alone)
@@ -409,7 +653,8 @@ public final class Predictor {
             reranker.rerank(
                 &window,
                 context: RerankContext(
-                    previousKeys: document.lastKeys, partialKey: prefixKey, startsSentence: startsSentence))
+                    previousKeys: document.lastKeys, partialKey: prefixKey, startsSentence: startsSentence,
+                    documentKeys: document.documentKeys))
             for index in candidates.indices { candidates[index].total = window[index].score }
         }
         candidates.sort { ($0.total, $1.key) > ($1.total, $0.key) }

@@ -1,0 +1,263 @@
+import FoundationEssentials
+import InklingTestSupport
+import Testing
+
+@testable import InklingCore
+
+/// The word GRU's inference, its `NGRU` pack section and the re-ranker that reads it (issue 17),
+/// checked against PyTorch's outputs for a tiny model (`NeuralFixture`, from
+/// `scripts/neural/export_sections.py --swift-fixture`).
+@Suite("WordLanguageModel")
+struct WordLanguageModelTests {
+    static func model() throws -> WordLanguageModel {
+        try NeuralFixture.wordModelSection.withUnsafeBytes { raw throws(PackError) in
+            try WordLanguageModel(section: raw)
+        }
+    }
+
+    static func decodeError(_ bytes: [UInt8]) -> PackError? {
+        do {
+            _ = try bytes.withUnsafeBytes { raw throws(PackError) in try WordLanguageModel(section: raw) }
+            return nil
+        } catch let error as PackError {
+            return error
+        } catch {
+            return .malformed(tag: "not a PackError", reason: "\(error)")
+        }
+    }
+
+    static func put(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) {
+            for (index, byte) in $0.enumerated() { bytes[offset + index] = byte }
+        }
+    }
+
+    /// Recomputes the checksum after an edit, so that the edit itself is what gets refused.
+    static func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        put(CRC32.checksum(Array(bytes[20...])), at: 16, in: &bytes)
+        return bytes
+    }
+
+    @Test("log-probabilities match PyTorch's float64 GRU on the same int8 weights, word by word")
+    func parityWithPyTorch() throws {
+        let model = try Self.model()
+        #expect(model.vocabularySize == 12)
+        #expect(model.dimension == 8)
+        var state = model.startState
+        for (step, expected) in NeuralFixture.logProbabilities.enumerated() {
+            if step > 0 { state = model.advance(state, key: NeuralFixture.words[step - 1]) }
+            for (query, value) in zip(NeuralFixture.queries, expected) {
+                let got = model.logProbability(of: query, in: state)
+                #expect(abs(got.value - value) < 2e-4, "after \(step) words, \(query): \(got.value) vs \(value)")
+                #expect(got.isUnknown == (query == "zebra"))
+            }
+        }
+    }
+
+    @Test("the distribution sums to one")
+    func normalised() throws {
+        let model = try Self.model()
+        let state = model.advance(model.startState, key: "the")
+        let total = model.keys.reduce(Float(0)) { $0 + Math.exp(model.logProbability(of: $1, in: state).value) }
+        #expect(abs(total - 1) < 1e-4)
+    }
+
+    @Test("the section re-encodes to the same bytes")
+    func roundTrip() throws {
+        let quantized = try NeuralFixture.wordModelSection.withUnsafeBytes { raw throws(PackError) in
+            try WordLanguageModel.quantized(section: raw)
+        }
+        #expect(quantized.encoded() == NeuralFixture.wordModelSection)
+        #expect(quantized.keys.prefix(3) == ["<s>", "<unk>", "the"])
+    }
+
+    @Test("a damaged section is refused: truncation, trailing bytes, checksum, version, shapes, keys, weights")
+    func damagedSections() throws {
+        let good = NeuralFixture.wordModelSection
+        #expect(Self.decodeError(good) == nil)
+        for length in [0, 3, 19, 20, 24, good.count / 2, good.count - 1] {
+            #expect(Self.decodeError(Array(good.prefix(length))) != nil, "truncated to \(length)")
+        }
+        #expect(Self.decodeError(Self.resealed(good + [0, 0, 0, 0])) != nil)
+        var flipped = good
+        flipped[good.count - 7] ^= 0x10  // a bit of the output bias: only the checksum sees it
+        guard case .malformed(_, let reason) = Self.decodeError(flipped) else {
+            Issue.record("a flipped bit was not refused")
+            return
+        }
+        #expect(reason.contains("checksum"))
+        let blobStart = 20
+        let keysEnd =
+            blobStart
+            + NeuralFixture.wordModelSection[12..<16].enumerated().reduce(0) {
+                $0 | Int($1.element) << (8 * $1.offset)
+            }
+        let floatOffsetOfFirstScale = (keysEnd + 3) / 4 * 4
+        let edits: [(String, (inout [UInt8]) -> Void)] = [
+            ("version 2", { Self.put(2, at: 0, in: &$0) }),
+            ("vocabulary of one", { Self.put(1, at: 4, in: &$0) }),
+            ("huge vocabulary", { Self.put(1 << 30, at: 4, in: &$0) }),
+            ("dimension 12 (not a multiple of 8)", { Self.put(12, at: 8, in: &$0) }),
+            ("dimension 16", { Self.put(16, at: 8, in: &$0) }),
+            ("huge key blob", { Self.put(1 << 30, at: 12, in: &$0) }),
+            // Keys: "<s>\n<unk>\nthe\ncat\n…": "cat" (bytes 14–16) becomes a second "the".
+            ("duplicate key", { $0.replaceSubrange((blobStart + 14)..<(blobStart + 17), with: Array("the".utf8)) }),
+            ("first key is not <s>", { $0[blobStart + 1] = UInt8(ascii: "x") }),
+            ("a key is not UTF-8", { $0[blobStart + 10] = 0xFF }),
+            ("NaN scale", { Self.put(Float.nan.bitPattern, at: floatOffsetOfFirstScale, in: &$0) }),
+            ("infinite output bias", { Self.put(Float.infinity.bitPattern, at: $0.count - 4, in: &$0) }),
+        ]
+        for (name, edit) in edits {
+            var bytes = good
+            edit(&bytes)
+            guard case .malformed(let tag, _) = Self.decodeError(Self.resealed(bytes)) else {
+                Issue.record("\(name): not refused as malformed")
+                continue
+            }
+            #expect(tag == "NGRU", "\(name)")
+        }
+    }
+
+    @Test("two keys that are the same are refused")
+    func duplicateKeys() throws {
+        var quantized = try NeuralFixture.wordModelSection.withUnsafeBytes { raw throws(PackError) in
+            try WordLanguageModel.quantized(section: raw)
+        }
+        quantized.keys[3] = "the"
+        #expect(Self.decodeError(quantized.encoded()) != nil)
+        quantized.keys[3] = "c\nt"
+        #expect(Self.decodeError(quantized.encoded()) != nil)
+    }
+
+    @Test("the tracker takes one step per new word and replays after a jump, with the same states")
+    func trackerSteps() throws {
+        let model = try Self.model()
+        let tracker = NeuralContextTracker(model: model)
+        #expect(tracker.state(after: []) == model.startState)
+        #expect(tracker.stepCount == 0)
+        var replayed = model.startState
+        var history: [String] = []
+        let text = ["the", "cat", "sat", "on", "the", "mat", "and", "it", "ran", "a", "dog", "ran", "on"]
+        for word in text {
+            history.append(word)
+            replayed = model.advance(replayed, key: word)
+            let before = tracker.stepCount
+            let keys = Array(history.suffix(NeuralContextTracker.historyLimit))
+            #expect(tracker.state(after: keys) == replayed)
+            #expect(tracker.state(after: keys) == replayed)  // every key of the next word: no step
+            #expect(tracker.stepCount == before + 1, "after \(history.count) words")
+        }
+        // The cursor moved back two words: replayed from the document start over the given words.
+        let back = Array(history.dropLast(2).suffix(NeuralContextTracker.historyLimit))
+        var expected = model.startState
+        for key in back { expected = model.advance(expected, key: key) }
+        #expect(tracker.state(after: back) == expected)
+        #expect(tracker.state(after: []) == model.startState)
+    }
+
+    @Test("the re-ranker adds the network's output on the features and the GRU's inputs, as in PyTorch")
+    func rerankerParity() throws {
+        let model = try Self.model()
+        let network = try NeuralFixture.rerankerSection.withUnsafeBytes { raw throws(PackError) in
+            try RerankerNetwork(section: raw)
+        }
+        #expect(NeuralContextReranker(network: RerankerNetworkTests.wide, model: model) == nil)
+        let reranker = try #require(NeuralContextReranker(network: network, model: model))
+        var window = NeuralFixture.window.map {
+            RerankCandidate(key: $0, features: NeuralFixture.windowFeatures, score: 1.5)
+        }
+        reranker.rerank(
+            &window,
+            context: RerankContext(
+                previousKeys: ["the", "cat"], partialKey: "", startsSentence: false, documentKeys: ["the", "cat"]))
+        for (candidate, expected) in zip(window, NeuralFixture.windowScores) {
+            #expect(abs(candidate.score - expected) < 1e-3, "\(candidate.key): \(candidate.score) vs \(expected)")
+        }
+    }
+
+    @Test("a pack with the section exposes the model; without it the pack still opens; a bad one fails to open")
+    func packSection() throws {
+        let base = FixturePacks.englishBytes
+        #expect(try LanguagePack(data: Data(base)).wordLanguageModel == nil)
+        let sections = try PackSurgery.sections(of: base)
+        let withModel = PackSurgery.assemble(sections + [("NGRU", NeuralFixture.wordModelSection)])
+        let pack = try LanguagePack(data: Data(withModel))
+        #expect(pack.wordLanguageModel?.keys == (try Self.model()).keys)
+        var broken = NeuralFixture.wordModelSection
+        broken[broken.count - 1] ^= 1
+        let withBroken = PackSurgery.assemble(sections + [("NGRU", broken)])
+        #expect(throws: PackError.self) { try LanguagePack(data: Data(withBroken)) }
+    }
+
+    @Test("the predictor hands the re-ranker the document's last words across sentences")
+    func documentKeysReachTheReranker() {
+        final class Recorder: CandidateReranker {
+            var contexts: [RerankContext] = []
+            func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) { contexts.append(context) }
+        }
+        let predictor = Predictor(pack: FixturePacks.english)
+        let recorder = Recorder()
+        predictor.reranker = recorder
+        _ = predictor.suggest(before: "I think so. The 42 cats of the th", count: 3)
+        #expect(recorder.contexts.last?.documentKeys == ["i", "think", "so", "the", "", "cats", "of", "the"])
+        #expect(recorder.contexts.last?.previousKeys == ["of", "the"])
+        _ = predictor.suggest(before: "", count: 3)
+        #expect(recorder.contexts.last?.documentKeys == [])
+    }
+}
+
+/// The vectorised exponential of the softmax normaliser.
+@Suite("WordLanguageModel.exponential")
+struct WordLanguageModelExponentialTests {
+    @Test("matches Math.exp to 2e-6 relative on [−87, 0], 0 below, exact at 0")
+    func exponential() {
+        var x: Float = 0
+        while x > -87 {
+            let lanes = SIMD8<Float>((0..<8).map { x - Float($0) * 0.013 })
+            let got = WordLanguageModel.exponential(lanes)
+            for lane in 0..<8 {
+                let want = Math.exp(Double(lanes[lane]))
+                #expect(abs(Double(got[lane]) - want) <= 2e-6 * want + 2e-38, "e^\(lanes[lane])")
+            }
+            x -= 0.37
+        }
+        #expect(WordLanguageModel.exponential(SIMD8(repeating: 0)) == SIMD8(repeating: 1))
+        #expect(WordLanguageModel.exponential(SIMD8(repeating: -200)) == SIMD8(repeating: 0))
+        #expect(WordLanguageModel.exponential(SIMD8(repeating: -.infinity)) == SIMD8(repeating: 0))
+    }
+}
+
+/// The trained model against PyTorch, when a section and its expected outputs are given
+/// (`export_sections.py --wordlm M --ngru S --parity J`, then INKLING_NGRU_SECTION=S
+/// INKLING_NGRU_PARITY=J swift test --filter WordLanguageModelRealParity); skipped otherwise.
+@Suite("WordLanguageModelRealParity")
+struct WordLanguageModelRealParityTests {
+    struct Expected: Decodable {
+        var words: [String]
+        var queries: [String]
+        var logProbabilities: [[Float]]
+    }
+
+    static let environment = ProcessInfo.processInfo.environment
+
+    @Test(
+        "a trained section gives PyTorch's log-probabilities",
+        .enabled(if: environment["INKLING_NGRU_SECTION"] != nil && environment["INKLING_NGRU_PARITY"] != nil))
+    func trainedModel() throws {
+        let section = try Data(contentsOf: URL(filePath: Self.environment["INKLING_NGRU_SECTION"]!))
+        let expected = try JSONDecoder().decode(
+            Expected.self, from: Data(contentsOf: URL(filePath: Self.environment["INKLING_NGRU_PARITY"]!)))
+        let model = try Array(section).withUnsafeBytes { raw throws(PackError) in try WordLanguageModel(section: raw) }
+        var state = model.startState
+        var worst: Float = 0
+        for (step, row) in expected.logProbabilities.enumerated() {
+            if step > 0 { state = model.advance(state, key: expected.words[step - 1]) }
+            for (query, value) in zip(expected.queries, row) {
+                worst = max(worst, abs(model.logProbability(of: query, in: state).value - value))
+            }
+        }
+        print("WordLanguageModelRealParity: largest difference \(worst)")
+        #expect(worst < 2e-3)
+    }
+}

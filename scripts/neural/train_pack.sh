@@ -1,0 +1,49 @@
+#!/bin/bash
+# Trains the neural re-ranker of a language pack (issue 17) and writes its two pack sections,
+# for `inkling pack build --word-model WORK/wordlm.ngru --reranker-network WORK/reranker.nrrk`.
+#
+# 1. Every 50th document of the prepared corpus is held out; a pack is built from the rest.
+# 2. A word GRU (train_wordlm.py) learns the held-out-free corpus for a fixed number of steps.
+# 3. The predictor's window with its features is dumped for every prefix of the held-out words.
+# 4. The window MLP (train_reranker.py --lm) learns to re-order it with the GRU's score.
+# 5. Both are exported as int8 sections; their SHA-256 is compared with GOLDEN (if it exists),
+#    and the weights' summary with a tolerance (same seeds, threads and PyTorch: same bytes).
+# CPU only, one thread per process, seed 17, deterministic algorithms; PyTorch pinned in
+# requirements.txt. Usage: train_pack.sh PREPARED_DIR WORK_DIR [GOLDEN.json]
+# Scale (defaults: the shipped model): NEURAL_GRU_STEPS, NEURAL_DUMP_WORDS, NEURAL_EPOCHS.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# Absolute paths: the training steps run from scripts/neural.
+PREPARED=$(cd "$1" && pwd)
+WORK=$(mkdir -p "$2" && cd "$2" && pwd)
+GOLDEN=${3:+$(cd "$(dirname "$3")" && pwd)/$(basename "$3")}
+STEPS=${NEURAL_GRU_STEPS:-4000}
+WORDS=${NEURAL_DUMP_WORDS:-40000}
+EPOCHS=${NEURAL_EPOCHS:-10}
+VENV=${NEURAL_VENV:-$ROOT/.cache/torch-venv}
+INKLING=${INKLING:-$ROOT/.build/release/inkling}
+mkdir -p "$WORK/prepared"
+[ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -r "$ROOT/scripts/neural/requirements.txt"; }
+for f in bigrams.tsv case.tsv hunspell.txt wordfreq.tsv; do
+    [ -f "$PREPARED/$f" ] && cp "$PREPARED/$f" "$WORK/prepared/"
+done
+awk -v held="$WORK/heldout.txt" -v kept="$WORK/prepared/corpus.txt" \
+    'NR % 50 == 7 { print > held; next } { print > kept }' "$PREPARED/corpus.txt"
+"$INKLING" pack build --prepared "$WORK/prepared" -o "$WORK/heldout-free.inkpack" 2>"$WORK/packbuild.log"
+cd "$ROOT/scripts/neural"
+"$VENV/bin/python" train_wordlm.py --corpus "$WORK/prepared/corpus.txt" --out "$WORK/wordgru.pt" \
+    --max-steps "$STEPS" --minutes 1e9 >"$WORK/wordlm.log"
+half=$(( ($(wc -l < "$WORK/heldout.txt") + 1) / 2 ))
+head -n "$half" "$WORK/heldout.txt" > "$WORK/heldout-a.txt"
+tail -n +"$((half + 1))" "$WORK/heldout.txt" > "$WORK/heldout-b.txt"
+for part in a b; do
+    python3 dump_candidates.py --inkling "$INKLING" --pack "$WORK/heldout-free.inkpack" \
+        --text "$WORK/heldout-$part.txt" --out "$WORK/feat-dump-$part.jsonl" --max-words "$((WORDS / 2))" --features &
+done
+wait
+"$VENV/bin/python" train_reranker.py --dump "$WORK/feat-dump-a.jsonl" --dump "$WORK/feat-dump-b.jsonl:100000" \
+    --epochs "$EPOCHS" --lm "$WORK/wordgru.pt" --out "$WORK/reranker.pt" >"$WORK/reranker.log"
+tail -n 1 "$WORK/reranker.log"
+"$VENV/bin/python" export_sections.py --wordlm "$WORK/wordgru.pt" --ngru "$WORK/wordlm.ngru" \
+    --reranker "$WORK/reranker.pt" --nrrk "$WORK/reranker.nrrk" --summary "$WORK/summary.json" \
+    ${GOLDEN:+--golden "$GOLDEN"}
