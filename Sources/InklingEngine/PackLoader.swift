@@ -14,8 +14,10 @@ import InklingDigest
 /// whenever a pack is refused, English serves. A pack no longer used has no references left
 /// (sessions, checkers and this loader drop it), so its memory is freed.
 ///
-/// Packs are read into private memory, never mapped, so a pack file rewritten or truncated on
-/// disk cannot crash the engine. That memory cannot be paged back to the file, so while
+/// Packs the user can write are read into private memory, never mapped, so a pack file
+/// rewritten or truncated on disk cannot crash the engine; the bundled pack is mapped only when
+/// no ordinary user can change it (`openBundled`, `PackOpening`). Private memory cannot be
+/// paged back to the file, so while
 /// another language is active the English pack is let go and read again when English is
 /// needed (tens of milliseconds), keeping one pack resident rather than two.
 ///
@@ -43,6 +45,12 @@ enum PackLoader {
         englishPath = EngineProcess.pack?.path
         EngineProcess.pack = nil  // held by `english` alone, so that it can be let go
         predictor = english
+        g_timeout_add_seconds(
+            2,
+            { _ in
+                MainActor.assumeIsolated { PackLoader.dropPagesIfIdle() }
+                return 1  // G_SOURCE_CONTINUE
+            }, nil)
     }
 
     /// The English predictor, reading the bundled pack again if it was let go; nil (logged)
@@ -51,7 +59,7 @@ enum PackLoader {
         if let english { return english }
         guard let englishPath else { return nil }
         do {
-            english = Predictor(pack: try LanguagePack(path: englishPath))
+            english = Predictor(pack: try openBundled(path: englishPath))
         } catch {
             log("cannot read the English language pack \(englishPath) again: \(error)")
         }
@@ -291,6 +299,181 @@ enum PackLoader {
         }
     }
 
+    // MARK: The bundled pack, mapped (issue 18; the decisions are PackOpening's)
+
+    /// Opens the bundled English pack: mapped when no ordinary user can change the file, used at
+    /// once when the record of its last verification matches the opened file (verified again in
+    /// the background, a few seconds later), else verified in full first; read into private
+    /// memory when the file could change under a mapping.
+    static func openBundled(path: String) throws(PackError) -> LanguagePack {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return try LanguagePack(path: path) }  // its error says why
+        defer { close(descriptor) }
+        var status = stat()
+        var fileSystem = statvfs()
+        guard fstat(descriptor, &status) == 0, fstatvfs(descriptor, &fileSystem) == 0 else {
+            return try LanguagePack(path: path)
+        }
+        let identity = identity(of: status)
+        let facts = PackFileFacts(
+            identity: identity, ownerUID: UInt32(status.st_uid), permissions: UInt32(status.st_mode & 0o7777),
+            isRegularFile: status.st_mode & S_IFMT == S_IFREG,
+            onReadOnlyFileSystem: fileSystem.f_flag & UInt(ST_RDONLY) != 0)
+        let recordPath = verificationRecordPath(language: "en")
+        let record = (try? String(contentsOfFile: recordPath, encoding: .utf8)).flatMap(
+            PackVerificationRecord.init(encoded:))
+        let plan = PackOpening.plan(for: facts, record: record)
+        guard plan != .readPrivately,
+            let mapping = mmap(nil, identity.size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapping != MAP_FAILED
+        else { return try LanguagePack(path: path) }
+        let bytes = mappedData(mapping, count: identity.size)
+        if plan == .mapTrustingRecord {
+            // Taken while in use: should the engine die before the background check confirms
+            // the record, the next start verifies the pack in full rather than trusting it again.
+            rename(recordPath, recordPath + ".unconfirmed")
+        }
+        let pack: LanguagePack
+        do {
+            pack = try LanguagePack(data: bytes, path: path, check: plan == .mapTrustingRecord ? .deferred : .full)
+        } catch {
+            // A record of a file that is now refused vouches for nothing.
+            unlink(recordPath)
+            unlink(recordPath + ".unconfirmed")
+            throw error
+        }
+        if plan == .mapAndVerify { dropResidentPages(mapping, count: identity.size) }
+        verifyLater(pack, mapping: mapping, plan: plan, identity: identity, record: record)
+        englishMapping = PackMapping(pack: pack, address: UInt(bitPattern: mapping), size: identity.size)
+        return pack
+    }
+
+    /// Where the bundled pack is mapped (the pack held weakly: letting English go frees it).
+    final class PackMapping {
+        weak var pack: LanguagePack?
+        let address: UInt
+        let size: Int
+        init(pack: LanguagePack, address: UInt, size: Int) {
+            self.pack = pack
+            self.address = address
+            self.size = size
+        }
+    }
+    private static var englishMapping: PackMapping?
+    private static var lastKeyMicros = 0
+    private static var keyTypedSincePagesDropped = false
+    /// Typing paused this long: the mapped pack's pages are given back.
+    static let idleBeforeDroppingPagesMicros = 5_000_000
+
+    /// A key was pressed (the engine's key handler): the pack's pages are in use.
+    static func noteKey() {
+        lastKeyMicros = MemoryDiagnostics.now()
+        keyTypedSincePagesDropped = true
+    }
+
+    /// When typing has paused, the mapped pack's resident pages leave this process (they stay
+    /// in the page cache, shared and reclaimable): typing touches nearly the whole pack within
+    /// a few hundred keys (the spelling check walks the vocabulary, the character model probes
+    /// its whole table), so without this the pack counts in full in the engine's RSS for good.
+    /// The next key maps back what it reads (minor faults, a fraction of a millisecond once).
+    static func dropPagesIfIdle() {
+        guard keyTypedSincePagesDropped,
+            MemoryDiagnostics.now() - lastKeyMicros >= idleBeforeDroppingPagesMicros,
+            let mapping = englishMapping, let pack = mapping.pack,
+            let address = UnsafeMutableRawPointer(bitPattern: mapping.address)
+        else { return }
+        keyTypedSincePagesDropped = false
+        withExtendedLifetime(pack) { dropResidentPages(address, count: mapping.size) }
+    }
+
+    /// The mapping as `Data` that unmaps it when the last reference goes. Nonisolated: the
+    /// deallocator runs on whichever thread lets the pack go (the background check's, say), and
+    /// a closure formed on the main actor would trap there (Swift's isolation check).
+    nonisolated static func mappedData(_ mapping: UnsafeMutableRawPointer, count: Int) -> Data {
+        Data(bytesNoCopy: mapping, count: count, deallocator: .custom({ @Sendable start, count in munmap(start, count) }))
+    }
+
+    /// Drops a mapping's pages from this process: the pages a check read once stop counting in
+    /// its memory; those in use come back from the page cache (the file cannot change).
+    nonisolated static func dropResidentPages(_ mapping: UnsafeMutableRawPointer, count: Int) {
+        _ = madvise(mapping, count, MADV_DONTNEED)
+    }
+
+    /// Off the key path, a few seconds after the pack is opened: the checks a trusted pack
+    /// skipped, its SHA-256 against the record, then a fresh record. A pack that fails is
+    /// refused (`bundledPackRefused`).
+    nonisolated static func verifyLater(
+        _ pack: LanguagePack, mapping: UnsafeMutableRawPointer, plan: PackOpening.Plan, identity: PackFileIdentity,
+        record: PackVerificationRecord?
+    ) {
+        let address = UInt(bitPattern: mapping)
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 3) {
+            guard let mapping = UnsafeMutableRawPointer(bitPattern: address) else { return }
+            let started = wallClockNanoseconds()
+            var problem: String?
+            if plan == .mapTrustingRecord {
+                do { try pack.verifyDeferredChecks() } catch { problem = "\(error)" }
+            }
+            let digest = FileDigest.sha256(bytes: pack.file.mappedBytes)
+            if problem == nil, plan == .mapTrustingRecord, digest != record?.sha256 { problem = "SHA-256 mismatch" }
+            dropResidentPages(mapping, count: pack.file.size)
+            // What start-up allocated and freed (the learned store's rows, the pack's checks)
+            // goes back to the system rather than staying in the allocator's free lists.
+            trimMallocHeap()
+            let recordPath = verificationRecordPath(language: "en")
+            unlink(recordPath + ".unconfirmed")
+            if let problem {
+                unlink(recordPath)
+                let refusal = BundledRefusal(pack: pack, reason: problem)
+                let box = Unmanaged.passRetained(refusal).toOpaque()
+                g_idle_add(
+                    { data in
+                        guard let data else { return 0 }  // G_SOURCE_REMOVE
+                        let refusal = Unmanaged<BundledRefusal>.fromOpaque(data).takeRetainedValue()
+                        MainActor.assumeIsolated { PackLoader.bundledPackRefused(refusal) }
+                        return 0  // G_SOURCE_REMOVE
+                    }, box)
+                return
+            }
+            if let digest, identity == Self.identity(of: pack.path) {
+                let fresh = PackVerificationRecord(identity: identity, sha256: digest, verifiedAt: started)
+                if PackVerification.isSettled(fresh) { writeRecord(fresh, to: recordPath) }
+            }
+        }
+    }
+
+    /// glibc's `malloc_trim(0)` (not in the Glibc module's headers): returns free heap pages.
+    nonisolated static func trimMallocHeap() {
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(nil, "malloc_trim") else { return }  // nil: RTLD_DEFAULT
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    }
+
+    final class BundledRefusal: @unchecked Sendable {
+        let pack: LanguagePack
+        let reason: String
+        init(pack: LanguagePack, reason: String) {
+            self.pack = pack
+            self.reason = reason
+        }
+    }
+
+    /// The bundled pack in use is not what its record vouched for. Not in use (another language
+    /// is active): it is let go, and opened with a full check when English is needed. In use:
+    /// the engine restarts (its supervisor starts a fresh one at once), and the fresh engine,
+    /// with no record left, checks the pack in full before use, as at any first start: a
+    /// corrupt pack is then refused and keys pass through, as they do for one found corrupt at
+    /// start. Sessions cannot drop a predictor they hold, so leaving is the one safe way out.
+    private static func bundledPackRefused(_ refusal: BundledRefusal) {
+        log(
+            "the English language pack \(refusal.pack.path) does not match its verification record (\(refusal.reason))"
+        )
+        if english?.pack === refusal.pack { english = nil }
+        guard predictor?.pack === refusal.pack else { return }
+        log("restarting the engine to check the English language pack in full before use", priority: .warning)
+        LearningBridge.shutdown()
+        kill(getpid(), SIGKILL)
+    }
+
     /// Where the record of a language's last verified pack lives (in the user's data folder,
     /// next to the packs, so that it goes wherever they go).
     nonisolated static func verificationRecordPath(language: String) -> String {
@@ -301,7 +484,11 @@ enum PackLoader {
     nonisolated static func identity(of path: String) -> PackFileIdentity? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        return PackFileIdentity(
+        return identity(of: status)
+    }
+
+    nonisolated static func identity(of status: stat) -> PackFileIdentity {
+        PackFileIdentity(
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int(status.st_size),
             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
             changed: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))

@@ -67,7 +67,7 @@ enum EngineProcess {
             return
         }
         do {
-            pack = try LanguagePack(path: path)
+            pack = try PackLoader.openBundled(path: path)
         } catch {
             log("cannot use the language pack \(path): \(error); keys will pass through unchanged")
         }

@@ -147,6 +147,10 @@ public final class UserStore {
 
     private static func configure(_ db: OpaquePointer, path: String) throws {
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        // A 256 KiB page cache, not SQLite's 2 MiB: the store is read once at start and then
+        // written in small batches, and the engine kept the whole file cached (issue 18: about
+        // 1 MiB of its resident memory with the learned store at its cap).
+        _ = try? rows(db, "PRAGMA cache_size=-256", operation: "limiting the page cache")
         // Health first: garbage gives SQLITE_NOTADB on the first read, damaged pages fail the check.
         let check: [String]
         do {

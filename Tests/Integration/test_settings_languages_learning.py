@@ -301,12 +301,15 @@ def scenario_languages(checks):
             erase_word(client)
         checks.check("German offers 'gerne'", table is not None, client.tables[-3:])
         pid = daemon.engine_pid()
-        # Packs are read into private memory, never mapped: a file changed on disk cannot crash
-        # the engine (scenario "changed").
+        # A downloaded pack (the user can write it) is read into private memory, never mapped:
+        # a file changed on disk cannot crash the engine (scenario "changed"). The bundled
+        # English pack, which only root can change, is mapped (issue 18; PackOpening): only
+        # the pages in use are resident.
         english_after = mapped_rss_kb(pid, "en.inkpack")
         checks.extra["english_pack_rss_kb"] = [english_before, english_after]
-        checks.check("no pack file is mapped", english_before == 0 and english_after == 0
-                     and mapped_rss_kb(pid, "de.inkpack") == 0, [english_before, english_after])
+        checks.check("no downloaded pack is mapped", mapped_rss_kb(pid, "de.inkpack") == 0)
+        checks.check("the mapped English pack is resident only in part", english_before < 6 * 1024,
+                     [english_before, english_after])
         rss = rss_kb(pid)
         checks.extra["rss_kb"] = rss
         checks.check("RSS with English + German < 40 MB", rss < 40 * 1024, rss)
@@ -434,6 +437,9 @@ def scenario_changed(checks):
     english_path = os.path.join(os.path.dirname(os.path.dirname(engine)), "share", "inkling", "packs", "en.inkpack")
     with open(english_path, "rb") as f:
         english_data = f.read()
+    # Only a pack the user can write can be rewritten under the engine: as such a pack (these
+    # tests run as root, and a root-owned 0644 pack is a package's, which the engine maps).
+    os.chmod(english_path, 0o666)
     daemon = make_daemon(engine=engine)
     data, german_path = install_german(daemon)
     daemon.start()

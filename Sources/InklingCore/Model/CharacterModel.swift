@@ -36,7 +36,9 @@ public struct CharacterModel: Sendable {
             throw .malformed(tag: "CMHT", reason: "table size \(slots.count) is not a power of two")
         }
         mask = slots.count - 1
-        maximumProbes = try Self.checkOccupancy(slots)
+        // Deferred (PackCheck): any table the full check accepts has runs of at most
+        // maximumRunLength, so that bound holds without reading the table now.
+        maximumProbes = file.check == .full ? try Self.checkOccupancy(slots) : Self.maximumRunLength + 1
         let orderByte = try file.bytes("CMOR")
         guard orderByte.count == 1, (2...7).contains(Int(orderByte[0])) else {
             throw .malformed(tag: "CMOR", reason: "bad order")

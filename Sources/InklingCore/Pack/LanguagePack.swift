@@ -86,8 +86,16 @@ public final class LanguagePack: @unchecked Sendable {
 
     /// Opens pack bytes already in memory (read with `PackFile.read(path:)` and checked
     /// against a manifest, say); `path` is where they came from, empty for none.
-    public convenience init(data: Data, path: String = "") throws(PackError) {
-        try self.init(file: PackFile(data: data), path: path)
+    public convenience init(data: Data, path: String = "", check: PackCheck = .full) throws(PackError) {
+        try self.init(file: PackFile(data: data, check: check), path: path)
+    }
+
+    /// Runs the checks a pack opened with `PackCheck.deferred` skipped (the payload checksum,
+    /// the character model's occupancy, every structural invariant); reads every byte.
+    public func verifyDeferredChecks() throws(PackError) {
+        guard file.checksumMatches() else { throw .checksumMismatch }
+        _ = try CharacterModel.checkOccupancy(characterModel.slots)
+        try validate()
     }
 
     init(file: PackFile, path: String) throws(PackError) {
@@ -129,7 +137,8 @@ public final class LanguagePack: @unchecked Sendable {
         rerankerNetwork = file.has("NRRK") ? try RerankerNetwork(section: file.bytes("NRRK")) : nil
         wordLanguageModel =
             file.has(WordLanguageModel.tag) ? try WordLanguageModel(section: file.bytes(WordLanguageModel.tag)) : nil
-        try validate()
+        // Deferred: a record vouches for these bytes; verifyDeferredChecks() runs it later.
+        if file.check == .full { try validate() }
     }
 
     /// Control characters (Cc) and the bidirectional formatting characters.

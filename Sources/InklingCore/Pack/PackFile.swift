@@ -125,6 +125,15 @@ public struct PackWriter {
     }
 }
 
+/// How much of a pack is checked when it is opened.
+public enum PackCheck: Sendable, Equatable {
+    /// Every byte: the payload checksum and every structural invariant (the default).
+    case full
+    /// Only what opening reads (header, section table, metadata); the rest is checked later by
+    /// `LanguagePack.verifyDeferredChecks()`. Only for bytes a verification record vouches for.
+    case deferred
+}
+
 /// An opened, verified pack file: its bytes in this process's private memory and their section table.
 ///
 /// The file is read once (never mapped) and verified in memory; sections are then read in
@@ -138,6 +147,8 @@ public final class PackFile: @unchecked Sendable {
     let base: UnsafeRawPointer
     /// The file's size in bytes.
     public let size: Int
+    /// Whether the whole-file checks ran at open or were deferred.
+    public let check: PackCheck
     private var sections: [UInt32: (offset: Int, length: Int)] = [:]
 
     /// The largest pack this build opens (section offsets are 32-bit; real packs are ~10 MB).
@@ -190,8 +201,15 @@ public final class PackFile: @unchecked Sendable {
         }
     }
 
-    /// Verifies pack bytes already in memory (tests, downloads).
-    public init(data: Data) throws(PackError) {
+    /// Verifies pack bytes already in memory (tests, downloads), or a mapping of a file the
+    /// glue owns (`Data(bytesNoCopy:…)`, unmapped when the last reference goes).
+    ///
+    /// With `check: .deferred` the payload checksum (and, in `LanguagePack`, every structural
+    /// check that reads whole sections) is skipped, so that opening touches only the header, the
+    /// section table and the metadata: for a file whose earlier full check a verification record
+    /// vouches for (`PackOpening`). `LanguagePack.verifyDeferredChecks()` runs them later.
+    public init(data: Data, check: PackCheck = .full) throws(PackError) {
+        self.check = check
         storage = data.isEmpty ? Data([0]) : data
         size = data.count
         // Never empty (see above), so it has a base address.
@@ -207,9 +225,7 @@ public final class PackFile: @unchecked Sendable {
         let count = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
         let length = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
         guard length == UInt64(size) else { throw .lengthMismatch(header: length, actual: size) }
-        let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
-        let actual = PackFormat.checksum(UnsafeRawBufferPointer(rebasing: bytes[PackFormat.headerSize...]))
-        guard stored == actual else { throw .checksumMismatch }
+        if check == .full, !checksumMatches() { throw .checksumMismatch }
         guard count <= (size - PackFormat.headerSize) / PackFormat.sectionEntrySize else {
             throw .malformed(tag: "header", reason: "section count \(count) too large")
         }
@@ -245,6 +261,14 @@ public final class PackFile: @unchecked Sendable {
                 tag: PackFormat.tagName(extents[index].tag),
                 reason: "section overlaps section \(PackFormat.tagName(extents[index - 1].tag))")
         }
+    }
+
+    /// Whether the payload checksum in the header matches the bytes (reads every byte).
+    public func checksumMatches() -> Bool {
+        let bytes = UnsafeRawBufferPointer(start: base, count: size)
+        guard size >= PackFormat.headerSize else { return false }
+        let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        return stored == PackFormat.checksum(UnsafeRawBufferPointer(rebasing: bytes[PackFormat.headerSize...]))
     }
 
     /// All of the pack's bytes, where they lie in memory (for residency advice to the kernel).
