@@ -101,7 +101,9 @@ let package = Package(
         /// `inkling` CLI and the `inkling-cloud` helper, never by the engine.
         .target(
             name: "InklingAccount",
-            dependencies: ["InklingCore", "InklingCommandLine", "InklingServerProtocol", "InklingCloudClient", "CSecret"]
+            dependencies: [
+                "InklingCore", "InklingCommandLine", "InklingServerProtocol", "InklingCloudClient", "CSecret",
+            ]
         ),
         .testTarget(
             name: "InklingAccountTests",

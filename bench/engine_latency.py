@@ -14,9 +14,9 @@ For every letter typed, the time from sending the key to the client receiving th
 non-empty update-lookup-table (the user sees candidates), and the key's own answer time
 (process_key_event round trip). Inkling leaves out a table whose shown page would not change
 (a longer prefix of the same words): when its answer came and the engine then stayed quiet for
---unchanged-quiet seconds without a table, the key counts as "table unchanged", not as a miss. Reports p50/p95/p99 and the engine process's VmRSS/VmHWM after
-loading and after the run. Other keys (space, punctuation) are typed too but not timed; after
-them the client waits until the engine has been quiet for 20 ms, so that a late table from one
+--unchanged-quiet seconds without a table, the key counts as "table unchanged", not as a miss.
+Reports p50/p95/p99 and the engine process's VmRSS/VmHWM after loading and after the run.
+Other keys (space, punctuation) are typed too but not timed; after them the client waits until the engine has been quiet for 20 ms, so that a late table from one
 key is never credited to the next.
 
 Typing Booster (Debian's ibus-typing-booster) runs with a GSettings keyfile backend setting its

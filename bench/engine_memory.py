@@ -176,8 +176,8 @@ def main():
     finally:
         daemon.stop()
     anonymous = rollup.get("Anonymous", 0)
-    print("typed             %d characters in %.0f s%s" % (len(text), time.monotonic() - started,
-                                                            ", learned store at its cap" if args.learned_cap else ""))
+    capped = ", learned store at its cap" if args.learned_cap else ""
+    print("typed             %d characters in %.0f s%s" % (len(text), time.monotonic() - started, capped))
     print("engine VmRSS      %.1f MB (peak %.1f MB)" % (vm.get("VmRSS", 0) / 1024, vm.get("VmHWM", 0) / 1024))
     print("  anonymous       %.1f MB" % (anonymous / 1024))
     print("  file-backed     %.1f MB (Rss %.1f MB less anonymous and shared memory)"

@@ -63,7 +63,8 @@ public final class HTTPClient {
     }
 
     public init?(
-        url: String, direct: Bool, userAgent: String = "inkling-cloud/1", maximumBodyBytes: Int = HTTPClient.maximumBodyBytes
+        url: String, direct: Bool, userAgent: String = "inkling-cloud/1",
+        maximumBodyBytes: Int = HTTPClient.maximumBodyBytes
     ) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
@@ -87,7 +88,9 @@ public final class HTTPClient {
     public func post(body: [UInt8], bearer: String?, timeoutMilliseconds: Int, cancel: CancelFlag, url: String? = nil)
         -> HTTPOutcome
     {
-        send(method: "POST", body: body, bearer: bearer, timeoutMilliseconds: timeoutMilliseconds, cancel: cancel, url: url)
+        send(
+            method: "POST", body: body, bearer: bearer, timeoutMilliseconds: timeoutMilliseconds, cancel: cancel,
+            url: url)
     }
 
     /// Sends one request: `GET`, `DELETE` (optionally with a body) or `POST` (an absent body is

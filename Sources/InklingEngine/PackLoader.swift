@@ -389,7 +389,9 @@ enum PackLoader {
     /// deallocator runs on whichever thread lets the pack go (the background check's, say), and
     /// a closure formed on the main actor would trap there (Swift's isolation check).
     nonisolated static func mappedData(_ mapping: UnsafeMutableRawPointer, count: Int) -> Data {
-        Data(bytesNoCopy: mapping, count: count, deallocator: .custom({ @Sendable start, count in munmap(start, count) }))
+        Data(
+            bytesNoCopy: mapping, count: count, deallocator: .custom({ @Sendable start, count in munmap(start, count) })
+        )
     }
 
     /// Drops a mapping's pages from this process: the pages a check read once stop counting in

@@ -205,7 +205,8 @@ public final class UserStoreWriter: Sendable {
             }
             onCommit?(
                 Commit(
-                    through: work.through, entries: changes.count, generation: outcome.generation, started: work.started))
+                    through: work.through, entries: changes.count, generation: outcome.generation, started: work.started
+                ))
         } catch {
             let retry = state.withLock { state -> Bool in
                 state.lastError =

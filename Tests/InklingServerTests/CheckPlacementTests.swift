@@ -9,8 +9,10 @@ import Testing
     }
 
     /// `count` upstream calls of `milliseconds` each, one after the other, from `now`.
-    private func calls(_ placement: CheckPlacement, _ count: Int, lasting milliseconds: UInt64, from now: UInt64,
-                       succeeded: Bool = true) {
+    private func calls(
+        _ placement: CheckPlacement, _ count: Int, lasting milliseconds: UInt64, from now: UInt64,
+        succeeded: Bool = true
+    ) {
         for index in 0..<UInt64(count) {
             let call = placement.upstreamStarted(now: now + index * 100)
             placement.upstreamFinished(call, now: now + index * 100 + milliseconds, succeeded: succeeded)

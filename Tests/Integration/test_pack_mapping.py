@@ -94,7 +94,8 @@ def scenario_record(checks):
         client, _ = scenarios.restart_engine(daemon, client)
         checks.check("a changed pack is verified at open and refused",
                      wait_for(lambda: "cannot use the language pack" in daemon.log(), 20), daemon.log()[-1500:])
-        checks.check("then keys pass through", scenarios.table_after(client, " th", lambda c: True, timeout=1.5) is None)
+        checks.check("then keys pass through",
+                     scenarios.table_after(client, " th", lambda c: True, timeout=1.5) is None)
         checks.check("no record of the corrupt pack", record_fields(record) is None)
 
         # The same corruption where stat shows nothing (bit rot under an unchanged identity): a
@@ -109,11 +110,13 @@ def scenario_record(checks):
         before = daemon.log().count("cannot use the language pack")
         client, _ = scenarios.restart_engine(daemon, client)
         checks.check("the background check finds the mismatch",
-                     wait_for(lambda: "does not match its verification record" in daemon.log(), 30), daemon.log()[-1500:])
+                     wait_for(lambda: "does not match its verification record" in daemon.log(), 30),
+                     daemon.log()[-1500:])
         checks.check("the fresh engine verifies in full and refuses the pack",
                      wait_for(lambda: daemon.log().count("cannot use the language pack") > before, 30),
                      daemon.log()[-1500:])
-        checks.check("the record is gone", record_fields(record) is None and not os.path.exists(record + ".unconfirmed"))
+        checks.check("the record is gone",
+                     record_fields(record) is None and not os.path.exists(record + ".unconfirmed"))
         pump_for(0.2)
         client.destroy()
     except Exception:

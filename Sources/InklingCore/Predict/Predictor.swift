@@ -119,7 +119,9 @@ public final class Predictor {
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(count)
-            let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
+                hasher.combine(bytes: UnsafeRawBufferPointer($0))
+            }
             if hashed == nil { Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
         }
     }
@@ -485,7 +487,9 @@ public final class Predictor {
         }
         for (key, display, source) in documentOnly where key != prefixKey {
             candidates.append(
-                Candidate(id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key, scores), sources: source))
+                Candidate(
+                    id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key, scores),
+                    sources: source))
         }
         // Only a pool without corrections can be narrowed: corrections depend on the whole prefix.
         return CandidatePool(

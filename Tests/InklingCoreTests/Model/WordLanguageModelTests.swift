@@ -55,7 +55,8 @@ struct WordLanguageModelTests {
         }
     }
 
-    @Test("the int8 output matrix kept in memory gives the dequantised log-softmax: 16 dimensions, 21 words, every byte")
+    @Test(
+        "the int8 output matrix kept in memory gives the dequantised log-softmax: 16 dimensions, 21 words, every byte")
     func int8OutputMatchesDequantised() throws {
         // Two column groups per lane set, three blocks of 8 words (the last padded), and the int8
         // values −128 … 127 all present: a layout or unpacking slip shows as a wrong log-probability.

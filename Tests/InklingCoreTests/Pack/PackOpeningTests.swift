@@ -17,7 +17,8 @@ struct PackOpeningTests {
     /// The package's pack: root's, 0644, on a writable file system.
     static let system = PackFileFacts(
         identity: identity, ownerUID: 0, permissions: 0o644, isRegularFile: true, onReadOnlyFileSystem: false)
-    static let record = PackVerificationRecord(identity: identity, sha256: digest, verifiedAt: identity.changed + 60 * second)
+    static let record = PackVerificationRecord(
+        identity: identity, sha256: digest, verifiedAt: identity.changed + 60 * second)
 
     @Test func aSystemPackWithAMatchingSettledRecordIsUsedAtOnce() {
         #expect(PackOpening.plan(for: Self.system, record: Self.record) == .mapTrustingRecord)
@@ -134,7 +135,9 @@ struct PackOpeningTests {
             }
             if fullRefusal != nil { refused += 1 }
             if (fullRefusal == nil) != (deferredRefusal == nil) {
-                disagreements.append("round \(round) \(name): full \(String(describing: fullRefusal)), deferred \(String(describing: deferredRefusal))")
+                disagreements.append(
+                    "round \(round) \(name): full \(String(describing: fullRefusal)), deferred \(String(describing: deferredRefusal))"
+                )
             }
         }
         #expect(disagreements.isEmpty, Comment(rawValue: disagreements.prefix(5).joined(separator: "\n")))

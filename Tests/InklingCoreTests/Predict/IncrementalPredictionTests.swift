@@ -29,7 +29,9 @@ struct IncrementalPredictionTests {
             let got = narrowing.suggestions(before: before, count: count)
             // Equal texts, scores to the bit, correction flags.
             if got != expected || zip(got, expected).contains(where: { $0.score.bitPattern != $1.score.bitPattern }) {
-                if mismatches.count < 5 { mismatches.append("\(before.suffix(40).debugDescription): \(got) vs \(expected)") }
+                if mismatches.count < 5 {
+                    mismatches.append("\(before.suffix(40).debugDescription): \(got) vs \(expected)")
+                }
             }
         }
 
@@ -70,12 +72,13 @@ struct IncrementalPredictionTests {
         }
     }
 
-    static let texts: [String] = EnglishFixture.corpus.split(separator: "\n").map(String.init) + [
-        "THE PRESIDENT spoke. the president SPOKE at the White House and then the president left",
-        "Zorblax met Zorblax at the house; zorb zorbl zorbla ZORBLAX again and again.",
-        "I don't know what they're saying about the café and the cafe\u{301} today",
-        "tge presidnet of teh united staets spoek at the whtie housr",
-    ]
+    static let texts: [String] =
+        EnglishFixture.corpus.split(separator: "\n").map(String.init) + [
+            "THE PRESIDENT spoke. the president SPOKE at the White House and then the president left",
+            "Zorblax met Zorblax at the house; zorb zorbl zorbla ZORBLAX again and again.",
+            "I don't know what they're saying about the café and the cafe\u{301} today",
+            "tge presidnet of teh united staets spoek at the whtie housr",
+        ]
 
     @Test(
         "narrowing answers exactly as a fresh search, every prefix (fixture pack)",
