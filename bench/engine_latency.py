@@ -16,8 +16,9 @@ non-empty update-lookup-table (the user sees candidates), and the key's own answ
 (a longer prefix of the same words): when its answer came and the engine then stayed quiet for
 --unchanged-quiet seconds without a table, the key counts as "table unchanged", not as a miss.
 Reports p50/p95/p99 and the engine process's VmRSS/VmHWM after loading and after the run.
-Other keys (space, punctuation) are typed too but not timed; after them the client waits until the engine has been quiet for 20 ms, so that a late table from one
-key is never credited to the next.
+Other keys (space, punctuation) are typed too but not timed; after them the client waits until
+the engine has been quiet for 20 ms, so that a late table from one key is never credited to the
+next.
 
 Typing Booster (Debian's ibus-typing-booster) runs with a GSettings keyfile backend setting its
 dictionary to en_US; if its schema has a candidate-delay key (newer versions), --candidate-delay
