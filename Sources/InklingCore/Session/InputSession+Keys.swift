@@ -205,7 +205,7 @@ extension InputSession {
             lastSuggestionKey = nil
             return KeyResult(handled: true, effects: [.hidePreedit] + hideTable(), needsSuggestions: false)
         }
-        passingOnTextChangingKey()  // PassedKeyOrdering.swift
+        passingOnTextChangingKey(inserts: false)  // PassedKeyOrdering.swift
         context.deletedBackward()
         corrections.tracker.deletedBackward()
         lastSuggestionKey = nil

@@ -10,9 +10,9 @@
 /// client that never reports again holds composition back for a few keys or a moment only.
 public struct PassedKeyOrdering: Equatable, Sendable {
     /// Printable keys passed on after the key at most, before composing again regardless.
-    public static let maxHeldKeys = 12
+    public static let maxHeldKeys = 40
     /// How long after the key (milliseconds) composition waits at most for the report.
-    public static let maxWaitMilliseconds: Int64 = 1000
+    public static let maxWaitMilliseconds: Int64 = 2000
 
     /// A key passed on, waiting for the client to report its effect.
     public struct Wait: Equatable, Sendable {
@@ -20,6 +20,8 @@ public struct PassedKeyOrdering: Equatable, Sendable {
         public let textBefore: String?
         /// When the key was passed on (the session clock's milliseconds).
         public let since: Int64
+        /// Whether the key inserts text (Return, Tab), rather than deleting it (BackSpace).
+        public let inserts: Bool
         /// The printable text passed on since, in order.
         public var held: String = ""
         /// How many printable keys were passed on since.
@@ -36,9 +38,11 @@ public struct PassedKeyOrdering: Equatable, Sendable {
     public var isHolding: Bool { wait != nil }
 
     /// A key that changes the text was passed on, with `textBefore` before the cursor just
-    /// before it (after anything the engine committed with it; nil: not known).
-    public mutating func passedOn(textBefore: String?, now: Int64) {
-        wait = Wait(textBefore: textBefore.map { String(String.UnicodeScalarView($0.unicodeScalars.suffix(TextContext.keptScalars))) }, since: now)
+    /// before it (after anything the engine committed with it; nil: not known); `inserts`: it
+    /// inserts text (Return, Tab), else it deletes (BackSpace).
+    public mutating func passedOn(textBefore: String?, inserts: Bool = true, now: Int64) {
+        let kept = textBefore.map { String(String.UnicodeScalarView($0.unicodeScalars.suffix(TextContext.keptScalars))) }
+        wait = Wait(textBefore: kept, since: now, inserts: inserts)
     }
 
     /// Whether the printable `text` typed now is to be passed on too (and is then counted);
@@ -68,11 +72,13 @@ public struct PassedKeyOrdering: Equatable, Sendable {
         let held = Self.withoutTrailingSpaces(current.held.unicodeScalars)
         guard scalars.count >= held.count, scalars.suffix(held.count).elementsEqual(held) else { return }
         let rest = Self.withoutTrailingSpaces(scalars.dropLast(held.count))
-        if let textBefore = current.textBefore,
-            rest.suffix(TextContext.keptScalars).elementsEqual(
-                Self.withoutTrailingSpaces(textBefore.unicodeScalars).suffix(TextContext.keptScalars))
-        {
-            return
+        if let textBefore = current.textBefore {
+            let expected = Self.withoutTrailingSpaces(textBefore.unicodeScalars).suffix(TextContext.keptScalars)
+            let shown = rest.suffix(TextContext.keptScalars)
+            if shown.elementsEqual(expected) { return }
+            // Part of the text before the key, the engine's last commit not shown yet: a report
+            // older than the key. (After a Return, LibreOffice reports the new, empty paragraph.)
+            if current.inserts, !shown.isEmpty, shown.count < expected.count, expected.starts(with: shown) { return }
         }
         wait = nil
     }
@@ -91,9 +97,10 @@ public struct PassedKeyOrdering: Equatable, Sendable {
 extension InputSession {
     /// A key that changes the text is being passed on: in a client that reports its text, the
     /// printable keys after it follow it as key events until the client shows it applied.
-    func passingOnTextChangingKey() {
+    func passingOnTextChangingKey(inserts: Bool = true) {
         guard capabilities.contains(.surroundingText), !context.stoppedReporting else { return }
-        passedKeyOrdering.passedOn(textBefore: context.isKnown ? context.before : nil, now: clock.now())
+        passedKeyOrdering.passedOn(
+            textBefore: context.isKnown ? context.before : nil, inserts: inserts, now: clock.now())
     }
 
     /// A printable key while a passed-on key waits for its report: passed on too, unless the

@@ -22,6 +22,26 @@ import Testing
         #expect(!ordering.isHolding)
     }
 
+    @Test func aReportOlderThanTheLastCommitKeepsTheWait() {
+        // `summer` then `.` committed, then Return: a report still without the `.` is older
+        // than the Return, though it differs from the text before it.
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "the summer.", now: 0)
+        ordering.reported(before: "the summer")
+        #expect(ordering.isHolding)
+        ordering.reported(before: "")
+        #expect(!ordering.isHolding, "the new paragraph")
+    }
+
+    @Test func aPassedOnBackSpaceEndsTheWaitOnTheShorterText() {
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "word.", inserts: false, now: 0)
+        ordering.reported(before: "word.")
+        #expect(ordering.isHolding)
+        ordering.reported(before: "word")
+        #expect(!ordering.isHolding)
+    }
+
     @Test func aClientReportingWholeTextEndsTheWaitOnTheNewLine() {
         var ordering = PassedKeyOrdering()
         ordering.passedOn(textBefore: "one", now: 0)
