@@ -10,9 +10,9 @@
 /// client that never reports again holds composition back for a few keys or a moment only.
 public struct PassedKeyOrdering: Equatable, Sendable {
     /// Printable keys passed on after the key at most, before composing again regardless.
-    public static let maxHeldKeys = 40
+    public static let maxHeldKeys = 100
     /// How long after the key (milliseconds) composition waits at most for the report.
-    public static let maxWaitMilliseconds: Int64 = 2000
+    public static let maxWaitMilliseconds: Int64 = 3000
 
     /// A key passed on, waiting for the client to report its effect.
     public struct Wait: Equatable, Sendable {
