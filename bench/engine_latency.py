@@ -12,7 +12,9 @@ For the pass-through engine no table ever comes: its figure is the key's round t
 
 For every letter typed, the time from sending the key to the client receiving the next
 non-empty update-lookup-table (the user sees candidates), and the key's own answer time
-(process_key_event round trip). Reports p50/p95/p99 and the engine process's VmRSS/VmHWM after
+(process_key_event round trip). Inkling leaves out a table whose shown page would not change
+(a longer prefix of the same words): when its answer came and the engine then stayed quiet for
+--unchanged-quiet seconds without a table, the key counts as "table unchanged", not as a miss. Reports p50/p95/p99 and the engine process's VmRSS/VmHWM after
 loading and after the run. Other keys (space, punctuation) are typed too but not timed; after
 them the client waits until the engine has been quiet for 20 ms, so that a late table from one
 key is never credited to the next.
@@ -199,7 +201,7 @@ def measure(engine_name, args, text, scratch):
             wait_quiet(client)
         loaded = status_kb(pid) if pid else {}
 
-        table_ms, answer_ms, misses, timed = [], [], 0, 0
+        table_ms, answer_ms, misses, unchanged, timed = [], [], 0, 0, 0
         for ch in text:
             if args.keys and timed >= args.keys:
                 break
@@ -219,10 +221,24 @@ def measure(engine_name, args, text, scratch):
                 def table_arrived():
                     return sum(1 for e in client.events if e[0] == "table" and e[1] and e[2]) > before
 
+                # The engine sent nothing more for a while after its answer: no table is coming.
+                quiet = {"count": len(client.events), "since": time.perf_counter()}
+
+                def table_or_quiet():
+                    if table_arrived():
+                        return True
+                    now = time.perf_counter()
+                    if len(client.events) != quiet["count"]:
+                        quiet["count"], quiet["since"] = len(client.events), now
+                    return now - quiet["since"] >= args.unchanged_quiet
+
                 if waits_for_table:
                     try:
-                        pump_until(table_arrived, timeout=args.miss_timeout, what="table")
-                        table_ms.append((time.perf_counter() - t0) * 1000)
+                        pump_until(table_or_quiet, timeout=args.miss_timeout, what="table")
+                        if table_arrived():
+                            table_ms.append((time.perf_counter() - t0) * 1000)
+                        else:
+                            unchanged += 1
                     except Timeout:
                         misses += 1
                 timed += 1
@@ -236,6 +252,7 @@ def measure(engine_name, args, text, scratch):
             "keys_timed": timed,
             "tables": len(table_ms),
             "misses": misses,
+            "unchanged": unchanged,
             "key_to_table_ms": {"p%d" % p: round(percentile(table_ms, p), 3) for p in (50, 95, 99)},
             "key_answer_ms": {"p%d" % p: round(percentile(answer_ms, p), 3) for p in (50, 95, 99)},
             "rss_kb_after_load": loaded.get("VmRSS"),
@@ -251,7 +268,8 @@ def measure(engine_name, args, text, scratch):
             result["engine_internal_us"] = {
                 k: int(fields[k])
                 for k in ("key_us_p50", "key_us_p99", "key_us_max", "suggest_us_p50", "suggest_us_p99",
-                          "suggest_us_max", "work_us_p50", "work_us_p99", "work_cpu_us_p50", "work_cpu_us_p99")
+                          "suggest_us_max", "work_us_p50", "work_us_p99", "work_cpu_us_p50", "work_cpu_us_p99",
+                          "after_us_p50", "after_us_p99", "after_us_max", "after_cpu_us_p50", "after_cpu_us_p99")
                 if k in fields
             }
         startup = [line for line in daemon.log().splitlines() if "startup pack_open_us=" in line]
@@ -265,8 +283,8 @@ def measure(engine_name, args, text, scratch):
 
 def show(result):
     print("engine            %s%s" % (result["engine"], "  (%s)" % result["setting"] if "setting" in result else ""))
-    print("keys timed        %d letters, %d tables, %d without a table"
-          % (result["keys_timed"], result["tables"], result["misses"]))
+    print("keys timed        %d letters, %d tables, %d with the table unchanged (none sent), %d without a table"
+          % (result["keys_timed"], result["tables"], result.get("unchanged", 0), result["misses"]))
     if result["tables"]:
         print("key → table ms    p50 %(p50).2f  p95 %(p95).2f  p99 %(p99).2f" % result["key_to_table_ms"])
     print("key answer ms     p50 %(p50).2f  p95 %(p95).2f  p99 %(p99).2f" % result["key_answer_ms"])
@@ -293,6 +311,11 @@ def show(result):
         if "work_cpu_us_p50" in i:
             print("  the same in CPU time of the engine thread (what a busy machine does not inflate)"
                   " p50 %d µs, p99 %d µs" % (i["work_cpu_us_p50"], i["work_cpu_us_p99"]))
+        if "after_us_p50" in i:
+            print("after the table (the finished word's check, same idle callback) p50 %d µs, p99 %d µs (max %d);"
+                  " CPU p50 %d µs, p99 %d µs"
+                  % (i["after_us_p50"], i["after_us_p99"], i["after_us_max"], i.get("after_cpu_us_p50", 0),
+                     i.get("after_cpu_us_p99", 0)))
 
 
 def compare(results):
@@ -323,6 +346,8 @@ def main():
     parser.add_argument("--engine", help="Inkling engine binary (default: $INKLING_ENGINE or .build/release)")
     parser.add_argument("--candidate-delay", type=int, help="Typing Booster's candidate delay in ms, if it has one")
     parser.add_argument("--miss-timeout", type=float, default=1.0, help="seconds to wait for a table")
+    parser.add_argument("--unchanged-quiet", type=float, default=0.05,
+                        help="seconds of silence after a key that mean its table is unchanged (none sent)")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
@@ -349,7 +374,7 @@ def main():
         for name in names:
             with tempfile.NamedTemporaryFile(suffix=".json") as out:
                 command = [sys.executable, os.path.abspath(__file__), name, "--json", out.name,
-                           "--miss-timeout", str(args.miss_timeout)]
+                           "--miss-timeout", str(args.miss_timeout), "--unchanged-quiet", str(args.unchanged_quiet)]
                 for option in ("text", "keys", "engine", "candidate_delay"):
                     value = getattr(args, option)
                     if value is not None and (value != 0 or option == "candidate_delay"):

@@ -26,6 +26,9 @@ final class MemoryDiagnostics {
     /// The same in CPU time of the main thread (not inflated by other processes on the machine).
     private var pendingKeyCPUMicros = 0
     private var workCPUMicros: [Int] = []
+    /// Work after the table went out (the finished word's check), wall and CPU.
+    private var afterMicros: [Int] = []
+    private var afterCPUMicros: [Int] = []
 
     /// When a piece of engine work began, on the wall clock and in the thread's CPU time.
     struct Stamp {
@@ -83,6 +86,12 @@ final class MemoryDiagnostics {
         pendingKeyCPUMicros = 0
     }
 
+    /// The work that follows the table in the same idle callback (`InputSession.checkFinishedWord()`).
+    func recordAfterTable(since start: Stamp) {
+        afterMicros.append(Self.now() - start.wall)
+        afterCPUMicros.append(Self.threadCPUTime() - start.cpu)
+    }
+
     /// Nil unless the variable holds a positive whole number.
     init?(environment value: String?, packBytes: Int) {
         guard let value, let interval = Int(value), interval > 0 else { return nil }
@@ -107,11 +116,16 @@ final class MemoryDiagnostics {
                 + " suggest_us_max=\(suggestMicros.max() ?? 0) suggest_count=\(suggestMicros.count)"
                 + " work_us_p50=\(Self.percentile(workMicros, 50)) work_us_p99=\(Self.percentile(workMicros, 99))"
                 + " work_cpu_us_p50=\(Self.percentile(workCPUMicros, 50)) work_cpu_us_p99=\(Self.percentile(workCPUMicros, 99))"
+                + " after_us_p50=\(Self.percentile(afterMicros, 50)) after_us_p99=\(Self.percentile(afterMicros, 99))"
+                + " after_us_max=\(afterMicros.max() ?? 0)"
+                + " after_cpu_us_p50=\(Self.percentile(afterCPUMicros, 50)) after_cpu_us_p99=\(Self.percentile(afterCPUMicros, 99))"
         )
         keyMicros.removeAll(keepingCapacity: true)
         suggestMicros.removeAll(keepingCapacity: true)
         workMicros.removeAll(keepingCapacity: true)
         workCPUMicros.removeAll(keepingCapacity: true)
+        afterMicros.removeAll(keepingCapacity: true)
+        afterCPUMicros.removeAll(keepingCapacity: true)
     }
 
     private static func percentile(_ values: [Int], _ p: Int) -> Int {

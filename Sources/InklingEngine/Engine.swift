@@ -209,13 +209,18 @@ final class EngineInstance {
         idleQueued = false
         guard engine != nil, let session else { return }
         let start = diagnostics != nil ? MemoryDiagnostics.stamp() : nil
-        let effects = session.refreshSuggestions()
+        let effects = session.refreshTable()
         if EngineTrace.enabled {
             for case .updateLookupTable(let table) in effects { trace("table candidates=\(table.candidates.count)") }
             if effects.contains(.hideLookupTable) { trace("table hidden") }
         }
         render(effects)
         if let start { diagnostics?.recordSuggestions(since: start) }
+        // The finished word's check, once the table is on its way (in the same idle callback, so
+        // it still runs before the next key, as it always did).
+        let checkStart = diagnostics != nil ? MemoryDiagnostics.stamp() : nil
+        render(session.checkFinishedWord())
+        if let checkStart { diagnostics?.recordAfterTable(since: checkStart) }
     }
 
     private func requestSurroundingText() {
@@ -307,7 +312,9 @@ final class EngineInstance {
                 // An empty, hidden preedit: nothing is left for the client to commit on focus-out.
                 ibus_engine_update_preedit_text_with_mode(
                     engine, ibus_text_new_from_string(""), 0, 0, IBUS_ENGINE_PREEDIT_COMMIT)
-            case .updateLookupTable(let table):
+            case .updateLookupTable(let full):
+                // Only the shown page's candidates go out (placeholders keep the page's place).
+                let table = full.sentPage
                 let pageSize = guint(clamping: table.pageSize)
                 let cursor = guint(max(0, min(table.cursor, max(0, table.candidates.count - 1))))
                 let lookup = ibus_lookup_table_new(pageSize, cursor, table.cursorVisible ? 1 : 0, 1)

@@ -123,6 +123,15 @@ def drain():
         context.iteration(False)
 
 
+def shown_page(table):
+    """The candidates a panel shows of `table`: the cursor's page. Inkling sends text only for
+    that page (empty placeholders keep its place and stand for later pages)."""
+    size = max(1, table.get_page_size())
+    count = table.get_number_of_candidates()
+    start = table.get_cursor_pos() // size * size
+    return [table.get_candidate(i).get_text() for i in range(start, min(start + size, count))]
+
+
 def component_xml(engine):
     return subprocess.run([engine, "--xml"], check=True, capture_output=True, text=True).stdout
 
@@ -325,7 +334,8 @@ class Client:
         self.preedit = ("", 0, False)
         self.preedit_mode = IBus.PreeditFocusMode.CLEAR
         self.preedit_updates = []
-        self.tables = []  # every update-lookup-table: list of candidate strings
+        self.tables = []  # every update-lookup-table: the candidates of the page shown (shown_page)
+        self.sent_tables = []  # the same, every candidate as sent (placeholders included)
         self.table_visible = False
         self.aux = []
         self.deletes = []
@@ -398,8 +408,9 @@ class Client:
         self.events.append(("preedit-visible", visible))
 
     def _on_table(self, ic, table, visible):
-        candidates = [table.get_candidate(i).get_text() for i in range(table.get_number_of_candidates())]
+        candidates = shown_page(table)
         self.tables.append(candidates)
+        self.sent_tables.append([table.get_candidate(i).get_text() for i in range(table.get_number_of_candidates())])
         self.table_visible = bool(visible)
         self.last_table = table
         self.events.append(("table", tuple(candidates), bool(visible)))

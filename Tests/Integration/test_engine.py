@@ -24,23 +24,31 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def wait_for_completions(client, prefix, containing=None):
-    def ok(candidates):
-        if not candidates or not all(c.lower().startswith(prefix) for c in candidates):
-            return False
-        return containing is None or containing in candidates
+    """The page shown of the completions of `prefix`; with `containing`, pages down (Page_Down)
+    until that word shows: the engine sends the words of the page shown only."""
 
-    return client.wait_for_table(ok, what="completions of %r" % prefix)
+    def ok(candidates):
+        return bool(candidates) and all(c.lower().startswith(prefix) for c in candidates)
+
+    candidates = client.wait_for_table(ok, what="completions of %r" % prefix)
+    for _ in range(3):
+        if containing is None or containing in candidates:
+            return candidates
+        assert client.sent_tables[-1][-1:] == [""], "%r is on no page: %r" % (containing, client.sent_tables[-1])
+        updates = len(client.tables)
+        assert client.key(IBus.KEY_Page_Down)
+        pump_until(lambda: len(client.tables) > updates, what="the next page of %r" % prefix)
+        candidates = client.tables[-1]
+        assert ok(candidates), candidates
+    assert containing in candidates, (containing, candidates)
+    return candidates
 
 
 def select(client, word):
-    """Selects `word` from the visible table with Page_Down and the F-key of its row."""
-    candidates = client.tables[-1]
-    index = candidates.index(word)
-    page_size = client.last_table.get_page_size()
-    for _ in range(index // page_size):
-        assert client.key(IBus.KEY_Page_Down)
+    """Selects `word` from the page shown with the F-key of its row."""
+    index = client.tables[-1].index(word)
     before = len(client.commits)
-    assert client.key(IBus.KEY_F1 + index % page_size)
+    assert client.key(IBus.KEY_F1 + index)
     return client.commits[before:]
 
 
@@ -144,7 +152,7 @@ def test_backspace_edits_the_preedit_then_passes_through(client):
 
 def test_tab_highlights_and_space_commits_the_highlighted_candidate(client):
     client.type("hel")
-    candidates = wait_for_completions(client, "hel", "hello")
+    candidates = wait_for_completions(client, "hel")
     assert client.key(IBus.KEY_Tab)
     assert client.last_table.is_cursor_visible()
     assert client.last_table.get_cursor_pos() == 0
@@ -163,7 +171,7 @@ def test_the_panels_highlight_and_page_requests_move_the_table(client):
         client.focus_in()  # the daemon tells the new panel which context has focus
         client.type("th")
         candidates = wait_for_completions(client, "th", "the")
-        assert len(candidates) > 5, candidates
+        assert len(candidates) == 5 and client.sent_tables[-1][5:] == [""], "a later page exists"
 
         def after(send, what):
             updates = len(client.tables)
@@ -178,6 +186,55 @@ def test_the_panels_highlight_and_page_requests_move_the_table(client):
         table = after(panel.page_down, "page-down")
         assert table.get_cursor_pos() >= table.get_page_size(), (table.get_cursor_pos(), table.get_page_size())
         assert client.commits == [] and client.preedit[0] == "th", "moving the highlight commits nothing"
+    finally:
+        bus.release_name(IBus.SERVICE_PANEL)
+
+
+def test_only_the_shown_page_is_sent_and_page_two_is_selected_by_key_and_click(client):
+    # Issue 18: the engine sends the text of the shown page only; Page_Down sends the next page
+    # (placeholders before it keep the cursor a global index), F2 and a click pick its rows.
+    bus = client.daemon.bus
+    panel = IBus.PanelService.new(bus.get_connection())
+    bus.request_name(IBus.SERVICE_PANEL, 0)
+    try:
+        client.focus_out()
+        client.focus_in()  # the daemon tells the new panel which context has focus
+        client.type("th")
+        first = wait_for_completions(client, "th", "the")
+        size = client.last_table.get_page_size()
+        assert len(first) == size and client.sent_tables[-1] == first + [""], client.sent_tables[-1]
+        updates = len(client.tables)
+        assert client.key(IBus.KEY_Page_Down)
+        pump_until(lambda: len(client.tables) > updates, what="page 2 after Page_Down")
+        second = client.tables[-1]
+        assert second and all(w.lower().startswith("th") for w in second), second
+        assert not set(second) & set(first), (first, second)
+        assert client.sent_tables[-1][:size] == [""] * size, "page 1's words are not sent again"
+        assert client.last_table.get_cursor_pos() == size
+        # The panel's page-up brings page 1 back, its page-down page 2 again.
+        updates = len(client.tables)
+        panel.page_up()
+        pump_until(lambda: len(client.tables) > updates, what="page 1 after the panel's page-up")
+        assert client.tables[-1] == first
+        updates = len(client.tables)
+        panel.page_down()
+        pump_until(lambda: len(client.tables) > updates, what="page 2 after the panel's page-down")
+        assert client.tables[-1] == second
+        # A click on row 2 of page 2 (the panel's index is within the page).
+        panel.candidate_clicked(1, 1, 0)
+        pump_until(lambda: client.commits, what="the clicked candidate")
+        assert client.commits == [second[1]]
+        # And by key: F2 on page 2 of the next word.
+        client.key(IBus.KEY_space)
+        client.type("th")
+        wait_for_completions(client, "th", "the")
+        updates = len(client.tables)
+        assert client.key(IBus.KEY_Page_Down)
+        pump_until(lambda: len(client.tables) > updates, what="page 2 of the second word")
+        row = client.tables[-1][1]
+        before = len(client.commits)
+        assert client.key(IBus.KEY_F2)
+        assert client.commits[before:] == [row]
     finally:
         bus.release_name(IBus.SERVICE_PANEL)
 

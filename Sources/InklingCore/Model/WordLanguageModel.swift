@@ -5,7 +5,10 @@
 /// × dimension) → GRU of the same dimension → logits `h · E[w] + outputBias[w]` (output weights
 /// tied to the embedding). Id 0 is the document start `<s>`, id 1 the unknown word `<unk>`.
 /// The pack stores the matrices as int8 with one float scale per row (`NGRU` section, see
-/// `init(section:)`); they are dequantised to floats once, at open, so a step is float SIMD work.
+/// `init(section:)`). The GRU's matrices are dequantised to floats once, at open; the embedding
+/// (the output matrix too, vocabulary × dimension) stays int8 in memory and is dequantised on the
+/// fly, four columns per 32-bit lane: a quarter of the memory, and of the bytes each step's softmax
+/// normaliser reads.
 public struct WordLanguageModel: Sendable {
     /// The section format version this build reads and writes.
     public static let version: UInt32 = 1
@@ -30,11 +33,13 @@ public struct WordLanguageModel: Sendable {
     /// The vocabulary's keys, by id.
     public let keys: [String]
     private let idOfKey: [String: Int]
-    /// Row-major dequantised matrices.
-    /// The embedding in blocks of 8 words, column-major inside a block: word w's value in column c
-    /// is at ((w / 8) · dimension + c) · 8 + w % 8, so that the normaliser computes 8 logits per
-    /// multiply-add without horizontal sums (padding words are 0).
-    private let embeddingBlocks: [Float]
+    /// The int8 embedding in blocks of 8 words, and inside a block in groups of 4 columns: lane
+    /// w % 8 of group g of block w / 8 (element ((w / 8) · dimension / 4 + g) · 8 + w % 8) holds
+    /// word w's columns 4g … 4g + 3, one per byte from the lowest, each stored as q + 128. So the
+    /// normaliser computes 8 logits per multiply-add without horizontal sums (padding words are 0).
+    private let embeddingBlocks: [UInt32]
+    /// The embedding's row scales in the same blocks of 8 (0 for padding words).
+    private let embeddingScaleBlocks: [SIMD8<Float>]
     /// The output bias in the same blocks of 8; −∞ for padding words (they add e^−∞ = 0).
     private let outputBiasBlocks: [SIMD8<Float>]
     private let inputWeights: [Float]  // 3·dimension × dimension
@@ -49,12 +54,20 @@ public struct WordLanguageModel: Sendable {
     public func id(of key: String) -> Int? { idOfKey[key] }
 
     /// The state at the start of a document (after `<s>`).
-    public var startState: State {
-        advance(State(hidden: [Float](repeating: 0, count: dimension), logNormalizer: 0), id: 0)
-    }
+    public var startState: State { state(hidden: startHidden) }
+
+    /// The hidden vector at the start of a document (after `<s>`), without the normaliser.
+    var startHidden: [Float] { step([Float](repeating: 0, count: dimension), id: 0) }
 
     /// The state after one more word (unknown keys step with `<unk>`).
-    public func advance(_ state: State, key: String) -> State { advance(state, id: idOfKey[key] ?? 1) }
+    public func advance(_ state: State, key: String) -> State { advance(state, id: id(stepping: key)) }
+
+    /// The id a key steps the GRU with (`<unk>` for a word outside the vocabulary).
+    func id(stepping key: String) -> Int { idOfKey[key] ?? 1 }
+
+    /// The state with this hidden vector: computes its softmax normaliser (the step's main cost,
+    /// one pass over the output matrix), so a replay over several words pays it once, at the end.
+    func state(hidden: [Float]) -> State { State(hidden: hidden, logNormalizer: logNormalizer(hidden: hidden)) }
 
     /// log P(key | the words of `state`), and whether the key is outside the vocabulary (then it
     /// is the probability of `<unk>`, as in training).
@@ -65,7 +78,10 @@ public struct WordLanguageModel: Sendable {
 
     /// One GRU step: h' = (1 − z) ⊙ n + z ⊙ h with r = σ(W_ir x + b_ir + W_hr h + b_hr),
     /// z = σ(W_iz x + b_iz + W_hz h + b_hz), n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn)).
-    func advance(_ state: State, id: Int) -> State {
+    func advance(_ state: State, id: Int) -> State { self.state(hidden: step(state.hidden, id: id)) }
+
+    /// The GRU's hidden vector after one more word (no normaliser).
+    func step(_ hidden: [Float], id: Int) -> [Float] {
         let size = dimension
         var gatesIn = [Float](repeating: 0, count: 3 * size)
         var gatesHidden = [Float](repeating: 0, count: 3 * size)
@@ -74,7 +90,7 @@ public struct WordLanguageModel: Sendable {
                 inputWeights, UnsafeRawBufferPointer(input), rows: 3 * size, columns: size, bias: inputBias,
                 into: &gatesIn)
         }
-        state.hidden.withUnsafeBufferPointer { hidden in
+        hidden.withUnsafeBufferPointer { hidden in
             Self.multiply(
                 hiddenWeights, UnsafeRawBufferPointer(hidden), rows: 3 * size, columns: size, bias: hiddenBias,
                 into: &gatesHidden)
@@ -84,9 +100,9 @@ public struct WordLanguageModel: Sendable {
             let reset = Self.sigmoid(gatesIn[index] + gatesHidden[index])
             let update = Self.sigmoid(gatesIn[size + index] + gatesHidden[size + index])
             let candidate = RerankerNetwork.tanh(gatesIn[2 * size + index] + reset * gatesHidden[2 * size + index])
-            next[index] = (1 - update) * candidate + update * state.hidden[index]
+            next[index] = (1 - update) * candidate + update * hidden[index]
         }
-        return State(hidden: next, logNormalizer: logNormalizer(hidden: next))
+        return next
     }
 
     /// log Σ_w exp(logit w), max-shifted: 8 words per block, four independent sums per block.
@@ -97,21 +113,20 @@ public struct WordLanguageModel: Sendable {
         let size = dimension
         embeddingBlocks.withUnsafeBytes { base in
             hidden.withUnsafeBufferPointer { hidden in
-                func load(_ index: Int) -> SIMD8<Float> {
-                    base.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
-                }
                 for block in 0..<blockCount {
                     let start = block * size * 8
-                    var sums = (outputBiasBlocks[block], SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
+                    var sums = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
                     var column = 0
                     while column < size {
-                        sums.0 += load(start + column * 8) * hidden[column]
-                        sums.1 += load(start + column * 8 + 8) * hidden[column + 1]
-                        sums.2 += load(start + column * 8 + 16) * hidden[column + 2]
-                        sums.3 += load(start + column * 8 + 24) * hidden[column + 3]
+                        let packed = base.loadUnaligned(fromByteOffset: start + column * 8, as: SIMD8<UInt32>.self)
+                        sums.0 += Self.unpack(packed) * hidden[column]
+                        sums.1 += Self.unpack(packed &>> 8) * hidden[column + 1]
+                        sums.2 += Self.unpack(packed &>> 16) * hidden[column + 2]
+                        sums.3 += Self.unpack(packed &>> 24) * hidden[column + 3]
                         column += 4
                     }
-                    let block8 = (sums.0 + sums.1) + (sums.2 + sums.3)
+                    let block8 =
+                        ((sums.0 + sums.1) + (sums.2 + sums.3)) * embeddingScaleBlocks[block] + outputBiasBlocks[block]
                     logits[block] = block8
                     maxima = pointwiseMax(maxima, block8)
                 }
@@ -123,10 +138,27 @@ public struct WordLanguageModel: Sendable {
         return largest + Float(Math.log(Double(total.sum())))
     }
 
-    /// One word's embedding (gathered from its block).
+    /// The int8 values in the lowest byte of each lane (stored as q + 128), as floats, exactly:
+    /// the byte u under the exponent of 2²³ is the float 2²³ + u (integer → float conversions of
+    /// the generic SIMD types go lane by lane).
+    @inline(__always)
+    static func unpack(_ packed: SIMD8<UInt32>) -> SIMD8<Float> {
+        unsafeBitCast((packed & 0xFF) | 0x4B00_0000, to: SIMD8<Float>.self) - 8_388_736
+    }
+
+    /// Word `id`'s int8 embedding values (without its scale), gathered from its block.
+    private func quantizedRow(_ id: Int) -> [Float] {
+        let start = (id / 8) * dimension * 2 + id % 8
+        return (0..<dimension).map { column in
+            let packed = embeddingBlocks[start + column / 4 * 8]
+            return Float(Int((packed >> (8 * UInt32(column % 4))) & 0xFF) - 128)
+        }
+    }
+
+    /// One word's embedding (dequantised).
     private func embeddingRow(_ id: Int) -> [Float] {
-        let start = (id / 8) * dimension * 8 + id % 8
-        return (0..<dimension).map { embeddingBlocks[start + $0 * 8] }
+        let scale = embeddingScaleBlocks[id / 8][id % 8]
+        return quantizedRow(id).map { $0 * scale }
     }
 
     /// e^x for x ≤ 0, eight lanes at once (relative error below 2e-6; 0 below −87): the
@@ -155,11 +187,18 @@ public struct WordLanguageModel: Sendable {
         return (p * powerOfTwo).replacing(with: 0, where: x .< -87)
     }
 
+    /// Word `id`'s logit (per candidate: reads its row in place, no allocation).
     private func logit(_ id: Int, hidden: [Float]) -> Float {
-        let start = (id / 8) * dimension * 8 + id % 8
+        let start = (id / 8) * dimension * 2 + id % 8
         var sum: Float = 0
-        for column in 0..<dimension { sum += embeddingBlocks[start + column * 8] * hidden[column] }
-        return sum + outputBiasBlocks[id / 8][id % 8]
+        for group in 0..<(dimension / 4) {
+            let packed = embeddingBlocks[start + group * 8]
+            for byte in 0..<4 {
+                let value = Float(Int((packed >> (8 * UInt32(byte))) & 0xFF) - 128)
+                sum += value * hidden[group * 4 + byte]
+            }
+        }
+        return sum * embeddingScaleBlocks[id / 8][id % 8] + outputBiasBlocks[id / 8][id % 8]
     }
 
     /// `out[row] = matrix[row] · vector + bias[row]` (row-major, `columns` a multiple of 8).
@@ -284,16 +323,25 @@ public struct WordLanguageModel: Sendable {
                 && model.hiddenBias.count == gates, "word model shapes do not match")
         let size = model.dimension
         let blockCount = (model.keys.count + 7) / 8
-        var blocks = [Float](repeating: 0, count: blockCount * size * 8)
+        // Padding words: q = 0 (stored 128 in every byte), scale 0, bias −∞.
+        var blocks = [UInt32](repeating: 0x8080_8080, count: blockCount * size * 2)
+        var scales = [SIMD8<Float>](repeating: .zero, count: blockCount)
         var biases = [SIMD8<Float>](repeating: SIMD8(repeating: -.infinity), count: blockCount)
         for word in model.keys.indices {
-            let start = (word / 8) * size * 8 + word % 8
-            for column in 0..<size {
-                blocks[start + column * 8] = Float(model.embedding[word * size + column]) * model.embeddingScales[word]
+            let start = (word / 8) * size * 2 + word % 8
+            for group in 0..<(size / 4) {
+                var packed: UInt32 = 0
+                for byte in 0..<4 {
+                    let value = Int(model.embedding[word * size + group * 4 + byte]) + 128
+                    packed |= UInt32(value) << (8 * UInt32(byte))
+                }
+                blocks[start + group * 8] = packed
             }
+            scales[word / 8][word % 8] = model.embeddingScales[word]
             biases[word / 8][word % 8] = model.outputBias[word]
         }
         embeddingBlocks = blocks
+        embeddingScaleBlocks = scales
         outputBiasBlocks = biases
         inputWeights = dequantize(model.inputWeights, model.inputScales)
         hiddenWeights = dequantize(model.hiddenWeights, model.hiddenScales)

@@ -26,8 +26,10 @@ public final class NeuralContextTracker {
             state = model.advance(state, key: last)
             stepCount += 1
         } else {
-            state = model.startState
-            for key in wanted { state = model.advance(state, key: key) }
+            // Replayed over the hidden vectors: the normaliser (most of a step's cost) only at the end.
+            var hidden = model.startHidden
+            for key in wanted { hidden = model.step(hidden, id: model.id(stepping: key)) }
+            state = model.state(hidden: hidden)
             stepCount += wanted.count
         }
         keys = wanted

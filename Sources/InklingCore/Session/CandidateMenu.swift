@@ -16,6 +16,8 @@ public struct CandidateMenu: Equatable, Sendable {
     public var isShown = false
     /// The page size of the table last drawn.
     public private(set) var shownPageSize = SessionSettings().pageSize
+    /// What the last drawn table sent to IBus (`CandidateTable.sentPage`); it is on screen while `isShown`.
+    public private(set) var lastSent: CandidateTable? = nil
 
     /// An empty, hidden menu.
     public init() {}
@@ -88,10 +90,12 @@ public struct CandidateMenu: Equatable, Sendable {
         shownPageSize = max(1, pageSize)
         isShown = true
         let shown = zip(items, marks).map { $1 ? $0 + mark : $0 }
-        return CandidateTable(
+        let table = CandidateTable(
             candidates: shown, pageSize: shownPageSize, cursor: min(cursor, max(0, items.count - 1)),
             cursorVisible: cursorVisible,
             labels: Self.labels(pageSize: shownPageSize, keys: keys))
+        lastSent = table.sentPage
+        return table
     }
 
     /// The row labels of a page: the keys that select its rows (at most nine rows have one).
@@ -101,6 +105,27 @@ public struct CandidateMenu: Equatable, Sendable {
         case .functionKeys: return rows.map { "F\($0)" }
         case .digits: return rows.map { "\($0)" }
         }
+    }
+}
+
+extension CandidateTable {
+    /// The table as the glue sends it to IBus: only the shown page's candidates (the cursor's
+    /// page) carry text; the others are never sent. Empty placeholders stand before the page, so
+    /// that the cursor stays a global index from which every panel finds the page (and its page
+    /// number), and one stands after it when later pages exist, so that panels still offer the
+    /// next page (GNOME Shell hides its page buttons for a single page). Panels show only the
+    /// cursor's page, so a placeholder is never seen; paging is the engine's (page-up/page-down
+    /// and cursor signals, which it answers with the new page).
+    public var sentPage: CandidateTable {
+        let size = max(1, pageSize)
+        let start = min(candidates.count, (max(0, cursor) / size) * size)
+        let end = min(candidates.count, start + size)
+        var rows = [String](repeating: "", count: start)
+        rows.reserveCapacity(end - start + 1)
+        rows += candidates[start..<end]
+        if end < candidates.count { rows.append("") }
+        return CandidateTable(
+            candidates: rows, pageSize: pageSize, cursor: cursor, cursorVisible: cursorVisible, labels: labels)
     }
 }
 

@@ -272,10 +272,16 @@ public final class InputSession {
     /// Recomputes the candidates for the current state and checks a finished word; call after a
     /// key is answered. Returns nothing when the state is the one last predicted for.
     public func refreshSuggestions() -> [SessionEffect] {
+        refreshTable() + checkFinishedWord()
+    }
+
+    /// The table's part of `refreshSuggestions()`: the candidates for the current state (learning
+    /// what is ready first, so that the table already knows it). The glue sends it before
+    /// `checkFinishedWord()` runs, so the check is off the way from the key to the table.
+    public func refreshTable() -> [SessionEffect] {
         guard !isInert else { return [] }
         runPendingLearning()
-        var effects = runPendingCheck()
-        guard !corrections.panelIsOpen else { return effects }
+        guard !corrections.panelIsOpen else { return [] }
         let before: String
         if !composition.typed.isEmpty {
             before = context.before + composition.typed
@@ -287,15 +293,26 @@ public final class InputSession {
                 + (composition.pendingSpace ? " " : "")
         } else {
             lastSuggestionKey = nil
-            return effects + hideTable()
+            return hideTable()
         }
-        if before == lastSuggestionKey, suggestions.isShown || suggestions.items.isEmpty { return effects }
+        if before == lastSuggestionKey, suggestions.isShown || suggestions.items.isEmpty { return [] }
         lastSuggestionKey = before
         let predicted = predictor.suggestions(before: before, count: settings.candidateCount)
+        let wasShown = suggestions.isShown
         suggestions.replace(items: predicted.map(\.text), marks: predicted.map(\.isCorrection))
-        if suggestions.items.isEmpty { return effects + hideTable() }
-        effects.append(.updateLookupTable(table()))
-        return effects
+        if suggestions.items.isEmpty { return hideTable() }
+        let previouslySent = suggestions.lastSent
+        let table = table()
+        // The page on screen would not change (a longer prefix of the same words): nothing to send.
+        if wasShown, previouslySent == suggestions.lastSent { return [] }
+        return [.updateLookupTable(table)]
+    }
+
+    /// The check of the word the last key finished (a chip in the auxiliary text when it is a
+    /// likely typo): nothing the table shows depends on it, so it runs after `refreshTable()`.
+    public func checkFinishedWord() -> [SessionEffect] {
+        guard !isInert else { return [] }
+        return runPendingCheck()
     }
 
     // MARK: Dictation (issue 16; decisions in `DictationController`)

@@ -55,6 +55,42 @@ struct WordLanguageModelTests {
         }
     }
 
+    @Test("the int8 output matrix kept in memory gives the dequantised log-softmax: 16 dimensions, 21 words, every byte")
+    func int8OutputMatchesDequantised() throws {
+        // Two column groups per lane set, three blocks of 8 words (the last padded), and the int8
+        // values −128 … 127 all present: a layout or unpacking slip shows as a wrong log-probability.
+        let dimension = 16
+        let vocabulary = 21
+        let gates = 3 * dimension
+        func bytes(_ count: Int, _ seed: Int) -> [Int8] {
+            (0..<count).map { Int8(truncatingIfNeeded: ($0 * 37 + seed * 11) % 256 - 128) }
+        }
+        let keys = ["<s>", "<unk>"] + (2..<vocabulary).map { "w\($0)" }
+        let embedding = bytes(vocabulary * dimension, 1)
+        let embeddingScales = (0..<vocabulary).map { 0.004 + 0.0003 * Float($0) }
+        let outputBias = (0..<vocabulary).map { Float($0 % 5) * 0.3 - 0.6 }
+        let model = WordLanguageModel(
+            WordLanguageModel.Quantized(
+                dimension: dimension, keys: keys, embeddingScales: embeddingScales, embedding: embedding,
+                inputScales: [Float](repeating: 0.01, count: gates), inputWeights: bytes(gates * dimension, 2),
+                hiddenScales: [Float](repeating: 0.012, count: gates), hiddenWeights: bytes(gates * dimension, 3),
+                inputBias: (0..<gates).map { Float($0 % 7) * 0.05 }, hiddenBias: [Float](repeating: 0.1, count: gates),
+                outputBias: outputBias))
+        let state = model.advance(model.advance(model.startState, key: "w5"), key: "w17")
+        #expect(state.hidden.contains { abs($0) > 0.05 }, "a hidden vector near zero would hide the matrix")
+        let logits = (0..<vocabulary).map { word in
+            (0..<dimension).reduce(Double(outputBias[word])) {
+                $0 + Double(embedding[word * dimension + $1]) * Double(embeddingScales[word]) * Double(state.hidden[$1])
+            }
+        }
+        let largest = logits.max() ?? 0
+        let logNormalizer = largest + Math.log(logits.reduce(0) { $0 + Math.exp($1 - largest) })
+        for (word, key) in keys.enumerated() {
+            let got = model.logProbability(of: key, in: state).value
+            #expect(abs(Double(got) - (logits[word] - logNormalizer)) < 1e-4, "\(key): \(got)")
+        }
+    }
+
     @Test("the distribution sums to one")
     func normalised() throws {
         let model = try Self.model()
