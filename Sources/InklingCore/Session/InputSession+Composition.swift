@@ -82,6 +82,7 @@ extension InputSession {
 
     func clearComposition() {
         composition.clear()
+        passedKeyOrdering.clear()
         suggestions.clear()
         lastSuggestionKey = nil
         corrections.dropPendingCheck()

@@ -8,6 +8,7 @@ extension InputSession {
     static var keyHandlers: [(InputSession) -> (KeyEvent) -> KeyResult?] {
         [
             InputSession.correctionPanelKeys, InputSession.commandKeys, InputSession.shortcutKeys,
+            InputSession.heldKeys,  // PassedKeyOrdering.swift
             InputSession.editingKeys, InputSession.navigationKeys, InputSession.selectionKeys,
             InputSession.compositionKeys,
         ]
@@ -204,6 +205,7 @@ extension InputSession {
             lastSuggestionKey = nil
             return KeyResult(handled: true, effects: [.hidePreedit] + hideTable(), needsSuggestions: false)
         }
+        passingOnTextChangingKey(inserts: false)  // PassedKeyOrdering.swift
         context.deletedBackward()
         corrections.tracker.deletedBackward()
         lastSuggestionKey = nil
@@ -239,6 +241,7 @@ extension InputSession {
         } else {
             effects += commitPending(keepSpace: false)
         }
+        passingOnTextChangingKey()  // PassedKeyOrdering.swift
         inserted("\n")
         effects += hideTable()
         return KeyResult(handled: false, effects: effects, needsSuggestions: true)
@@ -325,7 +328,10 @@ extension InputSession {
                 effects += commitPending(keepSpace: true)
             }
         }
-        if let appending { inserted(appending) }
+        if let appending {
+            passingOnTextChangingKey()  // PassedKeyOrdering.swift
+            inserted(appending)
+        }
         if invalidatesContext {
             // The cursor may have moved: only the client's surrounding text can say where to.
             context.invalidate()

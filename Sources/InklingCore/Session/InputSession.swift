@@ -40,6 +40,8 @@ public final class InputSession {
     /// The suggestions (marked: they correct a likely typo in the typed prefix).
     var suggestions = CandidateMenu()
     var lastSuggestionKey: String? = nil
+    /// A passed-on key waiting for the client's report (PassedKeyOrdering.swift).
+    var passedKeyOrdering = PassedKeyOrdering()
     /// Committed words on their way to the user model.
     var learning = LearningQueue()
 
@@ -206,6 +208,7 @@ public final class InputSession {
         effects: [SessionEffect], needsSuggestions: Bool
     ) {
         guard !contentType.isSecret else { return ([], false) }
+        notePassedKeyReport(text: text, cursor: cursor, anchor: anchor)
         let outcome = context.apply(text: text, cursor: cursor, anchor: anchor, shownPreedit: composition.preedit?.text)
         return confirmRecoveredWord(reportOutcome(outcome))
     }
@@ -218,6 +221,7 @@ public final class InputSession {
         effects: [SessionEffect], needsSuggestions: Bool
     ) {
         guard !contentType.isSecret else { return ([], false) }
+        notePassedKeyReport(surrounding)
         return confirmRecoveredWord(reportOutcome(context.apply(surrounding, shownPreedit: composition.preedit?.text)))
     }
 

@@ -1,0 +1,136 @@
+/// Keeps a key the engine passed on in its place among the keys typed after it.
+///
+/// ibus-gtk3 hands a key the engine does not handle back to the application at the end of its
+/// event queue, while the engine's commits and preedits for the keys typed after it reach the
+/// application at once; a busy application (LibreOffice Writer at 30 ms a key) then applies
+/// the next word before the Return (`rather spen\nspend`). After passing on a key that
+/// changes the text (Return, Tab, BackSpace), in a client that reports its text, the printable
+/// keys that follow are passed on too, as key events behind it, until a report shows the text
+/// changed by that key and by every key passed on since; then the engine composes again. A
+/// client that never reports again holds composition back for a few keys or a moment only.
+public struct PassedKeyOrdering: Equatable, Sendable {
+    /// Printable keys passed on after the key at most, before composing again regardless.
+    public static let maxHeldKeys = 100
+    /// How long after the key (milliseconds) composition waits at most for the report.
+    public static let maxWaitMilliseconds: Int64 = 3000
+
+    /// A key passed on, waiting for the client to report its effect.
+    public struct Wait: Equatable, Sendable {
+        /// The text before the cursor just before the key (nil: not known).
+        public let textBefore: String?
+        /// When the key was passed on (the session clock's milliseconds).
+        public let since: Int64
+        /// Whether the key inserts text (Return, Tab), rather than deleting it (BackSpace).
+        public let inserts: Bool
+        /// The printable text passed on since, in order.
+        public var held: String = ""
+        /// How many printable keys were passed on since.
+        public var heldKeys = 0
+    }
+
+    /// The key waiting for its report (nil: the engine composes as usual).
+    public private(set) var wait: Wait? = nil
+
+    /// Nothing waiting.
+    public init() {}
+
+    /// Whether printable keys are being passed on behind a passed-on key.
+    public var isHolding: Bool { wait != nil }
+
+    /// A key that changes the text was passed on, with `textBefore` before the cursor just
+    /// before it (after anything the engine committed with it; nil: not known); `inserts`: it
+    /// inserts text (Return, Tab), else it deletes (BackSpace).
+    public mutating func passedOn(textBefore: String?, inserts: Bool = true, now: Int64) {
+        let kept = textBefore.map { String(String.UnicodeScalarView($0.unicodeScalars.suffix(TextContext.keptScalars))) }
+        wait = Wait(textBefore: kept, since: now, inserts: inserts)
+    }
+
+    /// Whether the printable `text` typed now is to be passed on too (and is then counted);
+    /// false ends the wait, after too many keys or too long: the engine composes it.
+    public mutating func holds(_ text: String, now: Int64) -> Bool {
+        guard var current = wait else { return false }
+        guard current.heldKeys < Self.maxHeldKeys, now - current.since < Self.maxWaitMilliseconds else {
+            wait = nil
+            return false
+        }
+        current.held += text
+        current.heldKeys += 1
+        wait = current
+        return true
+    }
+
+    /// The client reported `before` as its text before the cursor: the wait ends when it holds
+    /// every key passed on since and is no longer the text from before the key.
+    ///
+    /// A report from before the key was applied (the echo of the commit that came with it, or
+    /// one that does not show the keys passed on after it yet) keeps the wait.
+    ///
+    /// Spaces at the end are not compared: LibreOffice leaves them out of its reports.
+    public mutating func reported(before: Substring) {
+        guard let current = wait else { return }
+        let scalars = Self.withoutTrailingSpaces(before.unicodeScalars)
+        let held = Self.withoutTrailingSpaces(current.held.unicodeScalars)
+        guard scalars.count >= held.count, scalars.suffix(held.count).elementsEqual(held) else { return }
+        let rest = Self.withoutTrailingSpaces(scalars.dropLast(held.count))
+        if let textBefore = current.textBefore {
+            let expected = Self.withoutTrailingSpaces(textBefore.unicodeScalars).suffix(TextContext.keptScalars)
+            let shown = rest.suffix(TextContext.keptScalars)
+            if shown.elementsEqual(expected) { return }
+            // Part of the text before the key, the engine's last commit not shown yet: a report
+            // older than the key. (After a Return, LibreOffice reports the new, empty paragraph.)
+            if current.inserts, !shown.isEmpty, shown.count < expected.count, expected.starts(with: shown) { return }
+        }
+        wait = nil
+    }
+
+    /// Focus moved, the context was reset: the keys' place is the client's to report.
+    public mutating func clear() { wait = nil }
+
+    static func withoutTrailingSpaces<Scalars: BidirectionalCollection>(_ scalars: Scalars) -> [Unicode.Scalar]
+    where Scalars.Element == Unicode.Scalar {
+        var kept = Array(scalars)
+        while kept.last == " " { kept.removeLast() }
+        return kept
+    }
+}
+
+extension InputSession {
+    /// A key that changes the text is being passed on: in a client that reports its text, the
+    /// printable keys after it follow it as key events until the client shows it applied.
+    func passingOnTextChangingKey(inserts: Bool = true) {
+        guard capabilities.contains(.surroundingText), !context.stoppedReporting else { return }
+        passedKeyOrdering.passedOn(
+            textBefore: context.isKnown ? context.before : nil, inserts: inserts, now: clock.now())
+    }
+
+    /// A printable key while a passed-on key waits for its report: passed on too, unless the
+    /// wait is over (then nil: the next handlers compose it).
+    func heldKeys(_ event: KeyEvent) -> KeyResult? {
+        guard passedKeyOrdering.isHolding else { return nil }
+        guard let character = event.character, character.value >= 0x20, character.value != 0x7F, !event.isShortcut
+        else { return nil }
+        guard composition.isEmpty, passedKeyOrdering.holds(String(character), now: clock.now()) else {
+            passedKeyOrdering.clear()
+            return nil
+        }
+        inserted(String(character))
+        lastSuggestionKey = nil
+        return KeyResult(handled: false, effects: hideTable(), needsSuggestions: false)
+    }
+
+    /// The client's report as IBus delivers it, for a passed-on key waiting for it.
+    func notePassedKeyReport(text: String, cursor: Int, anchor: Int) {
+        guard passedKeyOrdering.isHolding else { return }
+        notePassedKeyReport(
+            SurroundingText.byteOffsetReading(
+                text: text, cursor: cursor, anchor: anchor, known: context.isKnown ? context.before : nil)
+                ?? SurroundingText(text: text, cursor: cursor, anchor: anchor)
+                ?? SurroundingText.interpretingUTF16(text: text, cursor: cursor, anchor: anchor))
+    }
+
+    /// The client's report, for a passed-on key waiting for it.
+    func notePassedKeyReport(_ surrounding: SurroundingText?) {
+        guard passedKeyOrdering.isHolding, let surrounding else { return }
+        passedKeyOrdering.reported(before: surrounding.before)
+    }
+}

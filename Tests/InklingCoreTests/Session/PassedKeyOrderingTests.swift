@@ -1,0 +1,190 @@
+import InklingCore
+import Testing
+
+/// Issue 12: a key the engine passes on (Return) keeps its place among the keys typed after it.
+@Suite struct PassedKeyOrderingTests {
+    // MARK: The decision
+
+    @Test func holdsKeysUntilAReportShowsTheKeyAndTheHeldKeysApplied() {
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "rather spend", now: 0)
+        do { let held = ordering.holds("W", now: 10); #expect(held) }
+        // The echo of the word committed with the Return: the Return is not applied yet.
+        ordering.reported(before: "rather spend")
+        #expect(ordering.isHolding)
+        do { let held = ordering.holds("e", now: 20); #expect(held) }
+        // The Return applied (a new paragraph), the held keys not yet: they are still queued.
+        ordering.reported(before: "")
+        #expect(ordering.isHolding)
+        ordering.reported(before: "W")
+        #expect(ordering.isHolding)
+        ordering.reported(before: "We")
+        #expect(!ordering.isHolding)
+    }
+
+    @Test func aReportOlderThanTheLastCommitKeepsTheWait() {
+        // `summer` then `.` committed, then Return: a report still without the `.` is older
+        // than the Return, though it differs from the text before it.
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "the summer.", now: 0)
+        ordering.reported(before: "the summer")
+        #expect(ordering.isHolding)
+        ordering.reported(before: "")
+        #expect(!ordering.isHolding, "the new paragraph")
+    }
+
+    @Test func aPassedOnBackSpaceEndsTheWaitOnTheShorterText() {
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "word.", inserts: false, now: 0)
+        ordering.reported(before: "word.")
+        #expect(ordering.isHolding)
+        ordering.reported(before: "word")
+        #expect(!ordering.isHolding)
+    }
+
+    @Test func aClientReportingWholeTextEndsTheWaitOnTheNewLine() {
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "one", now: 0)
+        ordering.reported(before: "one")
+        #expect(ordering.isHolding)
+        ordering.reported(before: "one\n")
+        #expect(!ordering.isHolding)
+    }
+
+    @Test func trailingSpacesLeftOutOfReportsStillMatch() {
+        // LibreOffice leaves trailing spaces out of its reports.
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "end. ", now: 0)
+        ordering.reported(before: "end.")
+        #expect(ordering.isHolding, "the text before the key, without its space")
+        do { let held = ordering.holds("a", now: 1); #expect(held) }
+        do { let held = ordering.holds(" ", now: 2); #expect(held) }
+        ordering.reported(before: "a")
+        #expect(!ordering.isHolding)
+    }
+
+    @Test func aClientThatNeverReportsHoldsOnlyAFewKeys() {
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "x", now: 0)
+        for index in 0..<PassedKeyOrdering.maxHeldKeys { do { let held = ordering.holds("a", now: Int64(index)); #expect(held) } }
+        do { let held = ordering.holds("a", now: 20); #expect(!held) }
+        #expect(!ordering.isHolding)
+    }
+
+    @Test func aClientThatNeverReportsHoldsOnlyAMoment() {
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "x", now: 0)
+        do { let held = ordering.holds("a", now: PassedKeyOrdering.maxWaitMilliseconds - 1); #expect(held) }
+        do { let held = ordering.holds("b", now: PassedKeyOrdering.maxWaitMilliseconds); #expect(!held) }
+        #expect(!ordering.isHolding)
+    }
+
+    @Test func unknownTextBeforeWaitsOnlyForTheHeldKeys() {
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: nil, now: 0)
+        do { let held = ordering.holds("W", now: 1); #expect(held) }
+        ordering.reported(before: "abc")
+        #expect(ordering.isHolding)
+        ordering.reported(before: "abcW")
+        #expect(!ordering.isHolding)
+    }
+
+    // MARK: In the session
+
+    /// A session in a client that reports its text; the test plays the client, one step at a time.
+    private func reportingSession(_ clock: ManualClock) -> InputSession {
+        let session = InputSession(predictor: Predictor(pack: RealPack.pack))
+        session.clock = ProductClock { clock.now }
+        session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        _ = session.focusIn()
+        _ = session.setSurroundingText(SurroundingText(text: "rather ", cursor: 7, anchor: 7))
+        return session
+    }
+
+    private func commits(_ result: KeyResult) -> [String] {
+        result.effects.compactMap { if case .commitText(let text) = $0 { text } else { nil } }
+    }
+
+    private func showsPreedit(_ result: KeyResult) -> Bool {
+        result.effects.contains { if case .updatePreedit = $0 { true } else { false } }
+    }
+
+    private func press(_ session: InputSession, _ event: KeyEvent) -> KeyResult {
+        let result = session.processKey(event)
+        if result.needsSuggestions { _ = session.refreshSuggestions() }
+        return result
+    }
+
+    /// Writer under load: the Return the engine passed on is still in GTK's queue when the next
+    /// letters come; they follow it as key events, and the word is composed again once Writer's
+    /// report shows the Return (and the letters) applied.
+    @Test func lettersAfterAPassedOnReturnFollowItUntilTheReportShowsIt() {
+        let clock = ManualClock()
+        let session = reportingSession(clock)
+        for letter in "spend".unicodeScalars { #expect(press(session, .typing(letter)).handled) }
+        let returnKey = press(session, .key(Keysym.returnKey))
+        #expect(!returnKey.handled, "Return stays a key event")
+        #expect(commits(returnKey) == ["spend"])
+        // The commit is applied, the Return is not yet.
+        _ = session.setSurroundingText(SurroundingText(text: "rather spend", cursor: 12, anchor: 12))
+        for letter in "We".unicodeScalars {
+            clock.now += 30
+            let result = press(session, .typing(letter))
+            #expect(!result.handled, "passed on behind the Return")
+            #expect(commits(result).isEmpty && !showsPreedit(result), "nothing of the engine's overtakes it")
+        }
+        #expect(session.composingText.isEmpty)
+        // Writer applied the Return and both letters: the new paragraph holds `We`.
+        _ = session.setSurroundingText(SurroundingText(text: "We", cursor: 2, anchor: 2))
+        clock.now += 30
+        let next = press(session, .typing("l"))
+        #expect(next.handled, "composing again")
+        #expect(showsPreedit(next))
+        #expect(session.composingText == "l")
+        #expect(session.knownContext == "We")
+    }
+
+    @Test func aSpaceAfterAPassedOnReturnIsNotCommittedAheadOfIt() {
+        let clock = ManualClock()
+        let session = reportingSession(clock)
+        _ = press(session, .key(Keysym.returnKey))
+        let space = press(session, .key(Keysym.space))
+        #expect(!space.handled)
+        #expect(commits(space).isEmpty)
+    }
+
+    @Test func aPassedOnBackSpaceAndTabHoldTheNextLetterToo() {
+        for keyval in [Keysym.backSpace, Keysym.tab] {
+            let clock = ManualClock()
+            let session = reportingSession(clock)
+            #expect(!press(session, .key(keyval)).handled)
+            let letter = press(session, .typing("a"))
+            #expect(!letter.handled && !showsPreedit(letter), "keyval \(keyval)")
+        }
+    }
+
+    @Test func compositionResumesAfterAFewKeysWhenNoReportComes() {
+        let clock = ManualClock()
+        let session = reportingSession(clock)
+        _ = press(session, .key(Keysym.returnKey))
+        for _ in 0..<PassedKeyOrdering.maxHeldKeys { #expect(!press(session, .typing("a")).handled) }
+        #expect(press(session, .typing("a")).handled)
+    }
+
+    @Test func clientsWithoutSurroundingTextComposeRightAfterReturn() {
+        let session = InputSession(predictor: Predictor(pack: RealPack.pack))
+        _ = session.focusIn()
+        for letter in "spend".unicodeScalars { _ = press(session, .typing(letter)) }
+        #expect(!press(session, .key(Keysym.returnKey)).handled)
+        let letter = press(session, .typing("W"))
+        #expect(letter.handled && showsPreedit(letter))
+    }
+
+    @Test func focusInEndsTheWait() {
+        let clock = ManualClock()
+        let session = reportingSession(clock)
+        _ = press(session, .key(Keysym.returnKey))
+        _ = session.focusIn()
+        #expect(press(session, .typing("W")).handled)
+    }
+}
