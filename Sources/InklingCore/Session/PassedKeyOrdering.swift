@@ -41,7 +41,9 @@ public struct PassedKeyOrdering: Equatable, Sendable {
     /// before it (after anything the engine committed with it; nil: not known); `inserts`: it
     /// inserts text (Return, Tab), else it deletes (BackSpace).
     public mutating func passedOn(textBefore: String?, inserts: Bool = true, now: Int64) {
-        let kept = textBefore.map { String(String.UnicodeScalarView($0.unicodeScalars.suffix(TextContext.keptScalars))) }
+        let kept = textBefore.map {
+            String(String.UnicodeScalarView($0.unicodeScalars.suffix(TextContext.keptScalars)))
+        }
         wait = Wait(textBefore: kept, since: now, inserts: inserts)
     }
 

@@ -8,11 +8,17 @@ import Testing
     @Test func holdsKeysUntilAReportShowsTheKeyAndTheHeldKeysApplied() {
         var ordering = PassedKeyOrdering()
         ordering.passedOn(textBefore: "rather spend", now: 0)
-        do { let held = ordering.holds("W", now: 10); #expect(held) }
+        do {
+            let held = ordering.holds("W", now: 10)
+            #expect(held)
+        }
         // The echo of the word committed with the Return: the Return is not applied yet.
         ordering.reported(before: "rather spend")
         #expect(ordering.isHolding)
-        do { let held = ordering.holds("e", now: 20); #expect(held) }
+        do {
+            let held = ordering.holds("e", now: 20)
+            #expect(held)
+        }
         // The Return applied (a new paragraph), the held keys not yet: they are still queued.
         ordering.reported(before: "")
         #expect(ordering.isHolding)
@@ -57,8 +63,14 @@ import Testing
         ordering.passedOn(textBefore: "end. ", now: 0)
         ordering.reported(before: "end.")
         #expect(ordering.isHolding, "the text before the key, without its space")
-        do { let held = ordering.holds("a", now: 1); #expect(held) }
-        do { let held = ordering.holds(" ", now: 2); #expect(held) }
+        do {
+            let held = ordering.holds("a", now: 1)
+            #expect(held)
+        }
+        do {
+            let held = ordering.holds(" ", now: 2)
+            #expect(held)
+        }
         ordering.reported(before: "a")
         #expect(!ordering.isHolding)
     }
@@ -66,23 +78,40 @@ import Testing
     @Test func aClientThatNeverReportsHoldsOnlyAFewKeys() {
         var ordering = PassedKeyOrdering()
         ordering.passedOn(textBefore: "x", now: 0)
-        for index in 0..<PassedKeyOrdering.maxHeldKeys { do { let held = ordering.holds("a", now: Int64(index)); #expect(held) } }
-        do { let held = ordering.holds("a", now: 20); #expect(!held) }
+        for index in 0..<PassedKeyOrdering.maxHeldKeys {
+            do {
+                let held = ordering.holds("a", now: Int64(index))
+                #expect(held)
+            }
+        }
+        do {
+            let held = ordering.holds("a", now: 20)
+            #expect(!held)
+        }
         #expect(!ordering.isHolding)
     }
 
     @Test func aClientThatNeverReportsHoldsOnlyAMoment() {
         var ordering = PassedKeyOrdering()
         ordering.passedOn(textBefore: "x", now: 0)
-        do { let held = ordering.holds("a", now: PassedKeyOrdering.maxWaitMilliseconds - 1); #expect(held) }
-        do { let held = ordering.holds("b", now: PassedKeyOrdering.maxWaitMilliseconds); #expect(!held) }
+        do {
+            let held = ordering.holds("a", now: PassedKeyOrdering.maxWaitMilliseconds - 1)
+            #expect(held)
+        }
+        do {
+            let held = ordering.holds("b", now: PassedKeyOrdering.maxWaitMilliseconds)
+            #expect(!held)
+        }
         #expect(!ordering.isHolding)
     }
 
     @Test func unknownTextBeforeWaitsOnlyForTheHeldKeys() {
         var ordering = PassedKeyOrdering()
         ordering.passedOn(textBefore: nil, now: 0)
-        do { let held = ordering.holds("W", now: 1); #expect(held) }
+        do {
+            let held = ordering.holds("W", now: 1)
+            #expect(held)
+        }
         ordering.reported(before: "abc")
         #expect(ordering.isHolding)
         ordering.reported(before: "abcW")
