@@ -103,7 +103,7 @@ public struct RerankerNetwork: Sendable, Equatable {
     /// row scales (f32), biases (f32) and row-major int8 weights, padded with zeros to 4 bytes.
     /// The first layer takes the inputs, each next one the previous one's rows, the last has one row.
     public init(section bytes: UnsafeRawBufferPointer) throws(PackError) {
-        var reader = SectionReader(bytes: bytes)
+        var reader = SectionReader(bytes: bytes, tag: "NRRK")
         let version = try reader.u32()
         guard version == Self.version else {
             throw .malformed(tag: "NRRK", reason: "version \(version), this build reads \(Self.version)")
@@ -165,36 +165,6 @@ public struct RerankerNetwork: Sendable, Equatable {
             while out.count % 4 != 0 { out.append(0) }
         }
         return out
-    }
-
-    /// Sequential, bounds-checked reads of a section.
-    private struct SectionReader {
-        let bytes: UnsafeRawBufferPointer
-        var offset = 0
-
-        mutating func take(_ count: Int) throws(PackError) -> Int {
-            guard count >= 0, count <= bytes.count - offset else {
-                throw .malformed(tag: "NRRK", reason: "ends before its declared contents")
-            }
-            defer { offset += count }
-            return offset
-        }
-        mutating func u32() throws(PackError) -> UInt32 {
-            UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: try take(4), as: UInt32.self))
-        }
-        mutating func floats(_ count: Int) throws(PackError) -> [Float] {
-            let start = try take(count * 4)
-            return (0..<count).map {
-                Float(
-                    bitPattern: UInt32(
-                        littleEndian: bytes.loadUnaligned(fromByteOffset: start + $0 * 4, as: UInt32.self)))
-            }
-        }
-        mutating func int8s(_ count: Int) throws(PackError) -> [Int8] {
-            let start = try take(count)
-            _ = try take((4 - count % 4) % 4)
-            return (0..<count).map { Int8(bitPattern: bytes[start + $0]) }
-        }
     }
 }
 
