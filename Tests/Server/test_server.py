@@ -322,6 +322,16 @@ def test_checks_waiting_on_a_slow_upstream_do_not_hold_the_http_threads(make_ser
     server = make_server({"server": {"threads": "2"}, "upstream": {"timeout_ms": "15000"}})
     token = server.token()
     upstream.control(reset=True, mode="slow", delay=5)
+    finished, upstream_requests = slow_checks_then_health_and_sign_in(server, token, upstream, "I saw teh cat %d.")
+    assert upstream_requests == 4
+    assert finished[:2] == [("health", 200), ("sign-in", 201)], finished
+    assert sorted(finished[2:]) == [("check", 200)] * 4, finished
+
+
+def slow_checks_then_health_and_sign_in(server, token, upstream, sentence):
+    """Four checks against the (slow) upstream; once at least as many as there are HTTP threads
+    wait on it, a health request and a sign-in. Returns (what, status) in order of completion and
+    the upstream's request count, and puts the upstream back to answering at once."""
     finished = []
     lock = threading.Lock()
 
@@ -330,13 +340,12 @@ def test_checks_waiting_on_a_slow_upstream_do_not_hold_the_http_threads(make_ser
             finished.append((what, status))
 
     def slow_check(n):
-        note("check", server.check(token, "I saw teh cat %d." % n).status)
+        note("check", server.check(token, sentence % n).status)
 
     threads = [threading.Thread(target=slow_check, args=(n,)) for n in range(4)]
     try:
         for thread in threads:
             thread.start()
-        # At least as many checks as HTTP threads are waiting on the upstream.
         deadline = time.time() + 20
         while upstream.stats()["requests"] < 2 and time.time() < deadline:
             time.sleep(0.02)
@@ -345,11 +354,9 @@ def test_checks_waiting_on_a_slow_upstream_do_not_hold_the_http_threads(make_ser
         note("sign-in", server.sign_in(device="phone").status)
         for thread in threads:
             thread.join(timeout=60)
-        assert upstream.stats()["requests"] == 4
+        return finished, upstream.stats()["requests"]
     finally:
         upstream.control(reset=True, mode="agree", delay=0)
-    assert finished[:2] == [("health", 200), ("sign-in", 201)], finished
-    assert sorted(finished[2:]) == [("check", 200)] * 4, finished
 
 
 @both
@@ -370,30 +377,7 @@ def test_a_fast_upstream_turning_slow_holds_at_most_half_the_http_threads(make_s
         assert server.check(token, "I saw teh cat %d." % n).status == 200
     assert "on=http" in server.log_text()
     upstream.control(reset=True, mode="slow", delay=5)
-    finished = []
-    lock = threading.Lock()
-
-    def note(what, status):
-        with lock:
-            finished.append((what, status))
-
-    def slow_check(n):
-        note("check", server.check(token, "I saw teh dog %d." % n).status)
-
-    threads = [threading.Thread(target=slow_check, args=(n,)) for n in range(4)]
-    try:
-        for thread in threads:
-            thread.start()
-        deadline = time.time() + 20
-        while upstream.stats()["requests"] < 2 and time.time() < deadline:
-            time.sleep(0.02)
-        assert upstream.stats()["requests"] >= 2
-        note("health", server.request("GET", "/v1/health").status)
-        note("sign-in", server.sign_in(device="phone").status)
-        for thread in threads:
-            thread.join(timeout=60)
-    finally:
-        upstream.control(reset=True, mode="agree", delay=0)
+    finished, _ = slow_checks_then_health_and_sign_in(server, token, upstream, "I saw teh dog %d.")
     assert finished[:2] == [("health", 200), ("sign-in", 201)], finished
     assert sorted(finished[2:]) == [("check", 200)] * 4, finished
     log = server.log_text()
