@@ -1,5 +1,6 @@
 """The engine through a real ibus-daemon and a real IBus client (headless, no X)."""
 
+import contextlib
 import json
 import os
 import subprocess
@@ -160,15 +161,25 @@ def test_tab_highlights_and_space_commits_the_highlighted_candidate(client):
     assert client.commits == [candidates[0] + " "]
 
 
-def test_the_panels_highlight_and_page_requests_move_the_table(client):
-    # A panel's arrows and page buttons reach the engine as signals through the daemon, not as
-    # keys: act as the panel (own its bus name) and send them.
+@contextlib.contextmanager
+def acting_as_panel(client):
+    """Owns the panel's bus name (its arrows and page buttons reach the engine as signals through
+    the daemon, not as keys) and moves the focus so the daemon tells this panel which context has it."""
     bus = client.daemon.bus
     panel = IBus.PanelService.new(bus.get_connection())
     bus.request_name(IBus.SERVICE_PANEL, 0)
     try:
         client.focus_out()
-        client.focus_in()  # the daemon tells the new panel which context has focus
+        client.focus_in()
+        yield panel
+    finally:
+        bus.release_name(IBus.SERVICE_PANEL)
+
+
+def test_the_panels_highlight_and_page_requests_move_the_table(client):
+    # A panel's arrows and page buttons reach the engine as signals through the daemon, not as
+    # keys: act as the panel (own its bus name) and send them.
+    with acting_as_panel(client) as panel:
         client.type("th")
         candidates = wait_for_completions(client, "th", "the")
         assert len(candidates) == 5 and client.sent_tables[-1][5:] == [""], "a later page exists"
@@ -186,19 +197,12 @@ def test_the_panels_highlight_and_page_requests_move_the_table(client):
         table = after(panel.page_down, "page-down")
         assert table.get_cursor_pos() >= table.get_page_size(), (table.get_cursor_pos(), table.get_page_size())
         assert client.commits == [] and client.preedit[0] == "th", "moving the highlight commits nothing"
-    finally:
-        bus.release_name(IBus.SERVICE_PANEL)
 
 
 def test_only_the_shown_page_is_sent_and_page_two_is_selected_by_key_and_click(client):
     # Issue 18: the engine sends the text of the shown page only; Page_Down sends the next page
     # (placeholders before it keep the cursor a global index), F2 and a click pick its rows.
-    bus = client.daemon.bus
-    panel = IBus.PanelService.new(bus.get_connection())
-    bus.request_name(IBus.SERVICE_PANEL, 0)
-    try:
-        client.focus_out()
-        client.focus_in()  # the daemon tells the new panel which context has focus
+    with acting_as_panel(client) as panel:
         client.type("th")
         first = wait_for_completions(client, "th", "the")
         size = client.last_table.get_page_size()
@@ -235,8 +239,6 @@ def test_only_the_shown_page_is_sent_and_page_two_is_selected_by_key_and_click(c
         before = len(client.commits)
         assert client.key(IBus.KEY_F2)
         assert client.commits[before:] == [row]
-    finally:
-        bus.release_name(IBus.SERVICE_PANEL)
 
 
 def test_escape_hides_the_table_and_keeps_the_word(client):
