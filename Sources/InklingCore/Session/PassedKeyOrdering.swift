@@ -65,7 +65,10 @@ public struct PassedKeyOrdering: Equatable, Sendable {
     /// every key passed on since and is no longer the text from before the key.
     ///
     /// A report from before the key was applied (the echo of the commit that came with it, or
-    /// one that does not show the keys passed on after it yet) keeps the wait.
+    /// one that does not show the keys passed on after it yet) keeps the wait. After a
+    /// BackSpace, a report with the keys passed on since behind the text the BackSpace leaves
+    /// ends it, also where that text looks the same as before (nothing to delete at the start
+    /// of the field).
     ///
     /// Spaces at the end are not compared: LibreOffice leaves them out of its reports.
     public mutating func reported(before: Substring) {
@@ -77,6 +80,13 @@ public struct PassedKeyOrdering: Equatable, Sendable {
         if let textBefore = current.textBefore {
             let expected = Self.withoutTrailingSpaces(textBefore.unicodeScalars).suffix(TextContext.keptScalars)
             let shown = rest.suffix(TextContext.keptScalars)
+            if !current.inserts, !held.isEmpty, shown.elementsEqual(Self.afterBackSpace(textBefore)) {
+                // The report shows the keys typed after the BackSpace behind the text it leaves,
+                // so it is newer than the key, even where the BackSpace removed nothing the report
+                // shows (at the start of the field, or a space LibreOffice leaves out).
+                wait = nil
+                return
+            }
             if shown.elementsEqual(expected) { return }
             // Part of the text before the key, the engine's last commit not shown yet: a report
             // older than the key. (After a Return, LibreOffice reports the new, empty paragraph.)
@@ -87,6 +97,14 @@ public struct PassedKeyOrdering: Equatable, Sendable {
 
     /// Focus moved, the context was reset: the keys' place is the client's to report.
     public mutating func clear() { wait = nil }
+
+    /// The last `keptScalars` of `textBefore` once a BackSpace has deleted its last character
+    /// (nothing at the start of the field), without trailing spaces.
+    static func afterBackSpace(_ textBefore: String) -> ArraySlice<Unicode.Scalar> {
+        var remaining = textBefore
+        _ = remaining.popLast()
+        return withoutTrailingSpaces(remaining.unicodeScalars).suffix(TextContext.keptScalars)
+    }
 
     static func withoutTrailingSpaces<Scalars: BidirectionalCollection>(_ scalars: Scalars) -> [Unicode.Scalar]
     where Scalars.Element == Unicode.Scalar {

@@ -48,6 +48,46 @@ import Testing
         #expect(!ordering.isHolding)
     }
 
+    /// A BackSpace at the start of the field removes nothing: the report after it shows only the
+    /// keys typed since, behind the same (empty) text. That report ends the wait; before, the
+    /// engine took it for a report older than the key and held every key for 3 s.
+    @Test func aBackSpaceThatRemovedNothingEndsTheWaitOnTheHeldKeys() {
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "", inserts: false, now: 0)
+        ordering.reported(before: "")
+        #expect(ordering.isHolding, "nothing typed since: the report cannot tell")
+        do {
+            let held = ordering.holds("W", now: 10)
+            #expect(held)
+        }
+        ordering.reported(before: "")
+        #expect(ordering.isHolding, "the held key not applied yet")
+        ordering.reported(before: "W")
+        #expect(!ordering.isHolding)
+    }
+
+    @Test func aBackSpaceOverASpaceTheReportLeavesOutEndsTheWaitOnTheHeldKeys() {
+        // LibreOffice leaves trailing spaces out: `end.` before and after the BackSpace.
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "end. ", inserts: false, now: 0)
+        do {
+            let held = ordering.holds("x", now: 10)
+            #expect(held)
+        }
+        ordering.reported(before: "end.")
+        #expect(ordering.isHolding)
+        ordering.reported(before: "end.x")
+        #expect(!ordering.isHolding)
+    }
+
+    @Test func aBackSpaceAtTheStartOfAParagraphEndsTheWaitOnTheJoinedText() {
+        // LibreOffice reports a paragraph: a BackSpace at its start joins it to the one before.
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: "", inserts: false, now: 0)
+        ordering.reported(before: "the summer.")
+        #expect(!ordering.isHolding)
+    }
+
     @Test func aClientReportingWholeTextEndsTheWaitOnTheNewLine() {
         var ordering = PassedKeyOrdering()
         ordering.passedOn(textBefore: "one", now: 0)
@@ -190,6 +230,25 @@ import Testing
             let letter = press(session, .typing("a"))
             #expect(!letter.handled && !showsPreedit(letter), "keyval \(keyval)")
         }
+    }
+
+    /// BackSpace in an empty field: the application deletes nothing, and its report of the next
+    /// letter ends the wait, so the letter after it is composed (before: held for 3 s).
+    @Test func aBackSpaceInAnEmptyFieldHoldsOnlyUntilTheNextLetterIsReported() {
+        let clock = ManualClock()
+        let session = InputSession(predictor: Predictor(pack: RealPack.pack))
+        session.clock = ProductClock { clock.now }
+        session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
+        _ = session.focusIn()
+        _ = session.setSurroundingText(SurroundingText(text: "", cursor: 0, anchor: 0))
+        #expect(!press(session, .key(Keysym.backSpace)).handled)
+        clock.now += 30
+        #expect(!press(session, .typing("W")).handled, "held behind the BackSpace")
+        _ = session.setSurroundingText(SurroundingText(text: "W", cursor: 1, anchor: 1))
+        clock.now += 30
+        let next = press(session, .typing("e"))
+        #expect(next.handled && showsPreedit(next), "composing again, well within the 3 s bound")
+        #expect(session.knownContext == "W")
     }
 
     @Test func compositionResumesAfterAFewKeysWhenNoReportComes() {
