@@ -15,10 +15,17 @@ if [ -z "$missing" ]; then
     exit 0
 fi
 SUDO=""
-if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+if [ "$(id -u)" != "0" ]; then
+    if ! command -v sudo >/dev/null; then
+        echo "$label: missing$missing; run as root or install sudo" >&2
+        exit 1
+    fi
+    SUDO="sudo"
+fi
 echo "$label: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+# Passed through env: sudo's env_reset would drop an exported DEBIAN_FRONTEND, and debconf would
+# then ask its questions on a CI machine that has no terminal.
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null </dev/null
 echo "$label: done"
