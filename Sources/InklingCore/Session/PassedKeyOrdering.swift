@@ -114,11 +114,24 @@ public struct PassedKeyOrdering: Equatable, Sendable {
     }
 }
 
+extension FocusClient {
+    /// Whether a printable key passed on reaches the application as typed, so that keys can be
+    /// held behind a passed-on key.
+    ///
+    /// GNOME Shell filters keys through IBus asynchronously and replays one the engine passes on
+    /// later, and mutter sends it with the keyboard's modifiers at the time of the replay: a
+    /// Shift released meanwhile turns `M` into `m` (GTK 4 and GTK 3 on GNOME Wayland,
+    /// 2026-12-02, `summer.\nmy sister`). The Shell's replay keeps the order of the keys it
+    /// filters, and commits reach the application through text-input-v3, so nothing is held.
+    public var passedOnLettersKeepTheirCase: Bool { name != "gnome-shell" }
+}
+
 extension InputSession {
     /// A key that changes the text is being passed on: in a client that reports its text, the
     /// printable keys after it follow it as key events until the client shows it applied.
     func passingOnTextChangingKey(inserts: Bool = true) {
         guard capabilities.contains(.surroundingText), !context.stoppedReporting else { return }
+        guard focusClient?.passedOnLettersKeepTheirCase ?? true else { return }
         passedKeyOrdering.passedOn(
             textBefore: context.isKnown ? context.before : nil, inserts: inserts, now: clock.now())
     }

@@ -268,6 +268,24 @@ import Testing
         #expect(letter.handled && showsPreedit(letter))
     }
 
+    /// GNOME Shell replays a passed-on key with the modifiers of the moment it replays it: a held
+    /// `M` after a Return arrived as `m` in GTK 4 and GTK 3 on GNOME Wayland. Nothing is held
+    /// there; GTK's own contexts (Writer, the browsers on X11) still hold.
+    @Test func lettersAfterAReturnAreComposedInGnomeShellAndHeldInGtk() {
+        for (client, holds) in [("gnome-shell", false), ("gtk3-im:soffice.bin", true), ("QIBusInputContext", true)] {
+            let clock = ManualClock()
+            let session = reportingSession(clock)
+            session.setFocusClient(FocusClient(contextPath: "/org/freedesktop/IBus/InputContext_1", name: client))
+            _ = session.focusIn()
+            _ = session.setSurroundingText(SurroundingText(text: "summer.", cursor: 7, anchor: 7))
+            #expect(!press(session, .key(Keysym.returnKey)).handled)
+            clock.now += 30
+            let letter = press(session, .typing("M"))
+            #expect(letter.handled == !holds, "\(client)")
+            #expect(showsPreedit(letter) == !holds, "\(client)")
+        }
+    }
+
     @Test func focusInEndsTheWait() {
         let clock = ManualClock()
         let session = reportingSession(clock)
