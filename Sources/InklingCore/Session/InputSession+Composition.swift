@@ -82,7 +82,6 @@ extension InputSession {
 
     func clearComposition() {
         composition.clear()
-        passedKeyOrdering.clear()
         suggestions.clear()
         lastSuggestionKey = nil
         corrections.dropPendingCheck()

@@ -121,6 +121,7 @@ public final class InputSession {
     /// The client gained focus: a new field, so nothing from the previous one carries over.
     public func focusIn() -> [SessionEffect] {
         clearComposition()
+        passedKeyOrdering.clear()  // PassedKeyOrdering.swift
         context.focusIn()
         recallStoppedReporting()
         fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
@@ -147,6 +148,7 @@ public final class InputSession {
         learning.dropUnfinished()
         runPendingLearning()
         clearComposition()
+        passedKeyOrdering.clear()  // PassedKeyOrdering.swift
         return effects
     }
 

@@ -95,7 +95,11 @@ public struct PassedKeyOrdering: Equatable, Sendable {
         wait = nil
     }
 
-    /// Focus moved, the context was reset: the keys' place is the client's to report.
+    /// Focus moved: the keys' place is the client's to report.
+    ///
+    /// A reset does not end the wait: Firefox resets the input method each time it applies a
+    /// key passed on (its selection moved without the input method), while keys held after it
+    /// are still queued; composing then lost the next word's first letters (`The ather`).
     public mutating func clear() { wait = nil }
 
     /// The last `keptScalars` of `textBefore` once a BackSpace has deleted its last character

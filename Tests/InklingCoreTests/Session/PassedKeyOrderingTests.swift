@@ -286,6 +286,39 @@ import Testing
         }
     }
 
+    /// Firefox (X11) resets the input method as it applies each key passed on, while the keys
+    /// held after it are still queued: the wait goes on until a report shows them all. Before,
+    /// the reset ended it, the next word was composed and Firefox lost its first letters
+    /// (`The weather` typed, `The ather` shown; desktop_driver.py --app firefox --repeat 8).
+    @Test func aResetWhileKeysAreQueuedKeepsTheWait() {
+        let clock = ManualClock()
+        let session = reportingSession(clock)
+        _ = session.setSurroundingText(SurroundingText(text: "", cursor: 0, anchor: 0))
+        #expect(!press(session, .key(Keysym.backSpace)).handled)
+        for letter in "The ".unicodeScalars {
+            clock.now += 30
+            #expect(!press(session, .typing(letter)).handled)
+        }
+        _ = session.reset()
+        _ = session.setSurroundingText(SurroundingText(text: "T", cursor: 1, anchor: 1))
+        clock.now += 30
+        let held = press(session, .typing("w"))
+        #expect(!held.handled && !showsPreedit(held), "`he ` still queued: `w` follows them")
+        _ = session.setSurroundingText(SurroundingText(text: "The w", cursor: 5, anchor: 5))
+        clock.now += 30
+        let next = press(session, .typing("e"))
+        #expect(next.handled && showsPreedit(next))
+        #expect(session.knownContext == "The w")
+    }
+
+    @Test func focusOutEndsTheWait() {
+        let clock = ManualClock()
+        let session = reportingSession(clock)
+        _ = press(session, .key(Keysym.returnKey))
+        _ = session.focusOut()
+        #expect(press(session, .typing("W")).handled)
+    }
+
     @Test func focusInEndsTheWait() {
         let clock = ManualClock()
         let session = reportingSession(clock)
