@@ -213,6 +213,9 @@ final class EngineInstance {
         if EngineTrace.enabled {
             for case .updateLookupTable(let table) in effects { trace("table candidates=\(table.candidates.count)") }
             if effects.contains(.hideLookupTable) { trace("table hidden") }
+            // The page on screen stays (a longer prefix of the same words): the desktop tests
+            // wait for the table of the last key, and this is it.
+            if effects.isEmpty, !session.currentCandidates.isEmpty { trace("table unchanged") }
         }
         render(effects)
         if let start { diagnostics?.recordSuggestions(since: start) }
