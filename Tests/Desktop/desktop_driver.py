@@ -65,7 +65,11 @@ def type_text(env, text, delay=30):
     lines = text.split("\n")
     for index, line in enumerate(lines):
         if line:
-            apps.xdotool(env, "type", "--delay", str(delay), line)
+            # `xdotool type --delay N` types a character every N/2 ms: measured, 100 characters in
+            # 1.6 s at `--delay 30` and 3.1 s at `--delay 60` (xdotool 3.20160805, Xvfb), while
+            # `xdotool key --delay 30` takes 3.1 s for 100 keys. Until 2026-12-02 (fourth
+            # session) the prose went in at 16 ms a character, not the 30 ms it claimed.
+            apps.xdotool(env, "type", "--delay", str(2 * delay), line)
         if index < len(lines) - 1:
             press(env, "Return", delay=delay)
 
