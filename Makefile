@@ -77,8 +77,9 @@ setup-test: deps build
 
 # Real applications typed into, each with a control run without IBus: Writer, KWrite, Firefox
 # and Chromium under Xvfb; GTK 4, GTK 3 and Firefox on a headless GNOME Shell (Wayland); prints
-# the compatibility table. 12-16 min on a loaded 2-core machine. Not part of `make test` yet: Writer
-# loses the order of Returns at 30 ms a key under load (the engine's; Tests/Desktop/compatibility.md).
+# the compatibility table. 13-23 min on a loaded 2-core machine. Not part of `make test` yet: Firefox
+# on X11 loses a Return now and then, and Writer the order of Returns under load (the engine's;
+# Tests/Desktop/compatibility.md, "CI: fourth session").
 .PHONY: desktop-test
 desktop-test: build
 	sh scripts/install-desktop-deps.sh
