@@ -141,6 +141,8 @@ struct DocumentCache {
         guard !occurrences.isEmpty else { return false }
         var firstKept = 0
         while firstKept < occurrences.count, occurrences[firstKept].startFromEnd > count { firstKept += 1 }
+        // A few words at a time (a letter moves the window by one scalar); more is left to a rebuild.
+        guard firstKept <= 8 else { return false }
         let leaving = occurrences[..<firstKept]
         // What is left of a word the cut runs through is read again (it may start at a joiner,
         // `n't`, or be nothing but one).
@@ -182,7 +184,8 @@ struct DocumentCache {
             if !occurrences[firstKept].token.containsDigit { touchedKeys.append(occurrences[firstKept].token.key) }
         }
         occurrences.replaceSubrange(0..<firstKept, with: replacements)
-        for key in Set(touchedKeys) { recountWord(key) }
+        // A handful of keys at most: no set needed to visit each once.
+        for (index, key) in touchedKeys.enumerated() where !touchedKeys[..<index].contains(key) { recountWord(key) }
         updateLastWords(pack: pack)
         return true
     }
