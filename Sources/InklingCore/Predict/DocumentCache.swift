@@ -195,8 +195,8 @@ struct DocumentCache {
         var entry: Entry? = nil
         for occurrence in occurrences where !occurrence.token.containsDigit && occurrence.token.key == key {
             let token = occurrence.token
-            var current =
-                entry ?? Entry(id: token.id, display: occurrence.sentenceStart ? token.fallback : token.written, count: 0)
+            let firstDisplay = occurrence.sentenceStart ? token.fallback : token.written
+            var current = entry ?? Entry(id: token.id, display: firstDisplay, count: 0)
             current.count += 1
             if !occurrence.sentenceStart { current.display = token.written }
             entry = current

@@ -246,10 +246,9 @@ public final class InputSession {
         if hadNotice, !event.isRelease, !Keysym.isModifierOnly(event.keyval) { result.effects += auxiliaryEffects() }
         // Judged under the settings the key asked for (the reader applies them after the answer);
         // nearly every key asks for nothing, and then the settings are not copied.
-        if !event.isRelease,
-            result.intents.isEmpty ? cloudEnabled(under: settings) : cloudEnabled(under: settings.applying(result.intents)),
-            !Keysym.isModifierOnly(event.keyval)
-        {
+        let cloudOn =
+            result.intents.isEmpty ? cloudEnabled(under: settings) : cloudEnabled(under: settings.applying(result.intents))
+        if cloudOn, !event.isRelease, !Keysym.isModifierOnly(event.keyval) {
             cloudCheck.scheduler.noteChange(
                 now: clock.now(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
         }
