@@ -262,7 +262,9 @@ public final class NetworkReranker: CandidateReranker {
 
     public func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
         for index in candidates.indices {
-            candidates[index].score += candidates[index].features.withUnsafeBufferPointer { evaluator.score($0) }
+            let output = candidates[index].features.withUnsafeBufferPointer { evaluator.score($0) }
+            // A network that overflows (weights a pack may hold) leaves the predictor's order.
+            if output.isFinite { candidates[index].score += output }
         }
     }
 }

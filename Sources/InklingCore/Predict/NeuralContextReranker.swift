@@ -113,9 +113,11 @@ public final class NeuralContextReranker: CandidateReranker {
         tracker.update(after: context.documentKeys)
         for index in candidates.indices {
             let (logProbability, isUnknown) = tracker.logProbability(of: candidates[index].key)
-            candidates[index].score += candidates[index].features.withUnsafeBufferPointer {
+            let output = candidates[index].features.withUnsafeBufferPointer {
                 evaluator.score($0, extra: (logProbability, isUnknown ? 1 : 0))
             }
+            // A network that overflows (weights a pack may hold) leaves the predictor's order.
+            if output.isFinite { candidates[index].score += output }
         }
     }
 }
