@@ -8,8 +8,8 @@
 /// The model computes straight from its `NGRU` section's bytes (int8 matrices with one float
 /// scale per row, see `init(section:)`): nothing is dequantised or copied at open, so a pack's
 /// model costs its section's bytes and two small look-up tables. Each int8 row is read 32 columns
-/// per SIMD load and turned into floats exactly (the byte under the exponent of 2²³); the vector
-/// it multiplies is laid out to match once per step (`Workspace.permuted`).
+/// per SIMD load and its bytes are sign-extended and converted to floats exactly; the vector it
+/// multiplies is laid out to match once per step (`Workspace.permuted`).
 public struct WordLanguageModel: Sendable {
     /// The section format version this build reads and writes.
     public static let version: UInt32 = 1
@@ -289,12 +289,13 @@ public struct WordLanguageModel: Sendable {
         let vector = workspace.permuted
         var sums = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
         for chunk in 0..<workspace.chunks {
-            // int8 → q + 128 in each byte, for `unpack`.
-            let packed = row.loadUnaligned(fromByteOffset: 32 * chunk, as: SIMD8<UInt32>.self) ^ 0x8080_8080
-            sums.0 += Self.unpack(packed) * vector[4 * chunk]
-            sums.1 += Self.unpack(packed &>> 8) * vector[4 * chunk + 1]
-            sums.2 += Self.unpack(packed &>> 16) * vector[4 * chunk + 2]
-            sums.3 += Self.unpack(packed &>> 24) * vector[4 * chunk + 3]
+            // Byte b of each 32-bit lane, sign-extended by two shifts and converted exactly
+            // (one instruction per four lanes: cvtdq2ps).
+            let packed = row.loadUnaligned(fromByteOffset: 32 * chunk, as: SIMD8<Int32>.self)
+            sums.0 += SIMD8<Float>((packed &<< 24) &>> 24) * vector[4 * chunk]
+            sums.1 += SIMD8<Float>((packed &<< 16) &>> 24) * vector[4 * chunk + 1]
+            sums.2 += SIMD8<Float>((packed &<< 8) &>> 24) * vector[4 * chunk + 2]
+            sums.3 += SIMD8<Float>(packed &>> 24) * vector[4 * chunk + 3]
         }
         return ((sums.0 + sums.1) + (sums.2 + sums.3)).sum()
     }
@@ -303,14 +304,6 @@ public struct WordLanguageModel: Sendable {
     @inline(__always)
     private func float(at offset: Int) -> Float {
         Float(bitPattern: UInt32(littleEndian: storage.bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-    }
-
-    /// The int8 values in the lowest byte of each lane (stored as q + 128), as floats, exactly:
-    /// the byte u under the exponent of 2²³ is the float 2²³ + u (integer → float conversions of
-    /// the generic SIMD types go lane by lane).
-    @inline(__always)
-    static func unpack(_ packed: SIMD8<UInt32>) -> SIMD8<Float> {
-        unsafeBitCast((packed & 0xFF) | 0x4B00_0000, to: SIMD8<Float>.self) - 8_388_736
     }
 
     /// e^x for x ≤ 0, eight lanes at once (relative error below 2e-6; 0 below −87): the

@@ -1,63 +1,97 @@
 /// Carries a `WordLanguageModel`'s state along the document: one GRU step and one normaliser
 /// pass per new word, none per key of a word (every query of a word sees the same previous
-/// words). The pass keeps every word's logit for the current state, so a candidate's
-/// log-probability is a look-up; nothing is allocated while typing forward.
+/// words). The pass keeps every word's logit for its state, so a candidate's log-probability is
+/// a look-up; the last `slotCount` states are kept, so a context the engine comes back to (the
+/// finished word's check looks at the text before it, then typing goes on after it) costs
+/// nothing again. Nothing is allocated while typing.
 public final class NeuralContextTracker {
-    /// The most previous words the tracker is given; a context that is not the last one plus one
+    /// The most previous words the tracker is given; a context that is not a kept one plus one
     /// word (the cursor moved, text was deleted) is replayed from the document start over these.
     public static let historyLimit = 8
+    /// How many states (with their logits: 4 bytes per vocabulary word each) are kept.
+    public static let slotCount = 3
+
+    /// One kept state: the keys it follows, its hidden vector, its logits and normaliser.
+    private final class Slot {
+        var keys: [String] = []
+        var hidden: [Float]
+        var logNormalizer: Float = 0
+        let workspace: WordLanguageModel.Workspace
+        var lastUse = 0
+
+        init(model: WordLanguageModel, hidden: [Float]) {
+            self.hidden = hidden
+            workspace = WordLanguageModel.Workspace(for: model)
+            keys.reserveCapacity(NeuralContextTracker.historyLimit + 1)
+        }
+    }
 
     public let model: WordLanguageModel
-    /// The keys the current state was computed after (the last `historyLimit`).
-    public private(set) var keys: [String] = []
-    private let workspace: WordLanguageModel.Workspace
-    /// The hidden vector after `keys`, and the one after `<s>` alone (for replays).
-    private var hidden: [Float]
+    private let slots: [Slot]
+    private var current: Slot
+    private var clock = 0
+    /// The hidden vector after `<s>` alone (for replays).
     private let startHidden: [Float]
-    /// The normaliser of the distribution after `keys`; `workspace.logits` holds its logits.
-    private var logNormalizer: Float = 0
+    /// The keys the current state was computed after (the last `historyLimit`).
+    public var keys: [String] { current.keys }
     /// GRU steps taken so far (one per word when typing forward).
     public private(set) var stepCount = 0
-    /// Normaliser passes so far (one per state).
+    /// Normaliser passes so far (one per state not kept).
     public private(set) var normaliserCount = 0
 
     public init(model: WordLanguageModel) {
         self.model = model
-        workspace = WordLanguageModel.Workspace(for: model)
         startHidden = model.startHidden
-        hidden = startHidden
-        keys.reserveCapacity(Self.historyLimit + 1)
-        normalise()
+        slots = (0..<Self.slotCount).map { _ in Slot(model: model, hidden: model.startHidden) }
+        current = slots[0]
+        normalise(current)
+        // The others are marked unused (keys never match an empty slot: see `update`).
+        for slot in slots.dropFirst() { slot.lastUse = -1 }
     }
 
-    /// Brings the state to `documentKeys` (the last words of the document, oldest first, only
-    /// the last `historyLimit` count; empty: the document start). Cheap when nothing changed;
-    /// one step when one word was added; a replay otherwise.
+    /// Brings the state to `documentKeys` (the last words of the document, only the last
+    /// `historyLimit` count; empty: the document start). Free for a kept state; one step from a
+    /// kept state one word shorter; a replay otherwise.
     public func update(after documentKeys: [String]) {
         let wanted = documentKeys.suffix(Self.historyLimit)
-        if wanted.elementsEqual(keys) { return }
-        if let last = wanted.last, extendsByOne(wanted) {
-            hidden.withUnsafeMutableBufferPointer { model.step($0.baseAddress!, id: model.id(stepping: last), workspace) }
+        clock += 1
+        if current.keys.elementsEqual(wanted) {
+            current.lastUse = clock
+            return
+        }
+        if let kept = slots.first(where: { $0.lastUse >= 0 && $0.keys.elementsEqual(wanted) }) {
+            current = kept
+            current.lastUse = clock
+            return
+        }
+        // The least recently used slot takes the new state (never the one it steps from).
+        let base = wanted.last == nil ? nil : slots.first { $0.lastUse >= 0 && Self.extendsByOne($0.keys, to: wanted) }
+        let target = slots.filter { $0 !== base }.min { $0.lastUse < $1.lastUse }!
+        if let base, let last = wanted.last {
+            target.hidden.withUnsafeMutableBufferPointer { buffer in
+                for index in buffer.indices { buffer[index] = base.hidden[index] }
+                model.step(buffer.baseAddress!, id: model.id(stepping: last), target.workspace)
+            }
             stepCount += 1
-            keys.append(last)
-            if keys.count > Self.historyLimit { keys.removeFirst() }
         } else {
             // Replayed over the hidden vectors: the normaliser only at the end.
-            hidden.withUnsafeMutableBufferPointer { buffer in
+            target.hidden.withUnsafeMutableBufferPointer { buffer in
                 for index in buffer.indices { buffer[index] = startHidden[index] }
-                for key in wanted { model.step(buffer.baseAddress!, id: model.id(stepping: key), workspace) }
+                for key in wanted { model.step(buffer.baseAddress!, id: model.id(stepping: key), target.workspace) }
             }
             stepCount += wanted.count
-            keys.removeAll(keepingCapacity: true)
-            keys.append(contentsOf: wanted)
         }
-        normalise()
+        target.keys.removeAll(keepingCapacity: true)
+        target.keys.append(contentsOf: wanted)
+        normalise(target)
+        target.lastUse = clock
+        current = target
     }
 
     /// Whether `wanted` is the last `historyLimit` of `keys` plus one more word.
-    private func extendsByOne(_ wanted: ArraySlice<String>) -> Bool {
+    private static func extendsByOne(_ keys: [String], to wanted: ArraySlice<String>) -> Bool {
         let combined = keys.count + 1
-        let dropped = max(0, combined - Self.historyLimit)
+        let dropped = max(0, combined - historyLimit)
         guard wanted.count == combined - dropped else { return false }
         var index = wanted.startIndex
         for key in keys.dropFirst(dropped) {
@@ -67,22 +101,22 @@ public final class NeuralContextTracker {
         return true
     }
 
-    private func normalise() {
-        logNormalizer = hidden.withUnsafeBufferPointer { model.normalise($0.baseAddress!, workspace) }
+    private func normalise(_ slot: Slot) {
+        slot.logNormalizer = slot.hidden.withUnsafeBufferPointer { model.normalise($0.baseAddress!, slot.workspace) }
         normaliserCount += 1
     }
 
-    /// log P(key | the current state) from the logits the last normaliser pass kept, and whether
-    /// the key is outside the vocabulary (then `<unk>`'s). Exactly `model.logProbability(of:in:)`.
+    /// log P(key | the current state) from the logits its normaliser pass kept, and whether the
+    /// key is outside the vocabulary (then `<unk>`'s). Exactly `model.logProbability(of:in:)`.
     public func logProbability(of key: String) -> (value: Float, isUnknown: Bool) {
         let id = model.id(of: key)
-        return (workspace.logits[id ?? 1] - logNormalizer, id == nil)
+        return (current.workspace.logits[id ?? 1] - current.logNormalizer, id == nil)
     }
 
     /// The state after `documentKeys` (see `update(after:)`).
     public func state(after documentKeys: [String]) -> WordLanguageModel.State {
         update(after: documentKeys)
-        return WordLanguageModel.State(hidden: hidden, logNormalizer: logNormalizer)
+        return WordLanguageModel.State(hidden: current.hidden, logNormalizer: current.logNormalizer)
     }
 }
 

@@ -192,8 +192,15 @@ struct WordLanguageModelTests {
             #expect(tracker.stepCount == before + 1, "after \(history.count) words")
             #expect(tracker.normaliserCount == normalisersBefore + 1, "one normaliser pass per state")
         }
-        // The cursor moved back two words: replayed from the document start over the given words.
-        let back = Array(history.dropLast(2).suffix(NeuralContextTracker.historyLimit))
+        // The cursor moved back one word: that state is still kept (as computed, across all the
+        // words before it), so no step.
+        var carried = model.startState
+        for word in history.dropLast() { carried = model.advance(carried, key: word) }
+        let steps = tracker.stepCount
+        #expect(tracker.state(after: Array(history.dropLast().suffix(NeuralContextTracker.historyLimit))) == carried)
+        #expect(tracker.stepCount == steps)
+        // Back further than the kept states: replayed from the document start over the given words.
+        let back = Array(history.dropLast(NeuralContextTracker.slotCount + 1).suffix(NeuralContextTracker.historyLimit))
         var expected = model.startState
         for key in back { expected = model.advance(expected, key: key) }
         #expect(tracker.state(after: back) == expected)
@@ -226,6 +233,32 @@ struct WordLanguageModelTests {
         // A jump back (replayed over the last words): the same, against a replay from the start.
         let back = Array(history.dropLast(3).suffix(NeuralContextTracker.historyLimit))
         check(back, back.reduce(model.startState) { model.advance($0, key: $1) })
+    }
+
+    @Test("a context the tracker comes back to costs no step and no normaliser pass, and gives the same values")
+    func keptStates() throws {
+        let model = try Self.model()
+        let tracker = NeuralContextTracker(model: model)
+        let before = ["the", "cat"]
+        let after = ["the", "cat", "sat"]
+        tracker.update(after: before)
+        let early = tracker.logProbability(of: "on")
+        tracker.update(after: after)
+        let late = tracker.logProbability(of: "on")
+        let (steps, passes) = (tracker.stepCount, tracker.normaliserCount)
+        // The finished word's check looks before "sat", the next key after it, and so on.
+        for _ in 0..<5 {
+            tracker.update(after: before)
+            #expect(tracker.logProbability(of: "on") == early)
+            tracker.update(after: after)
+            #expect(tracker.logProbability(of: "on") == late)
+        }
+        #expect(tracker.stepCount == steps && tracker.normaliserCount == passes)
+        // More contexts than slots: the least recently used one is computed again, correctly.
+        for key in ["a", "dog", "ran"] { tracker.update(after: before + [key]) }
+        tracker.update(after: after)
+        #expect(tracker.normaliserCount == passes + 4)
+        #expect(tracker.logProbability(of: "on") == late)
     }
 
     @Test("the re-ranker adds the network's output on the features and the GRU's inputs, as in PyTorch")

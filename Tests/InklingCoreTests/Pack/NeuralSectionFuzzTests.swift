@@ -72,7 +72,7 @@ struct NeuralSectionFuzzTests {
                 pack = try LanguagePack(data: Data(PackSurgery.assemble(base + sections)))
             } catch {
                 guard case .malformed(let tag, let reason) = error else {
-                    Issue.record("not refused as a malformed section: \(error)", context)
+                    Issue.record("round \(round): \(name): not refused as a malformed section: \(error)")
                     continue
                 }
                 #expect(tag == sections[target].tag, context)
@@ -82,7 +82,7 @@ struct NeuralSectionFuzzTests {
             accepted += 1
             let predictor = Predictor(pack: pack)
             for before in ["the c", "The cat sat ", "on the m"] {
-                for suggestion in predictor.suggest(before: before, count: 5) {
+                for suggestion in predictor.suggestions(before: before, count: 5) {
                     #expect(suggestion.score.isFinite, context)
                 }
             }
