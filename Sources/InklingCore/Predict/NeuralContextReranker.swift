@@ -139,10 +139,6 @@ public final class NeuralContextReranker: CandidateReranker {
         evaluator = RerankerNetwork.Evaluator(network)
     }
 
-    /// Computes the state after `documentKeys` now (after a word is committed, while the engine
-    /// is idle), so that the next query only looks its candidates up.
-    public func prepare(documentKeys: [String]) { tracker.update(after: documentKeys) }
-
     public func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
         tracker.update(after: context.documentKeys)
         for index in candidates.indices {
