@@ -8,7 +8,7 @@ public final class NeuralContextTracker {
     /// The most previous words the tracker is given; a context that is not a kept one plus one
     /// word (the cursor moved, text was deleted) is replayed from the document start over these.
     public static let historyLimit = 8
-    /// How many states (with their logits: 4 bytes per vocabulary word each) are kept.
+    /// How many states (with their logits: 4 bytes per vocabulary word each) are kept (≥ 2).
     public static let slotCount = 3
 
     /// One kept state: the keys it follows, its hidden vector, its logits and normaliser.
@@ -66,7 +66,8 @@ public final class NeuralContextTracker {
         }
         // The least recently used slot takes the new state (never the one it steps from).
         let base = wanted.last == nil ? nil : slots.first { $0.lastUse >= 0 && Self.extendsByOne($0.keys, to: wanted) }
-        let target = slots.filter { $0 !== base }.min { $0.lastUse < $1.lastUse }!
+        var target = slots[0] === base ? slots[1] : slots[0]
+        for slot in slots where slot !== base && slot.lastUse < target.lastUse { target = slot }
         if let base, let last = wanted.last {
             target.hidden.withUnsafeMutableBufferPointer { buffer in
                 for index in buffer.indices { buffer[index] = base.hidden[index] }
