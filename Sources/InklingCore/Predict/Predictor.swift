@@ -80,24 +80,64 @@ public final class Predictor {
     private var contextScores: ContextScores?
     /// The last key's candidates, for the next key of the same word (nil: none in this context).
     private var candidatePool: CandidatePool?
+    /// The best words by prior of large prefix ranges (`bestByPrior`), for good: the pack's.
+    private var priorTops: [String: [Int]] = [:]
     /// Keys and word scores of pack words in the current context (`scoredWord`).
     private var scoredWords: [Int: (key: String, score: Float)] = [:]
-    /// Whether a key that extends the last key's word narrows its candidates (off: every key
-    /// searches afresh; for tests that compare both).
+    /// Whether a key reuses what earlier keys found beyond their own context: a key that
+    /// extends the last key's word (or starts the next word) narrows its candidates, the best
+    /// words of a prefix by prior and character scores after an earlier history are kept (off:
+    /// every key searches afresh; for tests that compare both).
     var reusesCandidates = true
     /// Keys answered by narrowing the last key's candidates (for tests).
     private(set) var narrowedKeys = 0
+
+    /// How an answer was found, for profiling the predictor by kind of query (`inkling predict`
+    /// with `INKLING_PREDICT_TIMINGS`).
+    public enum AnswerPath: String, Sendable {
+        /// The same request as an earlier one: the remembered answer.
+        case cached
+        /// Nothing typed of the word: next-word candidates.
+        case nextWord
+        /// A prefix searched in the dictionary.
+        case searched
+        /// A prefix answered by narrowing the last key's candidates.
+        case narrowed
+        /// A prefix searched with typo-tolerant completions.
+        case corrected
+        /// No suggestions asked for or possible (a digit in the word).
+        case none
+    }
+    /// How the last `suggestions` call was answered.
+    public private(set) var lastAnswerPath = AnswerPath.none
 
     /// Character-model log probabilities of candidate words, computed once and reused: the
     /// history stays the same for every key of a word, and the context-free score for good.
     private var characterScores = CharacterScores()
 
     private struct CharacterScores {
-        /// The symbols the `inContext` scores were computed after.
+        /// The symbols the `inContext` scores were computed after: the last `order - 1` of the
+        /// context, all the model reads, so contexts that end alike (`of the `, `in the `) share them.
         var history: [UInt8] = []
         var inContext: [String: Float] = [:]
         var alone: [String: Float] = [:]
+        /// The `inContext` scores of earlier histories (a few dozen, dropped together).
+        var earlier: [[UInt8]: [String: Float]] = [:]
         static let limit = 4096
+        static let earlierLimit = 32
+
+        /// Switches to the scores after another history, keeping the current ones if `keeps`.
+        mutating func use(history newHistory: [UInt8], keeps: Bool) {
+            guard newHistory != history else { return }
+            if keeps {
+                if earlier.count >= Self.earlierLimit { earlier.removeAll(keepingCapacity: true) }
+                earlier[history] = inContext
+                inContext = earlier.removeValue(forKey: newHistory) ?? [:]
+            } else {
+                inContext.removeAll(keepingCapacity: true)
+            }
+            history = newHistory
+        }
 
         mutating func remember(key: String, inContext score: Float, alone aloneScore: Float) {
             if inContext.count >= Self.limit { inContext.removeAll(keepingCapacity: true) }
@@ -216,16 +256,43 @@ public final class Predictor {
     /// The best `count` suggestions for the text before the cursor, with scores.
     public func suggestions(before: String, count: Int) -> [Suggestion] {
         guard count > 0 else { return [] }
-        // At most 1,000 bytes are at most 1,000 scalars: no copy for a short text.
-        let tail = before.utf8.count <= 1000 ? before : String(before.unicodeScalars.suffix(1000))
-        let cacheKey = ResultKey(count: count, text: tail)
+        let (context, partial, text) = Self.readContext(before)
+        let cacheKey = ResultKey(count: count, text: text)
+        lastAnswerPath = .cached
         if let cached = resultCache[cacheKey] { return cached }
-        let (context, partial) = WordText.splitPartialWord(tail)
         if document.update(context: context, pack: pack) { forgetContext() }
         let result = compute(context: context, partial: partial, count: count)
         if resultCache.count > 256 { resultCache.removeAll(keepingCapacity: true) }
         resultCache[cacheKey] = result
         return result
+    }
+
+    /// The most scalars of context (the text before the word) the predictor reads.
+    static let contextScalars = 1000
+
+    /// The context and the word being typed, each cut to its last `contextScalars` scalars, and
+    /// the text they make together (the result cache's key).
+    ///
+    /// The context is cut on its own, not together with the word: cutting the whole text to its
+    /// last 1,000 scalars would move the context's start with every key of a word once the text
+    /// is longer (the engine keeps up to 2,000), so every key would start a new context and be
+    /// searched afresh instead of narrowing the last key's candidates.
+    static func readContext(_ before: String) -> (context: Substring, partial: Substring, text: String) {
+        // At most 1,000 bytes are at most 1,000 scalars: no copy for a short text.
+        if before.utf8.count <= contextScalars {
+            let (context, partial) = WordText.splitPartialWord(before)
+            return (context, partial, before)
+        }
+        var (context, partial) = WordText.splitPartialWord(before)
+        let partialEnd = partial.unicodeScalars.suffix(contextScalars)
+        if partialEnd.startIndex != partial.startIndex {
+            // A "word" this long is no word; only its end is read, with no context.
+            partial = Substring(partialEnd)
+            context = ""
+        } else if context.utf8.count > contextScalars {
+            context = Substring(context.unicodeScalars.suffix(contextScalars))
+        }
+        return (context, partial, String(context) + String(partial))
     }
 
     // MARK: Scoring
@@ -439,7 +506,7 @@ public final class Predictor {
         if prefixKey.isEmpty {
             for id in pack.topWords.prefix(64) { add(Int(id), []) }
         } else {
-            top = topByPrior(range, limit: Self.priorLimit)
+            top = bestByPrior(prefixKey: prefixKey, range)
             for id in top { add(id, .range) }
         }
         // Typo-tolerant completions: when the typed prefix is unlikely, the prefixes one
@@ -492,9 +559,10 @@ public final class Predictor {
                     sources: source))
         }
         // Only a pool without corrections can be narrowed: corrections depend on the whole prefix.
+        // The next word's pool narrows too, to the first letter: its sources that a letter's
+        // search also has (successors, the document) are all of theirs for the empty prefix.
         return CandidatePool(
-            prefixKey: prefixKey, candidates: candidates, topByPrior: top,
-            extensible: !prefixKey.isEmpty && corrections.isEmpty)
+            prefixKey: prefixKey, candidates: candidates, topByPrior: top, extensible: corrections.isEmpty)
     }
 
     /// The candidates of a prefix that extends the previous key's prefix in the same context,
@@ -519,7 +587,7 @@ public final class Predictor {
         else { return nil }
         let range = pack.range(ofPrefix: prefixKey)
         var top = pool.topByPrior.filter { range.contains($0) }
-        if top.count < min(Self.priorLimit, range.count) { top = topByPrior(range, limit: Self.priorLimit) }
+        if top.count < min(Self.priorLimit, range.count) { top = bestByPrior(prefixKey: prefixKey, range) }
         if typoCompletionsApply(range: range, top: top, partialScalarCount: partialScalarCount) { return nil }
 
         var candidates: [Candidate] = []
@@ -567,6 +635,7 @@ public final class Predictor {
     }
 
     private func compute(context: Substring, partial: Substring, count: Int) -> [Suggestion] {
+        lastAnswerPath = .none
         if WordText.containsDigit(partial) { return [] }
         let prefixKey = WordText.key(partial)
         let startsSentence = WordText.isSentenceStart(context)
@@ -584,8 +653,10 @@ public final class Predictor {
         if let narrowed = narrowedCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores) {
             pool = narrowed
             narrowedKeys += 1
+            lastAnswerPath = .narrowed
         } else {
             pool = freshCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
+            lastAnswerPath = prefixKey.isEmpty ? .nextWord : pool.extensible ? .searched : .corrected
         }
         candidatePool = pool
         var candidates = Self.best(options.windowSize, of: pool.candidates)
@@ -612,14 +683,13 @@ public final class Predictor {
 
         // Re-rank the window with the character model and the savings preference.
         let model = pack.characterModel
-        let history = options.useCharacterModel ? model.symbols(context.unicodeScalars.suffix(model.order * 2)) : []
+        let history =
+            options.useCharacterModel
+            ? Array(model.symbols(context.unicodeScalars.suffix(model.order * 2)).suffix(model.order - 1)) : []
         // A neutral history: the word after a plain space. Subtracting the word's score there
         // keeps only what the context adds, so the prior is not counted twice.
         let neutral = model.symbols(CollectionOfOne(" "))
-        if characterScores.history != history {
-            characterScores.history = history
-            characterScores.inContext.removeAll(keepingCapacity: true)
-        }
+        characterScores.use(history: history, keeps: reusesCandidates)
         for index in candidates.indices {
             var total = candidates[index].wordScore
             if options.useCharacterModel {
@@ -729,6 +799,17 @@ public final class Predictor {
             }
         }
         return variants
+    }
+
+    /// `topByPrior(range, limit: priorLimit)` of a prefix's range, remembered for large ranges:
+    /// it depends on the pack only, and a short prefix's range holds thousands of words.
+    private func bestByPrior(prefixKey: String, _ range: Range<Int>) -> [Int] {
+        guard reusesCandidates, range.count > 512 else { return topByPrior(range, limit: Self.priorLimit) }
+        if let known = priorTops[prefixKey] { return known }
+        let top = topByPrior(range, limit: Self.priorLimit)
+        if priorTops.count >= 1024 { priorTops.removeAll(keepingCapacity: true) }
+        priorTops[prefixKey] = top
+        return top
     }
 
     /// The `limit` ids with the highest prior inside a range.
