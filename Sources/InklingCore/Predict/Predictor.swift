@@ -83,7 +83,10 @@ public final class Predictor {
     /// The best words by prior of large prefix ranges (`bestByPrior`), for good: the pack's.
     private var priorTops: [String: [Int]] = [:]
     /// Keys and word scores of pack words in the current context (`scoredWord`).
-    private var scoredWords: [Int: (key: String, score: Float)] = [:]
+    private var scoredWords: [Int: (key: String, probability: Float)] = [:]
+    /// `unigramProbability` by stored prior, and `successorProbability` by cost (NaN: not yet).
+    private var unigramByCost: [Float] = []
+    private var successorByCost: [Float] = []
     /// Whether a key reuses what earlier keys found beyond their own context: a key that
     /// extends the last key's word (or starts the next word) narrows its candidates, the best
     /// words of a prefix by prior and character scores after an earlier history are kept (off:
@@ -301,18 +304,29 @@ public final class Predictor {
         var id: Int?  // nil: a word from the document that the pack lacks
         var key: String
         var display: String
-        var wordScore: Float
+        /// The word model's probability of the word here (before the log and any penalty).
+        var probability: Float
+        /// Subtracted from the log of `probability`: the penalty of a typo correction.
+        var penalty: Float = 0
+        /// The word model's log score, `log(probability) - penalty`; NaN until `settle()` (the
+        /// log is computed only for candidates that may reach the window).
+        var wordScore: Float = .nan
         var total: Float = 0
         /// Offered because a neighbouring key or a swap makes the typed prefix a likely word.
         var isCorrection = false
         /// Which prefix-narrowable sources offered it (see `narrowedCandidates`).
         var sources: CandidateSources = []
 
-        init(id: Int?, key: String, display: String, wordScore: Float, sources: CandidateSources = []) {
+        /// Takes the log of the probability (once).
+        mutating func settle() {
+            if wordScore.isNaN { wordScore = Math.log(max(probability, 1e-12)) - penalty }
+        }
+
+        init(id: Int?, key: String, display: String, probability: Float, sources: CandidateSources = []) {
             self.id = id
             self.key = key
             self.display = display
-            self.wordScore = wordScore
+            self.probability = probability
             self.sources = sources
         }
     }
@@ -366,15 +380,15 @@ public final class Predictor {
         if let trigram {
             scores.trigramProb.reserveCapacity(trigram.entries.count)
             for entry in trigram.entries {
-                let (id, logProb) = LanguagePack.decodeSuccessor(entry)
-                scores.trigramProb[id] = Math.exp(logProb)
+                let (id, probability) = successorProbability(entry)
+                scores.trigramProb[id] = probability
             }
         }
         if !unknownPrevious {
             scores.bigramProb.reserveCapacity(bigram.entries.count)
             for entry in bigram.entries {
-                let (id, logProb) = LanguagePack.decodeSuccessor(entry)
-                scores.bigramProb[id] = Math.exp(logProb)
+                let (id, probability) = successorProbability(entry)
+                scores.bigramProb[id] = probability
             }
         }
         scores.bigramBackoff = unknownPrevious ? 1 : bigram.weight
@@ -399,11 +413,12 @@ public final class Predictor {
     }
 
     /// Word model: interpolated trigram/bigram/unigram, mixed with the document cache and the
-    /// user's counts. Depends on the context only, never on the typed prefix.
-    private func wordScore(id: Int?, key: String, _ scores: ContextScores) -> Float {
+    /// user's counts (the probability; `Candidate.settle()` takes its log). Depends on the
+    /// context only, never on the typed prefix.
+    private func wordProbability(id: Int?, key: String, _ scores: ContextScores) -> Float {
         var p: Float = 0
         if let id {
-            let unigram = Math.exp(pack.logPrior(id))
+            let unigram = unigramProbability(id)
             let lower = (scores.bigramProb[id] ?? 0) + scores.bigramBackoff * unigram
             p = (scores.trigramProb[id] ?? 0) + scores.trigramBackoff * lower
         } else {
@@ -431,7 +446,24 @@ public final class Predictor {
             let weight = Float(options.userWeight) * max(overall, contextual)
             p = (1 - weight) * p + weight * personal
         }
-        return Math.log(max(p, 1e-12))
+        return p
+    }
+
+    /// `Math.exp(pack.logPrior(id))`, remembered by the stored prior (a few thousand values).
+    private func unigramProbability(_ id: Int) -> Float {
+        let cost = Int(pack.priors[id])
+        if cost < unigramByCost.count, !unigramByCost[cost].isNaN { return unigramByCost[cost] }
+        if cost >= unigramByCost.count { unigramByCost += repeatElement(.nan, count: cost + 1 - unigramByCost.count) }
+        unigramByCost[cost] = Math.exp(pack.logPrior(id))
+        return unigramByCost[cost]
+    }
+
+    /// `Math.exp` of a successor entry's log probability, remembered by its 12-bit cost.
+    private func successorProbability(_ entry: UInt32) -> (id: Int, probability: Float) {
+        let cost = Int(entry >> 20)
+        if successorByCost.isEmpty { successorByCost = [Float](repeating: .nan, count: 4096) }
+        if successorByCost[cost].isNaN { successorByCost[cost] = Math.exp(LanguagePack.decodeSuccessor(entry).logProb) }
+        return (LanguagePack.decodeSuccessor(entry).id, successorByCost[cost])
     }
 
     /// Candidates from the learned model: words with the prefix and the most used successors
@@ -455,13 +487,49 @@ public final class Predictor {
 
     /// A pack word's key and word score in the current context, computed once per context:
     /// the next word's candidates and those of each prefix of the word overlap.
-    private func scoredWord(_ id: Int, _ scores: ContextScores) -> (key: String, score: Float) {
+    private func scoredWord(_ id: Int, _ scores: ContextScores) -> (key: String, probability: Float) {
         if let known = scoredWords[id] { return known }
         let key = pack.key(id)
-        let scored = (key, wordScore(id: id, key: key, scores))
+        let scored = (key, wordProbability(id: id, key: key, scores))
         if scoredWords.count >= 8192 { scoredWords.removeAll(keepingCapacity: true) }
         scoredWords[id] = scored
         return scored
+    }
+
+    /// The best `limit` candidates by word score, best first, as `best` gives them, with the
+    /// log taken only of candidates that may be among them (their scores are settled in
+    /// `candidates`, so a narrowed pool keeps them).
+    ///
+    /// Why it is exact: the log is monotone and accurate to 1e-15, and a score is at least
+    /// −27.7 (`log(1e-12)`), where a `Float` step is under 4e-6. The `limit` candidates with the
+    /// highest `max(probability, 1e-12)` and no penalty all score at least `log(floor)`; a
+    /// candidate whose `max(probability, 1e-12)` is below `0.999 * floor` scores more than 1e-3
+    /// lower than each of them (a penalty only lowers it), so it is strictly behind `limit`
+    /// others and never among the best.
+    private static func window(_ limit: Int, of candidates: inout [Candidate]) -> [Candidate] {
+        var floor: Float = 0
+        if candidates.count > limit {
+            // The `limit`-th highest bound among candidates without a penalty (0: fewer of them).
+            var highest: [Float] = []
+            highest.reserveCapacity(limit + 1)
+            for candidate in candidates where candidate.penalty == 0 {
+                let bound = max(candidate.probability, 1e-12)
+                if highest.count == limit, bound <= highest[limit - 1] { continue }
+                let position = highest.firstIndex { $0 < bound } ?? highest.count
+                highest.insert(bound, at: position)
+                if highest.count > limit { highest.removeLast() }
+            }
+            if highest.count == limit { floor = highest[limit - 1] }
+        }
+        let cut = floor * 0.999
+        var kept: [Candidate] = []
+        kept.reserveCapacity(min(candidates.count, 2 * limit))
+        for index in candidates.indices {
+            if candidates[index].penalty >= 0, max(candidates[index].probability, 1e-12) < cut { continue }
+            candidates[index].settle()
+            kept.append(candidates[index])
+        }
+        return best(limit, of: kept)
     }
 
     /// The best `limit` candidates by word score, best first: what sorting all of them and
@@ -545,17 +613,17 @@ public final class Predictor {
             let (key, score) = scoredWord(id, scores)
             if key == prefixKey { continue }  // the typed text itself is already in the field
             // The display form is settled later, for the window only.
-            var candidate = Candidate(id: id, key: key, display: "", wordScore: score, sources: sources[index])
+            var candidate = Candidate(id: id, key: key, display: "", probability: score, sources: sources[index])
             if let penalty = corrections[id] {
                 candidate.isCorrection = true
-                candidate.wordScore -= penalty
+                candidate.penalty = penalty
             }
             candidates.append(candidate)
         }
         for (key, display, source) in documentOnly where key != prefixKey {
             candidates.append(
                 Candidate(
-                    id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key, scores),
+                    id: nil, key: key, display: display, probability: wordProbability(id: nil, key: key, scores),
                     sources: source))
         }
         // Only a pool without corrections can be narrowed: corrections depend on the whole prefix.
@@ -608,7 +676,7 @@ public final class Predictor {
         func addWord(_ id: Int, sources: CandidateSources) {
             let (key, score) = scoredWord(id, scores)
             if key == prefixKey { return }
-            candidates.append(Candidate(id: id, key: key, display: "", wordScore: score, sources: sources))
+            candidates.append(Candidate(id: id, key: key, display: "", probability: score, sources: sources))
         }
         for id in top where presentIDs.insert(id).inserted { addWord(id, sources: .range) }
         for entry in learnedCandidates(prefixKey: prefixKey, scores) {
@@ -618,7 +686,7 @@ public final class Predictor {
                 candidates.append(
                     Candidate(
                         id: nil, key: entry.key, display: entry.display,
-                        wordScore: wordScore(id: nil, key: entry.key, scores)))
+                        probability: wordProbability(id: nil, key: entry.key, scores)))
             }
         }
         return CandidatePool(prefixKey: prefixKey, candidates: candidates, topByPrior: top, extensible: true)
@@ -649,7 +717,7 @@ public final class Predictor {
             contextScores = scores
         }
         let partialScalarCount = partial.unicodeScalars.count
-        let pool: CandidatePool
+        var pool: CandidatePool
         if let narrowed = narrowedCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores) {
             pool = narrowed
             narrowedKeys += 1
@@ -658,8 +726,8 @@ public final class Predictor {
             pool = freshCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
             lastAnswerPath = prefixKey.isEmpty ? .nextWord : pool.extensible ? .searched : .corrected
         }
-        candidatePool = pool
-        var candidates = Self.best(options.windowSize, of: pool.candidates)
+        var candidates = Self.window(options.windowSize, of: &pool.candidates)
+        candidatePool = pool  // with the scores settled here, for the next key
         let trigramProb = scores.trigramProb
         let bigramProb = scores.bigramProb
         for index in candidates.indices {
