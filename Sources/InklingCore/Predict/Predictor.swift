@@ -89,8 +89,9 @@ public final class Predictor {
     private var successorByCost: [Float] = []
     /// Whether a key reuses what earlier keys found beyond their own context: a key that
     /// extends the last key's word (or starts the next word) narrows its candidates, the best
-    /// words of a prefix by prior and character scores after an earlier history are kept (off:
-    /// every key searches afresh; for tests that compare both).
+    /// words of a prefix by prior and character scores after an earlier history are kept, and
+    /// only candidates that may reach the window get their log score (off: every key is
+    /// computed in full; the reference for tests that compare both).
     var reusesCandidates = true
     /// Keys answered by narrowing the last key's candidates (for tests).
     private(set) var narrowedKeys = 0
@@ -506,9 +507,9 @@ public final class Predictor {
     /// candidate whose `max(probability, 1e-12)` is below `0.999 * floor` scores more than 1e-3
     /// lower than each of them (a penalty only lowers it), so it is strictly behind `limit`
     /// others and never among the best.
-    private static func window(_ limit: Int, of candidates: inout [Candidate]) -> [Candidate] {
+    private static func window(_ limit: Int, of candidates: inout [Candidate], prunes: Bool) -> [Candidate] {
         var floor: Float = 0
-        if candidates.count > limit {
+        if prunes, candidates.count > limit {
             // The `limit`-th highest bound among candidates without a penalty (0: fewer of them).
             var highest: [Float] = []
             highest.reserveCapacity(limit + 1)
@@ -726,7 +727,7 @@ public final class Predictor {
             pool = freshCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
             lastAnswerPath = prefixKey.isEmpty ? .nextWord : pool.extensible ? .searched : .corrected
         }
-        var candidates = Self.window(options.windowSize, of: &pool.candidates)
+        var candidates = Self.window(options.windowSize, of: &pool.candidates, prunes: reusesCandidates)
         candidatePool = pool  // with the scores settled here, for the next key
         let trigramProb = scores.trigramProb
         let bigramProb = scores.bigramProb
@@ -758,6 +759,8 @@ public final class Predictor {
         // keeps only what the context adds, so the prior is not counted twice.
         let neutral = model.symbols(CollectionOfOne(" "))
         characterScores.use(history: history, keeps: reusesCandidates)
+        // The reference computes every score in full.
+        if !reusesCandidates { characterScores.inContext.removeAll(keepingCapacity: true) }
         for index in candidates.indices {
             var total = candidates[index].wordScore
             if options.useCharacterModel {
