@@ -12,7 +12,10 @@ so that they share the machine's load, and reports for each binary:
   /usr/bin/python3 bench/predictor_profile.py .build/release/inkling [OTHER/inkling ...] \\
       [--runs 5] [--learn] [--bench ../shared/bench]
 
-A binary finds its pack beside itself; pass --pack to give one (default: data/packs/en.inkpack).
+--as-engine replays what the engine asks instead: the dev text typed as one document, a request
+after every letter and space (n = 10), the text before the cursor trimmed as the engine trims it
+(past 2,000 characters, to the last 1,000). The binaries are given --pack (default:
+data/packs/en.inkpack).
 """
 import argparse
 import json
@@ -38,6 +41,20 @@ def record(bench, text, path, learn):
     extra = ["--commit-events"] if learn else []
     subprocess.run([sys.executable, os.path.join(bench, "typesim.py"), "--predictor", command,
                     "--text", text, "-k", "3"] + extra, check=True, stdout=subprocess.DEVNULL)
+
+
+def engine_requests(text, limit):
+    """The engine's requests for `text` typed as one document (first `limit` characters)."""
+    typed = " ".join(open(text, encoding="utf-8").read().split())[:limit]
+    lines = [json.dumps({"id": 1, "reset": True})]
+    before = ""
+    for character in typed:
+        before += character
+        if len(before) > 2000:
+            before = before[-1000:]
+        if character.isalpha() or character == " ":
+            lines.append(json.dumps({"id": len(lines) + 1, "before": before, "n": 10}, ensure_ascii=False))
+    return ("\n".join(lines) + "\n").encode()
 
 
 def replay(binary, requests, pack, learn):
@@ -83,13 +100,18 @@ def main():
     parser.add_argument("--text", help="default: BENCH/dev-en.txt")
     parser.add_argument("--pack", default=os.path.join(ROOT, "data/packs/en.inkpack"))
     parser.add_argument("--requests", help="recorded requests to replay (recorded here if absent)")
+    parser.add_argument("--as-engine", action="store_true", help="the engine's requests (see above)")
+    parser.add_argument("--engine-chars", type=int, default=20000, help="characters typed with --as-engine")
     args = parser.parse_args()
     text = args.text or os.path.join(args.bench, "dev-en.txt")
     path = args.requests or os.path.join(tempfile.gettempdir(),
                                          "inkling-typesim-%s.jsonl" % ("learn" if args.learn else "plain"))
-    if not os.path.exists(path):
-        record(args.bench, text, path, args.learn)
-    requests = open(path, "rb").read()
+    if args.as_engine:
+        requests = engine_requests(text, args.engine_chars)
+    else:
+        if not os.path.exists(path):
+            record(args.bench, text, path, args.learn)
+        requests = open(path, "rb").read()
     kinds = kinds_of(requests)
     cpu = {binary: [] for binary in args.binaries}
     times = {binary: [] for binary in args.binaries}
