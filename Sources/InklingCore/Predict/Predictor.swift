@@ -127,6 +127,8 @@ public final class Predictor {
         var alone: [String: Float] = [:]
         /// The `inContext` scores of earlier histories (a few dozen, dropped together).
         var earlier: [[UInt8]: [String: Float]] = [:]
+        /// The scores in `earlier`, all histories together (bounded by `limit`).
+        var earlierCount = 0
         static let limit = 4096
         static let earlierLimit = 32
 
@@ -134,9 +136,14 @@ public final class Predictor {
         mutating func use(history newHistory: [UInt8], keeps: Bool) {
             guard newHistory != history else { return }
             if keeps {
-                if earlier.count >= Self.earlierLimit { earlier.removeAll(keepingCapacity: true) }
+                if earlier.count >= Self.earlierLimit || earlierCount + inContext.count > Self.limit {
+                    earlier.removeAll(keepingCapacity: true)
+                    earlierCount = 0
+                }
                 earlier[history] = inContext
+                earlierCount += inContext.count
                 inContext = earlier.removeValue(forKey: newHistory) ?? [:]
+                earlierCount -= inContext.count
             } else {
                 inContext.removeAll(keepingCapacity: true)
             }
