@@ -10,6 +10,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <malloc.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* g_signal_connect_data with a destroy notify for the user data (each connection owns a reference). */
 static inline gulong inkling_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
@@ -57,6 +59,13 @@ static inline size_t inkling_heap_in_use(void) {
 static inline size_t inkling_heap_held(void) {
     struct mallinfo2 info = mallinfo2();
     return info.arena + info.hblkhd;
+}
+
+/* Lowers the calling thread's priority (nice 10; Linux sets it per thread): work started at the
+ * engine's start, such as reading the learned store, then never delays the thread that answers
+ * keys on a busy machine. Returns 0 on success. */
+static inline int inkling_lower_thread_priority(void) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 }
 
 /* Gives the allocator's free pages back to the system (every arena, not only the top of the

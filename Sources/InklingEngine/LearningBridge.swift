@@ -78,17 +78,26 @@ enum LearningBridge {
         let reading = StoreReading(path: UserStore.defaultPath())
         self.reading = reading
         PackLoader.predictor?.updateUserModel { $0.awaitStore() }
-        DispatchQueue.global(qos: .userInitiated).async {
-            reading.read()
-            let box = Unmanaged.passRetained(reading).toOpaque()
-            g_idle_add(
-                { data in
-                    guard let data else { return 0 }  // G_SOURCE_REMOVE; the box above is never nil
-                    let reading = Unmanaged<StoreReading>.fromOpaque(data).takeRetainedValue()
-                    MainActor.assumeIsolated { LearningBridge.finishReading(reading) }
-                    return 0  // G_SOURCE_REMOVE
-                }, box)
-        }
+        // A thread of its own, below the main thread's priority (a pool thread would keep it).
+        let thread = g_thread_new(
+            "inkling-store",
+            { data in
+                guard let data else { return nil }  // the box below is never nil
+                let reading = Unmanaged<StoreReading>.fromOpaque(data).takeUnretainedValue()
+                _ = inkling_lower_thread_priority()
+                reading.read()
+                // Reading went through every row: give the pages it freed back to the system.
+                inkling_heap_trim()
+                g_idle_add(
+                    { data in
+                        guard let data else { return 0 }  // G_SOURCE_REMOVE
+                        let reading = Unmanaged<StoreReading>.fromOpaque(data).takeRetainedValue()
+                        MainActor.assumeIsolated { LearningBridge.finishReading(reading) }
+                        return 0  // G_SOURCE_REMOVE
+                    }, data)
+                return nil
+            }, Unmanaged.passRetained(reading).toOpaque())
+        g_thread_unref(thread)
         g_timeout_add_seconds(
             1,
             { _ in
@@ -120,8 +129,6 @@ enum LearningBridge {
             )
             PackLoader.predictor?.updateUserModel { $0.adoptStored(UserModel()) }
         }
-        // Reading left the rows it went through free in the reading thread's heap: give them back.
-        inkling_heap_trim()
     }
 
     /// Takes the model's changes and queues them for the writer (never blocks on disk).
