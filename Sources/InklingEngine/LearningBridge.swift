@@ -78,7 +78,20 @@ enum LearningBridge {
         let reading = StoreReading(path: UserStore.defaultPath())
         self.reading = reading
         PackLoader.predictor?.updateUserModel { $0.awaitStore() }
-        // A thread of its own, below the main thread's priority (a pool thread would keep it).
+        readInBackground(reading)
+        g_timeout_add_seconds(
+            1,
+            { _ in
+                MainActor.assumeIsolated { LearningBridge.tick() }
+                return 1  // G_SOURCE_CONTINUE
+            }, nil)
+    }
+
+    /// Reads the store on a thread of its own, below the main thread's priority (a pool thread
+    /// would keep that priority for later work), then hands the outcome to the main loop.
+    /// Nonisolated: a callback formed on the main actor would trap on another thread (Swift's
+    /// isolation check).
+    nonisolated private static func readInBackground(_ reading: StoreReading) {
         let thread = g_thread_new(
             "inkling-store",
             { data in
@@ -98,12 +111,6 @@ enum LearningBridge {
                 return nil
             }, Unmanaged.passRetained(reading).toOpaque())
         g_thread_unref(thread)
-        g_timeout_add_seconds(
-            1,
-            { _ in
-                MainActor.assumeIsolated { LearningBridge.tick() }
-                return 1  // G_SOURCE_CONTINUE
-            }, nil)
     }
 
     /// The store has been read: its model joins the predictor's, and the writer takes over.
