@@ -353,7 +353,9 @@ public struct UserModel: Sendable {
 
     /// Room for `entries` entries without growing (loading a store at once).
     private mutating func reserve(_ entries: Int) {
-        if slots.count + freeSlots.count < entries { slots.reserveCapacity(entries) }
+        // Geometric beyond an exact first fill, so that many small loads stay linear.
+        let needed = entries - freeSlots.count
+        if slots.capacity < needed { slots.reserveCapacity(max(needed, slots.capacity + slots.capacity / 4)) }
         var bucketCount = max(16, buckets.count)
         while entries * 4 > bucketCount * 3 { bucketCount *= 2 }
         if bucketCount != buckets.count { rebuildBuckets(bucketCount) }

@@ -30,6 +30,7 @@ struct UserModelLayoutTests {
         reference.halfLife = halfLife
         var failures = 0
         var capReached = false
+        var peakEntries = 0
         func check(_ same: Bool, _ what: @autoclosure () -> String, step: Int) {
             guard !same else { return }
             failures += 1
@@ -43,6 +44,7 @@ struct UserModelLayoutTests {
                 flat.record(word: word, after: context, now: Int64(step))
                 reference.record(word: word, after: context, now: Int64(step))
                 capReached = capReached || reference.entryCount == capacity
+                peakEntries = max(peakEntries, flat.entryCount)
             } else if roll < 850 {
                 let entries = (0..<Int.random(in: 1...20, using: &random)).map { _ in Self.entry(&random) }
                 flat.load(entries)
@@ -79,7 +81,7 @@ struct UserModelLayoutTests {
         }
         check(Set(flat.allEntries) == Set(reference.allEntries), "allEntries at the end", step: 7_000)
         #expect(failures == 0, "seed \(seed): \(failures) differences")
-        #expect(flat.entryCount > 0)
+        #expect(peakEntries > 0)  // (a wipe near the end may leave it empty)
         #expect(capReached, "the run should have hit the cap")
     }
 
