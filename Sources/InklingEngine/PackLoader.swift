@@ -381,13 +381,16 @@ enum PackLoader {
     /// a few hundred keys (the spelling check walks the vocabulary, the character model probes
     /// its whole table), so without this the pack counts in full in the engine's RSS for good.
     /// The next key maps back what it reads (minor faults, a fraction of a millisecond once).
-    /// The same for the pages of the engine's code and its libraries' (`ResidentFilePages`).
+    /// The same for the pages of the engine's code and its libraries' (`ResidentFilePages`), and
+    /// for the heap's free pages.
     static func dropPagesIfIdle() {
         guard keyTypedSincePagesDropped,
             MemoryDiagnostics.now() - lastKeyMicros >= idleBeforeDroppingPagesMicros
         else { return }
         keyTypedSincePagesDropped = false
         ResidentFilePages.drop()
+        // Typing's temporary allocations leave free pages inside the heap: they go back too.
+        inkling_heap_trim()
         guard let mapping = englishMapping, let pack = mapping.pack,
             let address = UnsafeMutableRawPointer(bitPattern: mapping.address)
         else { return }
