@@ -12,6 +12,7 @@ func log(_ message: String, priority: ProcessLog.Priority = .notice) {
 }
 
 /// `INKLING_DEBUG_MEMORY=N`: every N key presses, logs VmRSS and VmHWM (from /proc/self/status),
+/// the C heap (bytes in use, bytes the allocator holds),
 /// the mapped size of the pack, live engine objects, and how long the engine itself spent
 /// answering keys and computing suggestions since the last line (microseconds). Numbers only.
 @MainActor
