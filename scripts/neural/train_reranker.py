@@ -96,6 +96,25 @@ def load(paths, buckets, lm=None):
             np.array(prev_ids), words)
 
 
+def without_unreachable_starts(paths, words, targets):
+    """The targets with the first query of every lower-case word at a sentence start removed (-1).
+
+    At a sentence start the engine offers capitals, which never match such a word, however it is
+    ranked: learning to rank it there only teaches the network that "the", "a" and "he" start
+    messages (dictionary usage examples are lower-case fragments)."""
+    targets = targets.copy()
+    index = 0
+    for path, _ in paths:
+        for line in open(path, encoding="utf-8"):
+            rec = json.loads(line)
+            _, _, first, count = words[index]
+            if rec["ss"] and rec["w"][:1].islower() and count:
+                targets[first] = -1
+            index += 1
+    assert index == len(words)
+    return targets
+
+
 def with_relative_features(f, m):
     """Appends, per candidate, its predictor score and (with a word LM) its GRU log-probability
     minus the best of its window: how far it is from the window's leader, which a per-candidate
@@ -169,6 +188,9 @@ def main():
     ap.add_argument("--fold", type=int, default=0, help="which fifth of the documents is the test set")
     ap.add_argument("--out")
     ap.add_argument("--cache", help="npz of the loaded dumps (written if missing, read if present)")
+    ap.add_argument("--case-reachable", action="store_true",
+                    help="a sentence-start word written in lower case (a fragment: \"the dog barked\") is no "
+                         "target before its first letter: the engine shows sentence starts capitalised")
     ap.add_argument("--relative", action="store_true",
                     help="add window-relative inputs: the score and the GRU log-probability minus the window's best")
     ap.add_argument("--weight", choices=("none", "remaining"), default="none",
@@ -186,6 +208,8 @@ def main():
         f, m, t, c, p, words = load(paths, args.buckets, args.lm)
         if args.cache:
             np.savez(args.cache, f=f, m=m, t=t, c=c, p=p, words=np.array(words, np.int64))
+    if args.case_reachable:
+        t = without_unreachable_starts(paths, words, t)
     if args.relative:
         f = with_relative_features(f, m)
     # Fold f: documents with id % 5 == f test, f + 1 validation, the rest training.
