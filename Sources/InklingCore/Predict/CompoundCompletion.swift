@@ -47,7 +47,8 @@ extension Predictor {
         else { return result }
         var filled = result
         var shown = Set(result.map(\.text))
-        let parts = suggestions(before: CompoundCompletion.partContext(context: context, head: head) + tail, count: count)
+        let partBefore = CompoundCompletion.partContext(context: context, head: head) + tail
+        let parts = suggestions(before: partBefore, count: count)
         // The part before the hyphen is in the context now; repeated, it is no compound (`brown-brown`).
         let lastPart = WordText.key(head.dropLast().split(separator: "-").last ?? "")
         for part in parts where !part.isCorrection && WordText.key(part.text) != lastPart {

@@ -123,7 +123,8 @@ struct PackBuilderTests {
         #expect(pack.bigramSuccessors(of: the).entries.map { pack.key(LanguagePack.decodeSuccessor($0).id) } == ["dog"])
         // Caseless scripts have no lower-case initial: their sentences keep their start.
         let caseless = try Self.open(
-            FixturePacks.build(wordFrequencies: "\u{4E00}\t0.5\n\u{4E8C}\t0.5\n", corpus: "\u{4E00} \u{4E8C}. \u{4E8C} \u{4E00}"))
+            FixturePacks.build(
+                wordFrequencies: "\u{4E00}\t0.5\n\u{4E8C}\t0.5\n", corpus: "\u{4E00} \u{4E8C}. \u{4E8C} \u{4E00}"))
         #expect(caseless.bigramSuccessors(of: caseless.sentenceStartID).entries.count == 2)
     }
 
