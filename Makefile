@@ -123,12 +123,19 @@ neural-rerank: build
 
 # The English pack with the trained neural re-ranker (issue 17): trains the word GRU and the window
 # network on the prepared corpus (deterministic; checked against scripts/neural/golden-en.json when
-# it exists), then rebuilds data/packs/en.inkpack with their NGRU and NRRK sections.
-.PHONY: neural-pack
+# it exists), then builds build/neural/en.inkpack: make pack's pack plus their NGRU and NRRK sections.
+# `make neural-pack-install` then copies it over data/packs/en.inkpack (after checking it opens).
+NEURAL_PACK = build/neural/en.inkpack
+.PHONY: neural-pack neural-pack-install
 neural-pack: build
 	bash scripts/neural/train_pack.sh $(PREPARED) .cache/nn/pack $(wildcard scripts/neural/golden-en.json)
-	.build/release/inkling pack build --prepared $(PREPARED) -o data/packs/en.inkpack \
+	mkdir -p $(dir $(NEURAL_PACK))
+	.build/release/inkling pack build --prepared $(PREPARED) -o $(NEURAL_PACK) \
 		--word-model .cache/nn/pack/wordlm.ngru --reranker-network .cache/nn/pack/reranker.nrrk
+	sha256sum $(NEURAL_PACK)
+neural-pack-install:
+	.build/release/inkling pack info $(NEURAL_PACK) >/dev/null
+	cp $(NEURAL_PACK) data/packs/en.inkpack
 
 # The translations (po/): the POT against the sources, German complete, placeholders kept.
 .PHONY: po po-test

@@ -73,6 +73,24 @@ def smaps_rollup(pid):
     return result
 
 
+def smaps_by_file(pid):
+    """Resident and anonymous kB per mapped file ("[heap]", "[anon]" for unnamed mappings)."""
+    result, name = {}, None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            parts = line.split()
+            if not parts:
+                continue
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+$", parts[0]):
+                name = parts[5] if len(parts) > 5 else "[anon]"
+                result.setdefault(name, [0, 0])
+            elif parts[0] == "Rss:":
+                result[name][0] += int(parts[1])
+            elif parts[0] == "Anonymous:":
+                result[name][1] += int(parts[1])
+    return result
+
+
 def status(pid):
     with open("/proc/%d/status" % pid) as f:
         return {line.split(":")[0]: int(line.split()[1]) for line in f if line.startswith(("VmRSS", "VmHWM"))}
@@ -146,7 +164,8 @@ def main():
         # install); the measured start then opens it on that record. Its own process: libibus
         # keeps one bus per process.
         subprocess.run([sys.executable, os.path.abspath(__file__), "--prime", data_home], check=True)
-    daemon = Daemon(env={"INKLING_DEBUG_MEMORY": "100000000", "XDG_DATA_HOME": data_home}, verbose=True)
+    # One memory line, at the last key (the engine counts key presses): the heap right after typing.
+    daemon = Daemon(env={"INKLING_DEBUG_MEMORY": str(len(text)), "XDG_DATA_HOME": data_home}, verbose=True)
     if args.learned_cap:
         lines = "".join("%s\t%s\t%s\t2\t1700000000\n" % e for e in learned_entries(whole, CAP))
         db = os.path.join(daemon.env["XDG_DATA_HOME"], "inkling", "user.sqlite3")
@@ -170,9 +189,12 @@ def main():
             client.ic.process_key_event(keyval, 0, state | RELEASE)
             pump_for(0.0005)
         pump_for(args.settle)
-        rollup, vm = smaps_rollup(pid), status(pid)
+        rollup, vm, by_file = smaps_rollup(pid), status(pid), smaps_by_file(pid)
         residency = pack_residency(pid)
-        startup = [line for line in daemon.log().splitlines() if "startup pack_open_us=" in line]
+        log = daemon.log().splitlines()
+        startup = [line for line in log if "startup pack_open_us=" in line]
+        learned_ready = [line for line in log if "startup learned_ready_us=" in line]
+        memory = [line for line in log if " memory keys=" in line]
     finally:
         daemon.stop()
     anonymous = rollup.get("Anonymous", 0)
@@ -186,6 +208,18 @@ def main():
     if residency is not None:
         print("  mapped pack     %.1f MB resident: %s" % (sum(residency.values()) / 1024, ", ".join(
             "%s %d kB" % item for item in sorted(residency.items(), key=lambda item: -item[1]))))
+    if memory:
+        fields = dict(f.split("=", 1) for f in memory[-1].split() if "=" in f)
+        print("  C heap at the last key: %.1f MB in use, %.1f MB held (RSS then %.1f MB)"
+              % (int(fields.get("heap_in_use_kb", 0)) / 1024, int(fields.get("heap_held_kb", 0)) / 1024,
+                 int(fields.get("rss_kb", 0)) / 1024))
+    print("  largest mappings (resident / anonymous kB): " + ", ".join(
+        "%s %d/%d" % (os.path.basename(name) or name, rss, anon)
+        for name, (rss, anon) in sorted(by_file.items(), key=lambda item: -item[1][0])[:8]))
+    if learned_ready:
+        fields = dict(f.split("=", 1) for f in learned_ready[-1].split() if "=" in f)
+        print("learned model     %s entries read in the background, joined %.1f ms after the start of learning"
+              % (fields.get("learned_entries", "?"), int(fields.get("learned_ready_us", 0)) / 1000))
     if startup:
         fields = dict(f.split("=", 1) for f in startup[-1].split() if "=" in f)
         us = {k: int(v) for k, v in fields.items() if v.isdigit()}

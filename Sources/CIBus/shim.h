@@ -9,6 +9,9 @@
 #include <ibus.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <malloc.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* g_signal_connect_data with a destroy notify for the user data (each connection owns a reference). */
 static inline gulong inkling_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
@@ -45,5 +48,28 @@ static inline int inkling_engine_harden_process(void) {
 static inline int inkling_end_with_parent(void) {
     return prctl(PR_SET_PDEATHSIG, SIGTERM, 0L, 0L, 0L);
 }
+
+/* The C heap (issue 18: what the engine keeps): bytes handed out and still in use, and bytes the
+ * allocator holds from the system (its arenas and large mappings). mallinfo2 is a plain struct
+ * return, which Swift cannot call through the Glibc module. */
+static inline size_t inkling_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
+static inline size_t inkling_heap_held(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.arena + info.hblkhd;
+}
+
+/* Lowers the calling thread's priority (nice 10; Linux sets it per thread): work started at the
+ * engine's start, such as reading the learned store, then never delays the thread that answers
+ * keys on a busy machine. Returns 0 on success. */
+static inline int inkling_lower_thread_priority(void) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+}
+
+/* Gives the allocator's free pages back to the system (every arena, not only the top of the
+ * main one): after a burst of temporary allocations, such as reading the learned store. */
+static inline void inkling_heap_trim(void) { malloc_trim(0); }
 
 #endif

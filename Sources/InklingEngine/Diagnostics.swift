@@ -1,3 +1,4 @@
+import CIBus
 import InklingLog
 
 #if canImport(Glibc)
@@ -11,6 +12,7 @@ func log(_ message: String, priority: ProcessLog.Priority = .notice) {
 }
 
 /// `INKLING_DEBUG_MEMORY=N`: every N key presses, logs VmRSS and VmHWM (from /proc/self/status),
+/// the C heap (bytes in use, bytes the allocator holds),
 /// the mapped size of the pack, live engine objects, and how long the engine itself spent
 /// answering keys and computing suggestions since the last line (microseconds). Numbers only.
 @MainActor
@@ -108,6 +110,7 @@ final class MemoryDiagnostics {
         let status = Self.status()
         log(
             "memory keys=\(presses) rss_kb=\(status["VmRSS"] ?? -1) hwm_kb=\(status["VmHWM"] ?? -1)"
+                + " heap_in_use_kb=\(inkling_heap_in_use() / 1024) heap_held_kb=\(inkling_heap_held() / 1024)"
                 + " pack_mapped_bytes=\(packBytes) engines_live=\(EngineInstance.live)"
                 + " engines_created=\(EngineProcess.engineCount)"
                 + " key_us_p50=\(Self.percentile(keyMicros, 50)) key_us_p99=\(Self.percentile(keyMicros, 99))"

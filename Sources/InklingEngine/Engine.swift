@@ -292,6 +292,18 @@ final class EngineInstance {
     /// Renders effects decided outside a signal (settings, language switches, notices).
     func show(_ effects: [SessionEffect]) { render(effects) }
 
+    /// The row labels' texts, made once: every table carries the same few (`F1`…, `1`…), and
+    /// a table only takes a reference to each (issue 18: fewer objects made and destroyed per key).
+    private static var labelTexts: [String: UnsafeMutablePointer<IBusText>] = [:]
+
+    private static func labelText(_ label: String) -> UnsafeMutablePointer<IBusText>? {
+        if let text = labelTexts[label] { return text }
+        guard let text = ibus_text_new_from_string(label) else { return nil }
+        g_object_ref_sink(text)  // kept for the process's life (at most the nine labels of each kind)
+        labelTexts[label] = text
+        return text
+    }
+
     private func render(_ effects: [SessionEffect]) {
         guard let engine else { return }
         for effect in effects {
@@ -322,7 +334,7 @@ final class EngineInstance {
                     ibus_lookup_table_append_candidate(lookup, ibus_text_new_from_string(candidate))
                 }
                 for (index, label) in table.labels.enumerated() {
-                    ibus_lookup_table_set_label(lookup, guint(index), ibus_text_new_from_string(label))
+                    ibus_lookup_table_set_label(lookup, guint(index), Self.labelText(label))
                 }
                 ibus_engine_update_lookup_table(engine, lookup, 1)
             case .hideLookupTable:

@@ -51,6 +51,12 @@ enum PackLoader {
                 MainActor.assumeIsolated { PackLoader.dropPagesIfIdle() }
                 return 1  // G_SOURCE_CONTINUE
             }, nil)
+        g_timeout_add(
+            startPagesDropDelayMilliseconds,
+            { _ in
+                ResidentFilePages.drop()
+                return 0  // G_SOURCE_REMOVE
+            }, nil)
     }
 
     /// The English predictor, reading the bundled pack again if it was let go; nil (logged)
@@ -375,15 +381,25 @@ enum PackLoader {
     /// a few hundred keys (the spelling check walks the vocabulary, the character model probes
     /// its whole table), so without this the pack counts in full in the engine's RSS for good.
     /// The next key maps back what it reads (minor faults, a fraction of a millisecond once).
+    /// The same for the pages of the engine's code and its libraries' (`ResidentFilePages`), and
+    /// for the heap's free pages.
     static func dropPagesIfIdle() {
         guard keyTypedSincePagesDropped,
-            MemoryDiagnostics.now() - lastKeyMicros >= idleBeforeDroppingPagesMicros,
-            let mapping = englishMapping, let pack = mapping.pack,
-            let address = UnsafeMutableRawPointer(bitPattern: mapping.address)
+            MemoryDiagnostics.now() - lastKeyMicros >= idleBeforeDroppingPagesMicros
         else { return }
         keyTypedSincePagesDropped = false
+        ResidentFilePages.drop()
+        // Typing's temporary allocations leave free pages inside the heap: they go back too.
+        inkling_heap_trim()
+        guard let mapping = englishMapping, let pack = mapping.pack,
+            let address = UnsafeMutableRawPointer(bitPattern: mapping.address)
+        else { return }
         withExtendedLifetime(pack) { dropResidentPages(address, count: mapping.size) }
     }
+
+    /// Once, a moment after the start: the pages only starting touched (opening the pack and
+    /// the store, registering with the daemon) leave, typing or not.
+    static let startPagesDropDelayMilliseconds: guint = 1500
 
     /// The mapping as `Data` that unmaps it when the last reference goes. Nonisolated: the
     /// deallocator runs on whichever thread lets the pack go (the background check's, say), and

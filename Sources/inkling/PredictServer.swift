@@ -75,6 +75,10 @@ struct PredictServer {
     let predictor: Predictor
     /// Whether commit events are learned from (`--learn`).
     var learns = false
+    /// Where each suggestion request's time in the predictor goes, one line per request:
+    /// nanoseconds and the predictor's answer path (`INKLING_PREDICT_TIMINGS`, for
+    /// `bench/predictor_profile.py`); nil: not recorded. Never the text.
+    var timings: UnsafeMutablePointer<FILE>? = nil
 
     func run() {
         var splitter = LineSplitter(limit: Self.maximumLineBytes)
@@ -127,6 +131,14 @@ struct PredictServer {
                 predictor.reranker = recorder.inner
                 reply.window = recorder.last.sorted { ($0.score, $1.key) > ($1.score, $0.key) }
                     .map { WindowRow(key: $0.key, features: $0.features, score: $0.score) }
+            } else if let timings {
+                var start = timespec()
+                var end = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &start)
+                reply.words = predictor.suggest(before: before, count: count)
+                clock_gettime(CLOCK_MONOTONIC, &end)
+                let nanoseconds = (end.tv_sec - start.tv_sec) * 1_000_000_000 + (end.tv_nsec - start.tv_nsec)
+                fputs("\(nanoseconds) \(predictor.lastAnswerPath.rawValue)\n", timings)
             } else {
                 reply.words = predictor.suggest(before: before, count: count)
             }

@@ -180,7 +180,11 @@ case "predict":
     }
     var server = PredictServer(predictor: predictor)
     server.learns = arguments.flags.contains("--learn")
+    if let path = ProcessInfo.processInfo.environment["INKLING_PREDICT_TIMINGS"] {
+        server.timings = fopen(path, "w")
+    }
     server.run()
+    if let timings = server.timings { fclose(timings) }
     if let userFile, server.learns {
         // Learned words: 0600 whatever the umask.
         if let problem = PrivateFiles.writeAtomically(

@@ -44,46 +44,125 @@ public struct RerankerNetwork: Sendable, Equatable {
         self.layers = layers
     }
 
-    /// The network's output for one candidate's features.
+    /// The network's output for one candidate's features (allocates its buffers: for tests and
+    /// tools; a re-ranker keeps an `Evaluator`).
     public func score(_ features: [Float]) -> Float {
         precondition(features.count == inputCount, "feature count does not match the network")
-        var activations = [Float](repeating: 0, count: inputCount)
-        for index in 0..<inputCount { activations[index] = (features[index] - mean[index]) * inverseScale[index] }
-        for (number, layer) in layers.enumerated() {
-            precondition(
-                layer.columns == activations.count && layer.weights.count == layer.rows * layer.columns
-                    && layer.scales.count == layer.rows && layer.biases.count == layer.rows, "layer shapes do not chain"
-            )
-            var next = [Float](repeating: 0, count: layer.rows)
-            // Unchecked reads: the shapes were checked when the section was read (hot path, per candidate).
-            layer.weights.withUnsafeBufferPointer { weights in
-                activations.withUnsafeBufferPointer { inputs in
-                    for row in 0..<layer.rows {
-                        var sum: Float = 0
-                        let base = row * layer.columns
-                        for column in 0..<layer.columns { sum += Float(weights[base + column]) * inputs[column] }
-                        next[row] = sum * layer.scales[row] + layer.biases[row]
-                    }
-                }
-            }
-            if number < layers.count - 1 { Self.applyTanh(&next) }
-            activations = next
-        }
-        return activations[0]
+        let evaluator = Evaluator(self)
+        return features.withUnsafeBufferPointer { evaluator.score($0) }
     }
 
-    /// tanh of every value, eight at a time (the hidden layers' activation).
-    static func applyTanh(_ values: inout [Float]) {
+    /// Runs a network with preallocated, zero-padded buffers: no allocation per candidate, and
+    /// SIMD8 dot products (the int8 weights as exact floats, rows padded to 8 with zeros).
+    public final class Evaluator {
+        private struct CompiledLayer {
+            var rows: Int
+            /// Columns rounded up to 8.
+            var stride: Int
+            var scales: [Float]
+            var biases: [Float]
+            /// `rows × stride` int8 values as floats, zeros past `columns`.
+            var weights: UnsafeMutablePointer<Float>
+            /// This layer's output, `rows` rounded up to 8 (the padding stays 0).
+            var output: UnsafeMutablePointer<Float>
+            var isLast: Bool
+        }
+        private let mean: [Float]
+        private let inverseScale: [Float]
+        /// The normalised inputs, padded with zeros to 8.
+        private let input: UnsafeMutablePointer<Float>
+        private let inputStride: Int
+        private let layers: [CompiledLayer]
+
+        /// The number of inputs `score` reads.
+        public var inputCount: Int { mean.count }
+
+        public init(_ network: RerankerNetwork) {
+            mean = network.mean
+            inverseScale = network.inverseScale
+            inputStride = Self.padded(network.inputCount)
+            input = .allocate(capacity: inputStride)
+            input.initialize(repeating: 0, count: inputStride)
+            var compiled: [CompiledLayer] = []
+            var columns = network.inputCount
+            for (number, layer) in network.layers.enumerated() {
+                precondition(
+                    layer.columns == columns && layer.weights.count == layer.rows * layer.columns
+                        && layer.scales.count == layer.rows && layer.biases.count == layer.rows,
+                    "layer shapes do not chain")
+                let stride = Self.padded(layer.columns)
+                let weights = UnsafeMutablePointer<Float>.allocate(capacity: layer.rows * stride)
+                weights.initialize(repeating: 0, count: layer.rows * stride)
+                for row in 0..<layer.rows {
+                    for column in 0..<layer.columns {
+                        weights[row * stride + column] = Float(layer.weights[row * layer.columns + column])
+                    }
+                }
+                let output = UnsafeMutablePointer<Float>.allocate(capacity: Self.padded(layer.rows))
+                output.initialize(repeating: 0, count: Self.padded(layer.rows))
+                compiled.append(
+                    CompiledLayer(
+                        rows: layer.rows, stride: stride, scales: layer.scales, biases: layer.biases, weights: weights,
+                        output: output, isLast: number == network.layers.count - 1))
+                columns = layer.rows
+            }
+            layers = compiled
+        }
+
+        deinit {
+            input.deallocate()
+            for layer in layers {
+                layer.weights.deallocate()
+                layer.output.deallocate()
+            }
+        }
+
+        private static func padded(_ count: Int) -> Int { (count + 7) / 8 * 8 }
+
+        /// The network's output for `inputCount` inputs (the last two may come separately, as
+        /// `extra`: the re-ranker's GRU inputs after the predictor's features).
+        public func score(_ features: UnsafeBufferPointer<Float>, extra: (Float, Float)? = nil) -> Float {
+            let given = features.count + (extra == nil ? 0 : 2)
+            precondition(given == mean.count, "feature count does not match the network")
+            for index in 0..<features.count { input[index] = (features[index] - mean[index]) * inverseScale[index] }
+            if let (first, second) = extra {
+                let index = features.count
+                input[index] = (first - mean[index]) * inverseScale[index]
+                input[index + 1] = (second - mean[index + 1]) * inverseScale[index + 1]
+            }
+            var activations = UnsafePointer(input)
+            for layer in layers {
+                for row in 0..<layer.rows {
+                    var sum = SIMD8<Float>()
+                    let weights = UnsafeRawPointer(layer.weights + row * layer.stride)
+                    let values = UnsafeRawPointer(activations)
+                    var column = 0
+                    while column < layer.stride {
+                        sum +=
+                            weights.loadUnaligned(fromByteOffset: 4 * column, as: SIMD8<Float>.self)
+                            * values.loadUnaligned(fromByteOffset: 4 * column, as: SIMD8<Float>.self)
+                        column += 8
+                    }
+                    layer.output[row] = sum.sum() * layer.scales[row] + layer.biases[row]
+                }
+                if !layer.isLast { RerankerNetwork.applyTanh(layer.output, count: Self.padded(layer.rows)) }
+                activations = UnsafePointer(layer.output)
+            }
+            return activations[0]
+        }
+    }
+
+    /// tanh of `count` values (a multiple of 8) in place, eight at a time (the hidden layers' activation).
+    static func applyTanh(_ values: UnsafeMutablePointer<Float>, count: Int) {
+        let raw = UnsafeMutableRawPointer(values)
         var start = 0
-        while start < values.count {
-            let count = min(8, values.count - start)
-            var chunk = SIMD8<Float>()
-            for lane in 0..<count { chunk[lane] = values[start + lane] }
+        while start < count {
+            let chunk = raw.loadUnaligned(fromByteOffset: 4 * start, as: SIMD8<Float>.self)
             let magnitude = chunk.replacing(with: -chunk, where: chunk .< 0).replacing(with: 20, where: chunk .> 20)
                 .replacing(with: 20, where: chunk .< -20)
             let small = WordLanguageModel.exponential(-2 * magnitude)
             let result = (1 - small) / (1 + small)
-            for lane in 0..<count { values[start + lane] = chunk[lane] < 0 ? -result[lane] : result[lane] }
+            raw.storeBytes(of: result.replacing(with: -result, where: chunk .< 0), toByteOffset: 4 * start, as: SIMD8<Float>.self)
             start += 8
         }
     }
@@ -172,16 +251,20 @@ public struct RerankerNetwork: Sendable, Equatable {
 public final class NetworkReranker: CandidateReranker {
     /// The network (its input count is `RerankFeature.count`).
     public let network: RerankerNetwork
+    private let evaluator: RerankerNetwork.Evaluator
 
     /// Nil when the network does not read exactly the predictor's features.
     public init?(network: RerankerNetwork) {
         guard network.inputCount == RerankFeature.count else { return nil }
         self.network = network
+        evaluator = RerankerNetwork.Evaluator(network)
     }
 
     public func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
         for index in candidates.indices {
-            candidates[index].score += network.score(candidates[index].features)
+            let output = candidates[index].features.withUnsafeBufferPointer { evaluator.score($0) }
+            // A network that overflows (weights a pack may hold) leaves the predictor's order.
+            if output.isFinite { candidates[index].score += output }
         }
     }
 }

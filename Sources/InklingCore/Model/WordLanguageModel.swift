@@ -4,11 +4,12 @@
 /// Architecture (PyTorch's `nn.GRU`, one layer, gates in r, z, n order): embedding `E` (vocabulary
 /// × dimension) → GRU of the same dimension → logits `h · E[w] + outputBias[w]` (output weights
 /// tied to the embedding). Id 0 is the document start `<s>`, id 1 the unknown word `<unk>`.
-/// The pack stores the matrices as int8 with one float scale per row (`NGRU` section, see
-/// `init(section:)`). The GRU's matrices are dequantised to floats once, at open; the embedding
-/// (the output matrix too, vocabulary × dimension) stays int8 in memory and is dequantised on the
-/// fly, four columns per 32-bit lane: a quarter of the memory, and of the bytes each step's softmax
-/// normaliser reads.
+///
+/// The model computes straight from its `NGRU` section's bytes (int8 matrices with one float
+/// scale per row, see `init(section:)`): nothing is dequantised or copied at open, so a pack's
+/// model costs its section's bytes and two small look-up tables. Each int8 row is read 32 columns
+/// per SIMD load and its bytes are sign-extended and converted to floats exactly; the vector it
+/// multiplies is laid out to match once per step (`Workspace.permuted`).
 public struct WordLanguageModel: Sendable {
     /// The section format version this build reads and writes.
     public static let version: UInt32 = 1
@@ -30,28 +31,153 @@ public struct WordLanguageModel: Sendable {
 
     /// Number of dimensions of the embedding and the hidden state.
     public let dimension: Int
-    /// The vocabulary's keys, by id.
-    public let keys: [String]
-    private let idOfKey: [String: Int]
-    /// The int8 embedding in blocks of 8 words, and inside a block in groups of 4 columns: lane
-    /// w % 8 of group g of block w / 8 (element ((w / 8) · dimension / 4 + g) · 8 + w % 8) holds
-    /// word w's columns 4g … 4g + 3, one per byte from the lowest, each stored as q + 128. So the
-    /// normaliser computes 8 logits per multiply-add without horizontal sums (padding words are 0).
-    private let embeddingBlocks: [UInt32]
-    /// The embedding's row scales in the same blocks of 8 (0 for padding words).
-    private let embeddingScaleBlocks: [SIMD8<Float>]
-    /// The output bias in the same blocks of 8; −∞ for padding words (they add e^−∞ = 0).
-    private let outputBiasBlocks: [SIMD8<Float>]
-    private let inputWeights: [Float]  // 3·dimension × dimension
-    private let hiddenWeights: [Float]  // 3·dimension × dimension
-    private let inputBias: [Float]  // 3·dimension
-    private let hiddenBias: [Float]  // 3·dimension
-
     /// The number of words in the vocabulary (with `<s>` and `<unk>`).
-    public var vocabularySize: Int { keys.count }
+    public let vocabularySize: Int
+    private let storage: SectionStorage
+    private let layout: Layout
+    /// Where each key starts in the key blob (section offsets; `vocabularySize + 1` entries).
+    private let keyStarts: [UInt32]
+    /// Open-addressing table of id + 1 (0: empty), by FNV-1a hash of the key's UTF-8 bytes.
+    private let keyTable: [UInt32]
+
+    /// Byte offsets of a section's parts (all multiples of 4), from its declared sizes.
+    struct Layout: Sendable {
+        var vocabulary: Int
+        var dimension: Int
+        var blobLength: Int
+        var blob: Int { 20 }
+        var embeddingScales: Int { blob + Self.padded(blobLength) }
+        var embedding: Int { embeddingScales + 4 * vocabulary }
+        var inputScales: Int { embedding + Self.padded(vocabulary * dimension) }
+        var inputWeights: Int { inputScales + 4 * 3 * dimension }
+        var hiddenScales: Int { inputWeights + Self.padded(3 * dimension * dimension) }
+        var hiddenWeights: Int { hiddenScales + 4 * 3 * dimension }
+        var inputBias: Int { hiddenWeights + Self.padded(3 * dimension * dimension) }
+        var hiddenBias: Int { inputBias + 4 * 3 * dimension }
+        var outputBias: Int { hiddenBias + 4 * 3 * dimension }
+        var end: Int { outputBias + 4 * vocabulary }
+        static func padded(_ count: Int) -> Int { (count + 3) / 4 * 4 }
+    }
+
+    /// The section bytes the model computes from, and whatever keeps them alive (the pack file,
+    /// or a copy this storage owns).
+    final class SectionStorage: @unchecked Sendable {
+        let bytes: UnsafeRawBufferPointer
+        private let owner: AnyObject?
+        private let owned: UnsafeMutableRawBufferPointer?
+
+        /// Borrows bytes that `owner` keeps alive and never changes (a `PackFile`'s section).
+        init(borrowing bytes: UnsafeRawBufferPointer, owner: AnyObject) {
+            self.bytes = bytes
+            self.owner = owner
+            owned = nil
+        }
+
+        /// Copies the bytes (16-byte aligned).
+        init(copying bytes: UnsafeRawBufferPointer) {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+            if let base = bytes.baseAddress, bytes.count > 0 { copy.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+            owned = copy
+            owner = nil
+            self.bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copy)[0..<bytes.count])
+        }
+
+        deinit { owned?.deallocate() }
+    }
+
+    /// Preallocated buffers for steps and normalisers: a tracker owns one, so typing allocates
+    /// nothing. Not shared between threads.
+    public final class Workspace {
+        let dimension: Int
+        let chunks: Int
+        /// The vector a matrix multiplies, in `4 × chunks` SIMD8 lanes (see `permute`).
+        let permuted: UnsafeMutablePointer<SIMD8<Float>>
+        let input: UnsafeMutablePointer<Float>
+        let gatesIn: UnsafeMutablePointer<Float>
+        let gatesHidden: UnsafeMutablePointer<Float>
+        /// Every word's logit for the last state passed to `normalise` (padded to 8 with −∞).
+        let logits: UnsafeMutablePointer<Float>
+        let paddedVocabulary: Int
+
+        public init(for model: WordLanguageModel) {
+            dimension = model.dimension
+            chunks = (model.dimension + 31) / 32
+            permuted = .allocate(capacity: 4 * chunks)
+            permuted.initialize(repeating: .zero, count: 4 * chunks)
+            input = .allocate(capacity: dimension)
+            input.initialize(repeating: 0, count: dimension)
+            gatesIn = .allocate(capacity: 3 * dimension)
+            gatesIn.initialize(repeating: 0, count: 3 * dimension)
+            gatesHidden = .allocate(capacity: 3 * dimension)
+            gatesHidden.initialize(repeating: 0, count: 3 * dimension)
+            paddedVocabulary = (model.vocabularySize + 7) / 8 * 8
+            logits = .allocate(capacity: paddedVocabulary)
+            logits.initialize(repeating: -.infinity, count: paddedVocabulary)
+        }
+
+        deinit {
+            permuted.deallocate()
+            input.deallocate()
+            gatesIn.deallocate()
+            gatesHidden.deallocate()
+            logits.deallocate()
+        }
+
+        /// Lays `vector` out for `dot`: lane j of group b of chunk k holds element 32k + 4j + b
+        /// (0 past the end), the column of byte b of lane j of a 32-byte load of a row.
+        func permute(_ vector: UnsafePointer<Float>) {
+            for chunk in 0..<chunks {
+                for byte in 0..<4 {
+                    var lanes = SIMD8<Float>()
+                    for lane in 0..<8 {
+                        let column = 32 * chunk + 4 * lane + byte
+                        lanes[lane] = column < dimension ? vector[column] : 0
+                    }
+                    permuted[4 * chunk + byte] = lanes
+                }
+            }
+        }
+    }
 
     /// The id of a key; nil for a word outside the vocabulary.
-    public func id(of key: String) -> Int? { idOfKey[key] }
+    public func id(of key: String) -> Int? {
+        var key = key
+        return key.withUTF8 { lookUp($0) }
+    }
+
+    /// The id a key steps the GRU with (`<unk>` for a word outside the vocabulary).
+    func id(stepping key: String) -> Int { id(of: key) ?? 1 }
+
+    /// The vocabulary's keys, by id (built on each call: for tools and tests).
+    public var keys: [String] { (0..<vocabularySize).map(key) }
+
+    /// The key of word `id`.
+    public func key(_ id: Int) -> String {
+        String(decoding: keyBytes(id), as: UTF8.self)
+    }
+
+    private func keyBytes(_ id: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: storage.bytes[Int(keyStarts[id])..<(Int(keyStarts[id + 1]) - 1)])
+    }
+
+    private func lookUp(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let mask = keyTable.count - 1
+        var slot = Int(Self.hash(UnsafeRawBufferPointer(key))) & mask
+        while true {
+            let entry = keyTable[slot]
+            if entry == 0 { return nil }
+            let id = Int(entry) - 1
+            if keyBytes(id).elementsEqual(key) { return id }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// FNV-1a, 32 bits (the key table's hash; deterministic, unlike `Hasher`).
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in bytes { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+        return hash
+    }
 
     /// The state at the start of a document (after `<s>`).
     public var startState: State { state(hidden: startHidden) }
@@ -62,18 +188,25 @@ public struct WordLanguageModel: Sendable {
     /// The state after one more word (unknown keys step with `<unk>`).
     public func advance(_ state: State, key: String) -> State { advance(state, id: id(stepping: key)) }
 
-    /// The id a key steps the GRU with (`<unk>` for a word outside the vocabulary).
-    func id(stepping key: String) -> Int { idOfKey[key] ?? 1 }
-
     /// The state with this hidden vector: computes its softmax normaliser (the step's main cost,
     /// one pass over the output matrix), so a replay over several words pays it once, at the end.
-    func state(hidden: [Float]) -> State { State(hidden: hidden, logNormalizer: logNormalizer(hidden: hidden)) }
+    func state(hidden: [Float]) -> State {
+        let workspace = Workspace(for: self)
+        let logNormalizer = hidden.withUnsafeBufferPointer { normalise($0.baseAddress!, workspace) }
+        return State(hidden: hidden, logNormalizer: logNormalizer)
+    }
 
     /// log P(key | the words of `state`), and whether the key is outside the vocabulary (then it
-    /// is the probability of `<unk>`, as in training).
+    /// is the probability of `<unk>`, as in training). Computes the key's logit afresh; a
+    /// `NeuralContextTracker` reads it from the logits its normaliser pass kept.
     public func logProbability(of key: String, in state: State) -> (value: Float, isUnknown: Bool) {
-        let id = idOfKey[key]
-        return (logit(id ?? 1, hidden: state.hidden) - state.logNormalizer, id == nil)
+        let id = id(of: key)
+        let workspace = Workspace(for: self)
+        let logit = state.hidden.withUnsafeBufferPointer { hidden in
+            workspace.permute(hidden.baseAddress!)
+            return self.logit(id ?? 1, workspace)
+        }
+        return (logit - state.logNormalizer, id == nil)
     }
 
     /// One GRU step: h' = (1 − z) ⊙ n + z ⊙ h with r = σ(W_ir x + b_ir + W_hr h + b_hr),
@@ -82,83 +215,95 @@ public struct WordLanguageModel: Sendable {
 
     /// The GRU's hidden vector after one more word (no normaliser).
     func step(_ hidden: [Float], id: Int) -> [Float] {
+        var next = hidden
+        let workspace = Workspace(for: self)
+        next.withUnsafeMutableBufferPointer { step($0.baseAddress!, id: id, workspace) }
+        return next
+    }
+
+    /// One GRU step in place (`hidden` becomes the next hidden vector), with no allocation.
+    func step(_ hidden: UnsafeMutablePointer<Float>, id: Int, _ workspace: Workspace) {
         let size = dimension
-        var gatesIn = [Float](repeating: 0, count: 3 * size)
-        var gatesHidden = [Float](repeating: 0, count: 3 * size)
-        embeddingRow(id).withUnsafeBufferPointer { input in
-            Self.multiply(
-                inputWeights, UnsafeRawBufferPointer(input), rows: 3 * size, columns: size, bias: inputBias,
-                into: &gatesIn)
+        let scale = float(at: layout.embeddingScales + 4 * id)
+        let row = layout.embedding + id * size
+        for column in 0..<size {
+            workspace.input[column] = Float(Int8(bitPattern: storage.bytes[row + column])) * scale
         }
-        hidden.withUnsafeBufferPointer { hidden in
-            Self.multiply(
-                hiddenWeights, UnsafeRawBufferPointer(hidden), rows: 3 * size, columns: size, bias: hiddenBias,
-                into: &gatesHidden)
+        workspace.permute(workspace.input)
+        for gate in 0..<(3 * size) {
+            workspace.gatesIn[gate] =
+                dot(layout.inputWeights + gate * size, workspace) * float(at: layout.inputScales + 4 * gate)
+                + float(at: layout.inputBias + 4 * gate)
         }
-        var next = [Float](repeating: 0, count: size)
+        workspace.permute(hidden)
+        for gate in 0..<(3 * size) {
+            workspace.gatesHidden[gate] =
+                dot(layout.hiddenWeights + gate * size, workspace) * float(at: layout.hiddenScales + 4 * gate)
+                + float(at: layout.hiddenBias + 4 * gate)
+        }
+        let gatesIn = workspace.gatesIn
+        let gatesHidden = workspace.gatesHidden
         for index in 0..<size {
             let reset = Self.sigmoid(gatesIn[index] + gatesHidden[index])
             let update = Self.sigmoid(gatesIn[size + index] + gatesHidden[size + index])
             let candidate = RerankerNetwork.tanh(gatesIn[2 * size + index] + reset * gatesHidden[2 * size + index])
-            next[index] = (1 - update) * candidate + update * hidden[index]
+            hidden[index] = (1 - update) * candidate + update * hidden[index]
         }
-        return next
     }
 
-    /// log Σ_w exp(logit w), max-shifted: 8 words per block, four independent sums per block.
-    private func logNormalizer(hidden: [Float]) -> Float {
-        let blockCount = outputBiasBlocks.count
-        var logits = [SIMD8<Float>](repeating: .zero, count: blockCount)
+    /// Every word's logit for `hidden` into `workspace.logits`, and log Σ_w exp(logit w)
+    /// (max-shifted, eight words at a time): the step's main cost, one pass over the embedding.
+    func normalise(_ hidden: UnsafePointer<Float>, _ workspace: Workspace) -> Float {
+        workspace.permute(hidden)
+        let logits = workspace.logits
+        for id in 0..<vocabularySize { logits[id] = logit(id, workspace) }
+        let blocks = UnsafeRawPointer(logits)
+        let blockCount = workspace.paddedVocabulary / 8
         var maxima = SIMD8<Float>(repeating: -.infinity)
-        let size = dimension
-        embeddingBlocks.withUnsafeBytes { base in
-            hidden.withUnsafeBufferPointer { hidden in
-                for block in 0..<blockCount {
-                    let start = block * size * 8
-                    var sums = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
-                    var column = 0
-                    while column < size {
-                        let packed = base.loadUnaligned(fromByteOffset: start + column * 8, as: SIMD8<UInt32>.self)
-                        sums.0 += Self.unpack(packed) * hidden[column]
-                        sums.1 += Self.unpack(packed &>> 8) * hidden[column + 1]
-                        sums.2 += Self.unpack(packed &>> 16) * hidden[column + 2]
-                        sums.3 += Self.unpack(packed &>> 24) * hidden[column + 3]
-                        column += 4
-                    }
-                    let block8 =
-                        ((sums.0 + sums.1) + (sums.2 + sums.3)) * embeddingScaleBlocks[block] + outputBiasBlocks[block]
-                    logits[block] = block8
-                    maxima = pointwiseMax(maxima, block8)
-                }
-            }
+        for block in 0..<blockCount {
+            maxima = pointwiseMax(maxima, blocks.loadUnaligned(fromByteOffset: 32 * block, as: SIMD8<Float>.self))
         }
         let largest = maxima.max()
         var total = SIMD8<Float>()
-        for block in logits { total += Self.exponential(block - largest) }
+        for block in 0..<blockCount {
+            total += Self.exponential(
+                blocks.loadUnaligned(fromByteOffset: 32 * block, as: SIMD8<Float>.self) - largest)
+        }
         return largest + Float(Math.log(Double(total.sum())))
     }
 
-    /// The int8 values in the lowest byte of each lane (stored as q + 128), as floats, exactly:
-    /// the byte u under the exponent of 2²³ is the float 2²³ + u (integer → float conversions of
-    /// the generic SIMD types go lane by lane).
+    /// Word `id`'s logit for the hidden vector `workspace.permuted` holds (the same arithmetic,
+    /// in the same order, whether one candidate asks or the normaliser pass computes them all).
     @inline(__always)
-    static func unpack(_ packed: SIMD8<UInt32>) -> SIMD8<Float> {
-        unsafeBitCast((packed & 0xFF) | 0x4B00_0000, to: SIMD8<Float>.self) - 8_388_736
+    func logit(_ id: Int, _ workspace: Workspace) -> Float {
+        dot(layout.embedding + id * dimension, workspace) * float(at: layout.embeddingScales + 4 * id)
+            + float(at: layout.outputBias + 4 * id)
     }
 
-    /// Word `id`'s int8 embedding values (without its scale), gathered from its block.
-    private func quantizedRow(_ id: Int) -> [Float] {
-        let start = (id / 8) * dimension * 2 + id % 8
-        return (0..<dimension).map { column in
-            let packed = embeddingBlocks[start + column / 4 * 8]
-            return Float(Int((packed >> (8 * UInt32(column % 4))) & 0xFF) - 128)
+    /// The int8 row at `offset` times the vector in `workspace.permuted`: 32 columns per load.
+    /// The last load of a row whose length is not a multiple of 32 reads up to 24 bytes past it
+    /// (always inside the section: scales or biases follow every matrix), times zeros.
+    @inline(__always)
+    private func dot(_ offset: Int, _ workspace: Workspace) -> Float {
+        let row = storage.bytes.baseAddress! + offset
+        let vector = workspace.permuted
+        var sums = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
+        for chunk in 0..<workspace.chunks {
+            // Byte b of each 32-bit lane, sign-extended by two shifts and converted exactly
+            // (one instruction per four lanes: cvtdq2ps).
+            let packed = row.loadUnaligned(fromByteOffset: 32 * chunk, as: SIMD8<Int32>.self)
+            sums.0 += SIMD8<Float>((packed &<< 24) &>> 24) * vector[4 * chunk]
+            sums.1 += SIMD8<Float>((packed &<< 16) &>> 24) * vector[4 * chunk + 1]
+            sums.2 += SIMD8<Float>((packed &<< 8) &>> 24) * vector[4 * chunk + 2]
+            sums.3 += SIMD8<Float>(packed &>> 24) * vector[4 * chunk + 3]
         }
+        return ((sums.0 + sums.1) + (sums.2 + sums.3)).sum()
     }
 
-    /// One word's embedding (dequantised).
-    private func embeddingRow(_ id: Int) -> [Float] {
-        let scale = embeddingScaleBlocks[id / 8][id % 8]
-        return quantizedRow(id).map { $0 * scale }
+    /// A little-endian f32 of the section.
+    @inline(__always)
+    private func float(at offset: Int) -> Float {
+        Float(bitPattern: UInt32(littleEndian: storage.bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
     }
 
     /// e^x for x ≤ 0, eight lanes at once (relative error below 2e-6; 0 below −87): the
@@ -187,45 +332,6 @@ public struct WordLanguageModel: Sendable {
         return (p * powerOfTwo).replacing(with: 0, where: x .< -87)
     }
 
-    /// Word `id`'s logit (per candidate: reads its row in place, no allocation).
-    private func logit(_ id: Int, hidden: [Float]) -> Float {
-        let start = (id / 8) * dimension * 2 + id % 8
-        var sum: Float = 0
-        for group in 0..<(dimension / 4) {
-            let packed = embeddingBlocks[start + group * 8]
-            for byte in 0..<4 {
-                let value = Float(Int((packed >> (8 * UInt32(byte))) & 0xFF) - 128)
-                sum += value * hidden[group * 4 + byte]
-            }
-        }
-        return sum * embeddingScaleBlocks[id / 8][id % 8] + outputBiasBlocks[id / 8][id % 8]
-    }
-
-    /// `out[row] = matrix[row] · vector + bias[row]` (row-major, `columns` a multiple of 8).
-    private static func multiply(
-        _ matrix: [Float], _ vector: UnsafeRawBufferPointer, rows: Int, columns: Int, bias: [Float],
-        into out: inout [Float]
-    ) {
-        matrix.withUnsafeBytes { matrix in
-            for row in 0..<rows { out[row] = dot(matrix, at: row * columns * 4, vector, count: columns) + bias[row] }
-        }
-    }
-
-    /// Dot product of two float vectors whose length is a multiple of 8, eight lanes at a time.
-    @inline(__always)
-    private static func dot(
-        _ left: UnsafeRawBufferPointer, at offset: Int, _ right: UnsafeRawBufferPointer, count: Int
-    ) -> Float {
-        var sum = SIMD8<Float>()
-        var index = 0
-        while index < count {
-            let a = left.loadUnaligned(fromByteOffset: offset + index * 4, as: SIMD8<Float>.self)
-            let b = right.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
-            sum += a * b
-            index += 8
-        }
-        return sum.sum()
-    }
 
     static func sigmoid(_ x: Float) -> Float { 1 / (1 + Math.exp(-min(max(x, -40), 40))) }
 
@@ -304,60 +410,37 @@ public struct WordLanguageModel: Sendable {
         }
     }
 
-    /// Dequantises a model.
+    /// A model from its int8 form (encodes it as a section and reads that).
     public init(_ model: Quantized) {
-        dimension = model.dimension
-        keys = model.keys
-        var ids: [String: Int] = [:]
-        for (id, key) in model.keys.enumerated() { ids[key] = id }
-        idOfKey = ids
-        func dequantize(_ weights: [Int8], _ scales: [Float]) -> [Float] {
-            precondition(weights.count == scales.count * model.dimension, "int8 rows do not match their scales")
-            return weights.indices.map { Float(weights[$0]) * scales[$0 / model.dimension] }
+        do {
+            try self.init(section: model.encoded())
+        } catch {
+            preconditionFailure("word model shapes do not match: \(error)")
         }
-        let gates = 3 * model.dimension
-        precondition(
-            model.dimension % 8 == 0 && model.keys.count >= 2 && model.embeddingScales.count == model.keys.count
-                && model.outputBias.count == model.keys.count && model.inputScales.count == gates
-                && model.hiddenScales.count == gates && model.inputBias.count == gates
-                && model.hiddenBias.count == gates, "word model shapes do not match")
-        let size = model.dimension
-        let blockCount = (model.keys.count + 7) / 8
-        // Padding words: q = 0 (stored 128 in every byte), scale 0, bias −∞.
-        var blocks = [UInt32](repeating: 0x8080_8080, count: blockCount * size * 2)
-        var scales = [SIMD8<Float>](repeating: .zero, count: blockCount)
-        var biases = [SIMD8<Float>](repeating: SIMD8(repeating: -.infinity), count: blockCount)
-        for word in model.keys.indices {
-            let start = (word / 8) * size * 2 + word % 8
-            for group in 0..<(size / 4) {
-                var packed: UInt32 = 0
-                for byte in 0..<4 {
-                    let value = Int(model.embedding[word * size + group * 4 + byte]) + 128
-                    packed |= UInt32(value) << (8 * UInt32(byte))
-                }
-                blocks[start + group * 8] = packed
-            }
-            scales[word / 8][word % 8] = model.embeddingScales[word]
-            biases[word / 8][word % 8] = model.outputBias[word]
-        }
-        embeddingBlocks = blocks
-        embeddingScaleBlocks = scales
-        outputBiasBlocks = biases
-        inputWeights = dequantize(model.inputWeights, model.inputScales)
-        hiddenWeights = dequantize(model.hiddenWeights, model.hiddenScales)
-        inputBias = model.inputBias
-        hiddenBias = model.hiddenBias
     }
 
-    /// Reads and dequantises an `NGRU` section, checking its version, sizes, shapes, checksum,
-    /// keys and that every float is finite (layout: `Quantized.encoded()`).
+    /// Reads a section from a copy of `bytes` (checked as `init(section:owner:)` does).
     public init(section bytes: UnsafeRawBufferPointer) throws(PackError) {
-        self.init(try Self.quantized(section: bytes))
+        try self.init(storage: SectionStorage(copying: bytes))
     }
 
-    /// The int8 model of an `NGRU` section, validated.
-    public static func quantized(section bytes: UnsafeRawBufferPointer) throws(PackError) -> Quantized {
+    init(section bytes: [UInt8]) throws(PackError) {
+        let storage = bytes.withUnsafeBytes { SectionStorage(copying: $0) }
+        try self.init(storage: storage)
+    }
+
+    /// Reads an `NGRU` section in place: `owner` keeps its bytes alive and unchanged (a
+    /// `PackFile`). Checks the version, the sizes against the exact length, the checksum, that
+    /// the keys are UTF-8, newline-ended, unique and start with `<s>`, `<unk>`, and that every
+    /// float is finite (layout: `Quantized.encoded()`).
+    init(section bytes: UnsafeRawBufferPointer, owner: AnyObject) throws(PackError) {
+        try self.init(storage: SectionStorage(borrowing: bytes, owner: owner))
+    }
+
+    private init(storage: SectionStorage) throws(PackError) {
+        let tag = Self.tag
         func malformed(_ reason: String) -> PackError { .malformed(tag: tag, reason: reason) }
+        let bytes = storage.bytes
         var reader = SectionReader(bytes: bytes, tag: tag)
         let version = try reader.u32()
         guard version == Self.version else { throw malformed("version \(version), this build reads \(Self.version)") }
@@ -365,48 +448,91 @@ public struct WordLanguageModel: Sendable {
         let dimension = Int(try reader.u32())
         let blobLength = Int(try reader.u32())
         let checksum = try reader.u32()
-        guard (2...maximumVocabulary).contains(vocabulary), (8...maximumDimension).contains(dimension),
+        guard (2...Self.maximumVocabulary).contains(vocabulary), (8...Self.maximumDimension).contains(dimension),
             dimension % 8 == 0
         else { throw malformed("vocabulary \(vocabulary), dimension \(dimension)") }
-        let gates = 3 * dimension
-        let padded = { (count: Int) in (count + 3) / 4 * 4 }
-        let expected =
-            20 + padded(blobLength) + 4 * vocabulary + padded(vocabulary * dimension)
-            + 2 * (4 * gates + padded(gates * dimension)) + 2 * 4 * gates + 4 * vocabulary
-        guard blobLength <= bytes.count, bytes.count == expected else {
-            throw malformed("\(bytes.count) bytes, its sizes say \(expected)")
-        }
+        guard blobLength <= bytes.count else { throw malformed("\(bytes.count) bytes, its key blob says \(blobLength)") }
+        let layout = Layout(vocabulary: vocabulary, dimension: dimension, blobLength: blobLength)
+        guard bytes.count == layout.end else { throw malformed("\(bytes.count) bytes, its sizes say \(layout.end)") }
         guard CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[20...])) == checksum else {
             throw malformed("checksum mismatch")
         }
-        let blobStart = try reader.take(padded(blobLength))
-        guard
-            let blob = String(
-                validating: UnsafeRawBufferPointer(rebasing: bytes[blobStart..<(blobStart + blobLength)]), as: UTF8.self
-            )
-        else { throw malformed("keys are not UTF-8") }
-        guard blob.hasSuffix("\n") else { throw malformed("the key list is not newline-terminated") }
-        let keys = blob.dropLast().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard keys.count == vocabulary, keys[0] == startKey, keys[1] == unknownKey, !keys.contains(""),
-            Set(keys).count == keys.count
-        else { throw malformed("the key list does not match the vocabulary") }
-        let model = Quantized(
-            dimension: dimension, keys: keys,
-            embeddingScales: try reader.floats(vocabulary), embedding: try reader.int8s(vocabulary * dimension),
-            inputScales: try reader.floats(gates), inputWeights: try reader.int8s(gates * dimension),
-            hiddenScales: try reader.floats(gates), hiddenWeights: try reader.int8s(gates * dimension),
-            inputBias: try reader.floats(gates), hiddenBias: try reader.floats(gates),
-            outputBias: try reader.floats(vocabulary))
-        let floats = [
-            model.embeddingScales, model.inputScales, model.hiddenScales, model.inputBias, model.hiddenBias,
-            model.outputBias,
+        let blob = UnsafeRawBufferPointer(rebasing: bytes[layout.blob..<(layout.blob + blobLength)])
+        guard String(validating: blob, as: UTF8.self) != nil else { throw malformed("keys are not UTF-8") }
+        guard blob.last == 0x0A else { throw malformed("the key list is not newline-terminated") }
+        // Key starts (section offsets) from the newlines; an empty key or a count that is not
+        // the vocabulary's means the list does not match.
+        var starts: [UInt32] = [UInt32(layout.blob)]
+        starts.reserveCapacity(vocabulary + 1)
+        for (index, byte) in blob.enumerated() where byte == 0x0A {
+            guard starts.count <= vocabulary, layout.blob + index > Int(starts[starts.count - 1]) else {
+                throw malformed("the key list does not match the vocabulary")
+            }
+            starts.append(UInt32(layout.blob + index + 1))
+        }
+        guard starts.count == vocabulary + 1 else { throw malformed("the key list does not match the vocabulary") }
+        var capacity = 16
+        while capacity < vocabulary + vocabulary / 2 { capacity *= 2 }
+        var table = [UInt32](repeating: 0, count: capacity)
+        for id in 0..<vocabulary {
+            let key = UnsafeRawBufferPointer(rebasing: bytes[Int(starts[id])..<(Int(starts[id + 1]) - 1)])
+            var slot = Int(Self.hash(key)) & (capacity - 1)
+            while table[slot] != 0 {
+                let other = Int(table[slot]) - 1
+                if UnsafeRawBufferPointer(rebasing: bytes[Int(starts[other])..<(Int(starts[other + 1]) - 1)])
+                    .elementsEqual(key)
+                {
+                    throw malformed("the key list does not match the vocabulary (a key appears twice)")
+                }
+                slot = (slot + 1) & (capacity - 1)
+            }
+            table[slot] = UInt32(id + 1)
+        }
+        let floatRanges = [
+            (layout.embeddingScales, vocabulary), (layout.inputScales, 3 * dimension),
+            (layout.hiddenScales, 3 * dimension), (layout.inputBias, 6 * dimension), (layout.outputBias, vocabulary),
         ]
-        for values in floats {
-            for value in values where !value.isFinite || abs(value) > 1e4 {
-                throw malformed("a weight is out of range")
+        for (start, count) in floatRanges {
+            for index in 0..<count {
+                let value = Float(
+                    bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 4 * index, as: UInt32.self)))
+                guard value.isFinite, abs(value) <= 1e4 else { throw malformed("a weight is out of range") }
             }
         }
-        return model
+        self.storage = storage
+        self.layout = layout
+        self.dimension = dimension
+        self.vocabularySize = vocabulary
+        keyStarts = starts
+        keyTable = table
+        guard key(0) == Self.startKey, key(1) == Self.unknownKey else {
+            throw malformed("the key list does not match the vocabulary")
+        }
+    }
+
+    /// The int8 form of this model (what its section holds).
+    public var quantized: Quantized {
+        var reader = SectionReader(bytes: storage.bytes, tag: Self.tag)
+        reader.offset = layout.embeddingScales
+        let gates = 3 * dimension
+        // The section was checked at open: these reads stay inside it.
+        do {
+            return Quantized(
+                dimension: dimension, keys: keys,
+                embeddingScales: try reader.floats(vocabularySize),
+                embedding: try reader.int8s(vocabularySize * dimension),
+                inputScales: try reader.floats(gates), inputWeights: try reader.int8s(gates * dimension),
+                hiddenScales: try reader.floats(gates), hiddenWeights: try reader.int8s(gates * dimension),
+                inputBias: try reader.floats(gates), hiddenBias: try reader.floats(gates),
+                outputBias: try reader.floats(vocabularySize))
+        } catch {
+            preconditionFailure("a checked section cannot end early: \(error)")
+        }
+    }
+
+    /// The int8 model of an `NGRU` section, validated.
+    public static func quantized(section bytes: UnsafeRawBufferPointer) throws(PackError) -> Quantized {
+        try WordLanguageModel(section: bytes).quantized
     }
 }
 

@@ -136,7 +136,8 @@ public final class LanguagePack: @unchecked Sendable {
         // Optional (issue 17): packs built before it have no NRRK section and still open.
         rerankerNetwork = file.has("NRRK") ? try RerankerNetwork(section: file.bytes("NRRK")) : nil
         wordLanguageModel =
-            file.has(WordLanguageModel.tag) ? try WordLanguageModel(section: file.bytes(WordLanguageModel.tag)) : nil
+            file.has(WordLanguageModel.tag)
+            ? try WordLanguageModel(section: file.bytes(WordLanguageModel.tag), owner: file) : nil
         // Deferred: a record vouches for these bytes; verifyDeferredChecks() runs it later.
         if file.check == .full { try validate() }
     }

@@ -2,9 +2,10 @@
 ///
 /// Names and topic words repeat within a message; this cache makes them candidates and
 /// raises them. It is rebuilt from the context only when the context changes (once per
-/// word), never per keystroke.
+/// word); a context that only lost its first scalars (the predictor's window, at every letter
+/// once the text is long) is updated from what it lost.
 struct DocumentCache {
-    struct Entry {
+    struct Entry: Equatable {
         var id: Int?
         var display: String
         var count: Int
@@ -59,83 +60,214 @@ struct DocumentCache {
             capitalized: WordText.startsUppercase(word) && key != "i" && !key.hasPrefix("i'"))
     }
 
+    /// One word of the last context: where it stands, counted in UTF-8 bytes from the context's
+    /// end (a context that lost its first scalars keeps these), its token, and whether it starts
+    /// a sentence there.
+    private struct Occurrence {
+        var startFromEnd: Int
+        var endFromEnd: Int
+        var token: Token
+        var sentenceStart: Bool
+    }
+
+    /// The words of the last context, in order (what `words` and the last words are made of).
+    private var occurrences: [Occurrence] = []
+    /// Whether the text after the last word of the last context ends a sentence.
+    private var endsWithSentenceEnd = false
+
     /// Rebuilds the cache for a context; returns whether it changed (false: the same scalars).
+    ///
+    /// A context that is the last one without its first few scalars (the predictor's window of
+    /// the last 1,000 scalars moves by one at every letter typed) is updated from the words it
+    /// lost and the word cut at its start, not re-read: the result is the same as a rebuild.
     @discardableResult
     mutating func update(context: Substring, pack: LanguagePack) -> Bool {
         if let lastContext, Self.sameScalars(lastContext, context) { return false }
+        if let lastContext, Self.isSuffix(context, of: lastContext), dropFront(to: context, pack: pack) {
+            self.lastContext = context
+            return true
+        }
         lastContext = context
+        rebuild(context: context, pack: pack)
+        return true
+    }
+
+    private mutating func rebuild(context: Substring, pack: LanguagePack) {
         let previousTokens = tokens
         tokens.removeAll(keepingCapacity: true)
         words.removeAll(keepingCapacity: true)
+        occurrences.removeAll(keepingCapacity: true)
         totalWords = 0
-        lastWordCapitalizedMidSentence = false
-        // Word pairs in order; only the last word's followers are ever asked for.
-        var pairs: [(previous: String, next: String)] = []
-        var previousKey: String? = nil
-        var previousID: Int? = nil
-        var beforePreviousID: Int? = nil
+        let count = context.utf8.count
         var previousEnd = context.startIndex
-        var lastKey: String? = nil
-        var recentKeys: [String] = []
-        var recentDocumentKeys: [String] = []
         for word in WordText.words(in: context) {
             let gap = context[previousEnd..<word.startIndex]
             let sentenceStart =
                 previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
-            if sentenceStart {
+            previousEnd = word.endIndex
+            let surface = String(word)
+            let token = token(word, surface: surface, pack: pack, previous: previousTokens)
+            tokens[surface] = token
+            occurrences.append(
+                Occurrence(
+                    startFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.startIndex),
+                    endFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.endIndex),
+                    token: token, sentenceStart: sentenceStart))
+            if token.containsDigit { continue }
+            // Show the word as the user wrote it, unless the only evidence is a sentence-initial capital.
+            let key = token.key
+            var entry =
+                words[key] ?? Entry(id: token.id, display: sentenceStart ? token.fallback : token.written, count: 0)
+            entry.count += 1
+            if !sentenceStart { entry.display = token.written }
+            words[key] = entry
+            totalWords += 1
+        }
+        // A sentence end after the last word starts a new sentence.
+        let gap = context[previousEnd...]
+        endsWithSentenceEnd =
+            previousEnd == context.startIndex || gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" })
+        updateLastWords(pack: pack)
+    }
+
+    /// The context lost its first bytes (`context` is a suffix of the last one): the words before
+    /// the cut leave, the word the cut runs through leaves for what is left of it, and the first
+    /// word left starts a sentence (the first word of a context always does). False when there
+    /// is nothing to keep (then a rebuild does the work).
+    private mutating func dropFront(to context: Substring, pack: LanguagePack) -> Bool {
+        let count = context.utf8.count
+        // Occurrences are in order: those that end at or before the cut, then at most one cut by
+        // it, then those wholly in the new context.
+        guard !occurrences.isEmpty else { return false }
+        var firstKept = 0
+        while firstKept < occurrences.count, occurrences[firstKept].startFromEnd > count { firstKept += 1 }
+        // A few words at a time (a letter moves the window by one scalar); more is left to a rebuild.
+        guard firstKept <= 8 else { return false }
+        let leaving = occurrences[..<firstKept]
+        // What is left of a word the cut runs through is read again (it may start at a joiner,
+        // `n't`, or be nothing but one).
+        var replacements: [Occurrence] = []
+        if let last = leaving.last, last.endFromEnd < count {
+            let end = context.utf8.index(context.startIndex, offsetBy: count - last.endFromEnd)
+            let remnant = context[context.startIndex..<end]
+            var previousEnd = context.startIndex
+            for word in WordText.words(in: remnant) {
+                let gap = context[previousEnd..<word.startIndex]
+                let sentenceStart =
+                    previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
+                previousEnd = word.endIndex
+                let surface = String(word)
+                let token = token(word, surface: surface, pack: pack, previous: tokens)
+                tokens[surface] = token
+                replacements.append(
+                    Occurrence(
+                        startFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.startIndex),
+                        endFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.endIndex),
+                        token: token, sentenceStart: sentenceStart))
+            }
+            // The rest of a word ends where the word did; anything else is left to a rebuild.
+            if let rest = replacements.last, rest.endFromEnd != last.endFromEnd { return false }
+        }
+        guard !replacements.isEmpty || firstKept < occurrences.count else { return false }
+        var touchedKeys: [String] = []
+        for occurrence in leaving where !occurrence.token.containsDigit {
+            touchedKeys.append(occurrence.token.key)
+            totalWords -= 1
+        }
+        for occurrence in replacements where !occurrence.token.containsDigit {
+            touchedKeys.append(occurrence.token.key)
+            totalWords += 1
+        }
+        // The first word kept starts a sentence when nothing is left before it.
+        if replacements.isEmpty, !occurrences[firstKept].sentenceStart {
+            occurrences[firstKept].sentenceStart = true
+            if !occurrences[firstKept].token.containsDigit { touchedKeys.append(occurrences[firstKept].token.key) }
+        }
+        occurrences.replaceSubrange(0..<firstKept, with: replacements)
+        // A handful of keys at most: no set needed to visit each once.
+        for (index, key) in touchedKeys.enumerated() where !touchedKeys[..<index].contains(key) { recountWord(key) }
+        updateLastWords(pack: pack)
+        return true
+    }
+
+    /// `words[key]` as a rebuild from `occurrences` makes it.
+    private mutating func recountWord(_ key: String) {
+        var entry: Entry? = nil
+        for occurrence in occurrences where !occurrence.token.containsDigit && occurrence.token.key == key {
+            let token = occurrence.token
+            let firstDisplay = occurrence.sentenceStart ? token.fallback : token.written
+            var current = entry ?? Entry(id: token.id, display: firstDisplay, count: 0)
+            current.count += 1
+            if !occurrence.sentenceStart { current.display = token.written }
+            entry = current
+        }
+        words[key] = entry
+    }
+
+    /// The last words before the cursor, their followers in this document and the word model's
+    /// context, from `occurrences`.
+    private mutating func updateLastWords(pack: LanguagePack) {
+        var previousKey: String? = nil
+        var previousID: Int? = nil
+        var beforePreviousID: Int? = nil
+        var recentKeys: [String] = []
+        lastWordCapitalizedMidSentence = false
+        // Only the last word's followers are ever asked for.
+        let lastKey = occurrences.last.flatMap { $0.token.containsDigit ? nil : $0.token.key }
+        var followers: [String: Int] = [:]
+        for occurrence in occurrences {
+            let token = occurrence.token
+            if occurrence.sentenceStart {
                 recentKeys.removeAll()
                 previousKey = nil
                 previousID = pack.sentenceStartID
                 beforePreviousID = nil
             }
-            previousEnd = word.endIndex
-            let surface = String(word)
-            let token = token(word, surface: surface, pack: pack, previous: previousTokens)
-            tokens[surface] = token
             if token.containsDigit {
                 recentKeys.removeAll()
-                recentDocumentKeys.append("")  // a number: the word model's unknown word
                 lastWordCapitalizedMidSentence = false
                 previousKey = nil
                 beforePreviousID = previousID
                 previousID = nil
-                lastKey = nil
                 continue
             }
             let key = token.key
-            let id = token.id
-            // Show the word as the user wrote it, unless the only evidence is a sentence-initial capital.
-            var entry = words[key] ?? Entry(id: id, display: sentenceStart ? token.fallback : token.written, count: 0)
-            entry.count += 1
-            if !sentenceStart { entry.display = token.written }
-            words[key] = entry
-            totalWords += 1
-            if let previousKey { pairs.append((previousKey, key)) }
+            if let lastKey, let previousKey, previousKey == lastKey { followers[key, default: 0] += 1 }
             recentKeys.append(key)
-            recentDocumentKeys.append(key)
             if recentKeys.count > 2 { recentKeys.removeFirst() }
             previousKey = key
-            lastWordCapitalizedMidSentence = !sentenceStart && token.capitalized
+            lastWordCapitalizedMidSentence = !occurrence.sentenceStart && token.capitalized
             beforePreviousID = previousID
-            previousID = id
-            lastKey = key
+            previousID = token.id
         }
-        documentKeys = Array(recentDocumentKeys.suffix(NeuralContextTracker.historyLimit))
-        // A sentence end after the last word starts a new sentence.
-        let gap = context[previousEnd...]
+        documentKeys = occurrences.suffix(NeuralContextTracker.historyLimit).map {
+            $0.token.containsDigit ? "" : $0.token.key  // a number: the word model's unknown word
+        }
         lastWordFollowers = [:]
-        if previousEnd == context.startIndex || gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) {
+        if endsWithSentenceEnd {
             lastWords = (nil, nil)
             lastKeys = []
             lastWordCapitalizedMidSentence = false
         } else {
             lastWords = (previousID, beforePreviousID)
             lastKeys = recentKeys
-            if let lastKey {
-                for pair in pairs where pair.previous == lastKey { lastWordFollowers[pair.next, default: 0] += 1 }
+            if lastKey != nil { lastWordFollowers = followers }
+        }
+    }
+
+    /// Whether `context` is `last` without some of its first bytes (then it starts at a scalar:
+    /// a valid string never starts inside one).
+    static func isSuffix(_ context: Substring, of last: Substring) -> Bool {
+        let count = context.utf8.count
+        let lastCount = last.utf8.count
+        guard count < lastCount else { return false }
+        let contiguous = context.utf8.withContiguousStorageIfAvailable { new in
+            last.utf8.withContiguousStorageIfAvailable { old in
+                UnsafeBufferPointer(rebasing: old[(lastCount - count)...]).elementsEqual(new)
             }
         }
-        return true
+        if let result = contiguous ?? nil { return result }
+        return last.utf8.suffix(count).elementsEqual(context.utf8)
     }
 
     /// Whether two texts have the same Unicode scalars (canonically equivalent texts differ);

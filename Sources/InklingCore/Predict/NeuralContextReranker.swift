@@ -1,39 +1,123 @@
-/// Carries a `WordLanguageModel`'s state along the document: one GRU step per new word, none
-/// per key of a word (every query of a word sees the same previous words).
+/// Carries a `WordLanguageModel`'s state along the document: one GRU step and one normaliser
+/// pass per new word, none per key of a word (every query of a word sees the same previous
+/// words). The pass keeps every word's logit for its state, so a candidate's log-probability is
+/// a look-up; the last `slotCount` states are kept, so a context the engine comes back to (the
+/// finished word's check looks at the text before it, then typing goes on after it) costs
+/// nothing again. Nothing is allocated while typing.
 public final class NeuralContextTracker {
-    /// The most previous words the tracker is given; a context that is not the last one plus one
+    /// The most previous words the tracker is given; a context that is not a kept one plus one
     /// word (the cursor moved, text was deleted) is replayed from the document start over these.
     public static let historyLimit = 8
+    /// How many states (with their logits: 4 bytes per vocabulary word each) are kept (≥ 2).
+    public static let slotCount = 3
+
+    /// One kept state: the keys it follows, its hidden vector, its logits and normaliser.
+    private final class Slot {
+        var keys: [String] = []
+        var hidden: [Float]
+        var logNormalizer: Float = 0
+        let workspace: WordLanguageModel.Workspace
+        var lastUse = 0
+
+        init(model: WordLanguageModel, hidden: [Float]) {
+            self.hidden = hidden
+            workspace = WordLanguageModel.Workspace(for: model)
+            keys.reserveCapacity(NeuralContextTracker.historyLimit + 1)
+        }
+    }
 
     public let model: WordLanguageModel
+    private let slots: [Slot]
+    private var current: Slot
+    private var clock = 0
+    /// The hidden vector after `<s>` alone (for replays).
+    private let startHidden: [Float]
     /// The keys the current state was computed after (the last `historyLimit`).
-    public private(set) var keys: [String] = []
-    private var state: WordLanguageModel.State
+    public var keys: [String] { current.keys }
     /// GRU steps taken so far (one per word when typing forward).
     public private(set) var stepCount = 0
+    /// Normaliser passes so far (one per state not kept).
+    public private(set) var normaliserCount = 0
 
     public init(model: WordLanguageModel) {
         self.model = model
-        state = model.startState
+        startHidden = model.startHidden
+        slots = (0..<Self.slotCount).map { _ in Slot(model: model, hidden: model.startHidden) }
+        current = slots[0]
+        normalise(current)
+        // The others are marked unused (keys never match an empty slot: see `update`).
+        for slot in slots.dropFirst() { slot.lastUse = -1 }
     }
 
-    /// The state after `documentKeys` (the last words of the document, oldest first, at most
-    /// `historyLimit`; empty: the document start).
-    public func state(after documentKeys: [String]) -> WordLanguageModel.State {
-        let wanted = Array(documentKeys.suffix(Self.historyLimit))
-        if wanted == keys { return state }
-        if let last = wanted.last, Array((keys + [last]).suffix(Self.historyLimit)) == wanted {
-            state = model.advance(state, key: last)
+    /// Brings the state to `documentKeys` (the last words of the document, only the last
+    /// `historyLimit` count; empty: the document start). Free for a kept state; one step from a
+    /// kept state one word shorter; a replay otherwise.
+    public func update(after documentKeys: [String]) {
+        let wanted = documentKeys.suffix(Self.historyLimit)
+        clock += 1
+        if current.keys.elementsEqual(wanted) {
+            current.lastUse = clock
+            return
+        }
+        if let kept = slots.first(where: { $0.lastUse >= 0 && $0.keys.elementsEqual(wanted) }) {
+            current = kept
+            current.lastUse = clock
+            return
+        }
+        // The least recently used slot takes the new state (never the one it steps from).
+        let base = wanted.last == nil ? nil : slots.first { $0.lastUse >= 0 && Self.extendsByOne($0.keys, to: wanted) }
+        var target = slots[0] === base ? slots[1] : slots[0]
+        for slot in slots where slot !== base && slot.lastUse < target.lastUse { target = slot }
+        if let base, let last = wanted.last {
+            target.hidden.withUnsafeMutableBufferPointer { buffer in
+                for index in buffer.indices { buffer[index] = base.hidden[index] }
+                model.step(buffer.baseAddress!, id: model.id(stepping: last), target.workspace)
+            }
             stepCount += 1
         } else {
-            // Replayed over the hidden vectors: the normaliser (most of a step's cost) only at the end.
-            var hidden = model.startHidden
-            for key in wanted { hidden = model.step(hidden, id: model.id(stepping: key)) }
-            state = model.state(hidden: hidden)
+            // Replayed over the hidden vectors: the normaliser only at the end.
+            target.hidden.withUnsafeMutableBufferPointer { buffer in
+                for index in buffer.indices { buffer[index] = startHidden[index] }
+                for key in wanted { model.step(buffer.baseAddress!, id: model.id(stepping: key), target.workspace) }
+            }
             stepCount += wanted.count
         }
-        keys = wanted
-        return state
+        target.keys.removeAll(keepingCapacity: true)
+        target.keys.append(contentsOf: wanted)
+        normalise(target)
+        target.lastUse = clock
+        current = target
+    }
+
+    /// Whether `wanted` is the last `historyLimit` of `keys` plus one more word.
+    private static func extendsByOne(_ keys: [String], to wanted: ArraySlice<String>) -> Bool {
+        let combined = keys.count + 1
+        let dropped = max(0, combined - historyLimit)
+        guard wanted.count == combined - dropped else { return false }
+        var index = wanted.startIndex
+        for key in keys.dropFirst(dropped) {
+            if wanted[index] != key { return false }
+            index += 1
+        }
+        return true
+    }
+
+    private func normalise(_ slot: Slot) {
+        slot.logNormalizer = slot.hidden.withUnsafeBufferPointer { model.normalise($0.baseAddress!, slot.workspace) }
+        normaliserCount += 1
+    }
+
+    /// log P(key | the current state) from the logits its normaliser pass kept, and whether the
+    /// key is outside the vocabulary (then `<unk>`'s). Exactly `model.logProbability(of:in:)`.
+    public func logProbability(of key: String) -> (value: Float, isUnknown: Bool) {
+        let id = model.id(of: key)
+        return (current.workspace.logits[id ?? 1] - current.logNormalizer, id == nil)
+    }
+
+    /// The state after `documentKeys` (see `update(after:)`).
+    public func state(after documentKeys: [String]) -> WordLanguageModel.State {
+        update(after: documentKeys)
+        return WordLanguageModel.State(hidden: current.hidden, logNormalizer: current.logNormalizer)
     }
 }
 
@@ -46,19 +130,25 @@ public final class NeuralContextReranker: CandidateReranker {
 
     public let network: RerankerNetwork
     public let tracker: NeuralContextTracker
+    private let evaluator: RerankerNetwork.Evaluator
 
     /// Nil when the network does not read exactly `inputCount` inputs.
     public init?(network: RerankerNetwork, model: WordLanguageModel) {
         guard network.inputCount == Self.inputCount else { return nil }
         self.network = network
         tracker = NeuralContextTracker(model: model)
+        evaluator = RerankerNetwork.Evaluator(network)
     }
 
     public func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
-        let state = tracker.state(after: context.documentKeys)
+        tracker.update(after: context.documentKeys)
         for index in candidates.indices {
-            let (logProbability, isUnknown) = tracker.model.logProbability(of: candidates[index].key, in: state)
-            candidates[index].score += network.score(candidates[index].features + [logProbability, isUnknown ? 1 : 0])
+            let (logProbability, isUnknown) = tracker.logProbability(of: candidates[index].key)
+            let output = candidates[index].features.withUnsafeBufferPointer {
+                evaluator.score($0, extra: (logProbability, isUnknown ? 1 : 0))
+            }
+            // A network that overflows (weights a pack may hold) leaves the predictor's order.
+            if output.isFinite { candidates[index].score += output }
         }
     }
 }
@@ -74,7 +164,7 @@ extension NeuralContextReranker {
     /// Why a pair of `NGRU` and `NRRK` section bytes cannot ship in a pack (nil: they can).
     public static func problem(wordModel: [UInt8], network: [UInt8]) -> String? {
         do {
-            _ = try wordModel.withUnsafeBytes { raw throws(PackError) in try WordLanguageModel(section: raw) }
+            _ = try WordLanguageModel(section: wordModel)
             let decoded = try network.withUnsafeBytes { raw throws(PackError) in try RerankerNetwork(section: raw) }
             guard decoded.inputCount == inputCount else {
                 return "the network reads \(decoded.inputCount) inputs, the re-ranker gives \(inputCount)"

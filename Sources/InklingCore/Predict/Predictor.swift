@@ -80,24 +80,75 @@ public final class Predictor {
     private var contextScores: ContextScores?
     /// The last key's candidates, for the next key of the same word (nil: none in this context).
     private var candidatePool: CandidatePool?
+    /// The best words by prior of large prefix ranges (`bestByPrior`), for good: the pack's.
+    private var priorTops: [String: [Int]] = [:]
     /// Keys and word scores of pack words in the current context (`scoredWord`).
-    private var scoredWords: [Int: (key: String, score: Float)] = [:]
-    /// Whether a key that extends the last key's word narrows its candidates (off: every key
-    /// searches afresh; for tests that compare both).
+    private var scoredWords: [Int: (key: String, probability: Float)] = [:]
+    /// `unigramProbability` by stored prior, and `successorProbability` by cost (NaN: not yet).
+    private var unigramByCost: [Float] = []
+    private var successorByCost: [Float] = []
+    /// Whether a key reuses what earlier keys found beyond their own context: a key that
+    /// extends the last key's word (or starts the next word) narrows its candidates, the best
+    /// words of a prefix by prior and character scores after an earlier history are kept, and
+    /// only candidates that may reach the window get their log score (off: every key is
+    /// computed in full; the reference for tests that compare both).
     var reusesCandidates = true
     /// Keys answered by narrowing the last key's candidates (for tests).
     private(set) var narrowedKeys = 0
+
+    /// How an answer was found, for profiling the predictor by kind of query (`inkling predict`
+    /// with `INKLING_PREDICT_TIMINGS`).
+    public enum AnswerPath: String, Sendable {
+        /// The same request as an earlier one: the remembered answer.
+        case cached
+        /// Nothing typed of the word: next-word candidates.
+        case nextWord
+        /// A prefix searched in the dictionary.
+        case searched
+        /// A prefix answered by narrowing the last key's candidates.
+        case narrowed
+        /// A prefix searched with typo-tolerant completions.
+        case corrected
+        /// No suggestions asked for or possible (a digit in the word).
+        case none
+    }
+    /// How the last `suggestions` call was answered.
+    public private(set) var lastAnswerPath = AnswerPath.none
 
     /// Character-model log probabilities of candidate words, computed once and reused: the
     /// history stays the same for every key of a word, and the context-free score for good.
     private var characterScores = CharacterScores()
 
     private struct CharacterScores {
-        /// The symbols the `inContext` scores were computed after.
+        /// The symbols the `inContext` scores were computed after: the last `order - 1` of the
+        /// context, all the model reads, so contexts that end alike (`of the `, `in the `) share them.
         var history: [UInt8] = []
         var inContext: [String: Float] = [:]
         var alone: [String: Float] = [:]
+        /// The `inContext` scores of earlier histories (a few dozen, dropped together).
+        var earlier: [[UInt8]: [String: Float]] = [:]
+        /// The scores in `earlier`, all histories together (bounded by `limit`).
+        var earlierCount = 0
         static let limit = 4096
+        static let earlierLimit = 32
+
+        /// Switches to the scores after another history, keeping the current ones if `keeps`.
+        mutating func use(history newHistory: [UInt8], keeps: Bool) {
+            guard newHistory != history else { return }
+            if keeps {
+                if earlier.count >= Self.earlierLimit || earlierCount + inContext.count > Self.limit {
+                    earlier.removeAll(keepingCapacity: true)
+                    earlierCount = 0
+                }
+                earlier[history] = inContext
+                earlierCount += inContext.count
+                inContext = earlier.removeValue(forKey: newHistory) ?? [:]
+                earlierCount -= inContext.count
+            } else {
+                inContext.removeAll(keepingCapacity: true)
+            }
+            history = newHistory
+        }
 
         mutating func remember(key: String, inContext score: Float, alone aloneScore: Float) {
             if inContext.count >= Self.limit { inContext.removeAll(keepingCapacity: true) }
@@ -216,11 +267,10 @@ public final class Predictor {
     /// The best `count` suggestions for the text before the cursor, with scores.
     public func suggestions(before: String, count: Int) -> [Suggestion] {
         guard count > 0 else { return [] }
-        // At most 1,000 bytes are at most 1,000 scalars: no copy for a short text.
-        let tail = before.utf8.count <= 1000 ? before : String(before.unicodeScalars.suffix(1000))
-        let cacheKey = ResultKey(count: count, text: tail)
+        let (context, partial, text) = Self.readContext(before)
+        let cacheKey = ResultKey(count: count, text: text)
+        lastAnswerPath = .cached
         if let cached = resultCache[cacheKey] { return cached }
-        let (context, partial) = WordText.splitPartialWord(tail)
         if document.update(context: context, pack: pack) { forgetContext() }
         var result = compute(context: context, partial: partial, count: count)
         // Hyphenated compounds the dictionary lacks, completed part by part (CompoundCompletion).
@@ -230,24 +280,63 @@ public final class Predictor {
         return result
     }
 
+    /// The most scalars of context (the text before the word) the predictor reads.
+    static let contextScalars = 1000
+
+    /// The context and the word being typed, each cut to its last `contextScalars` scalars, and
+    /// the text they make together (the result cache's key).
+    ///
+    /// The context is cut on its own, not together with the word: cutting the whole text to its
+    /// last 1,000 scalars would move the context's start with every key of a word once the text
+    /// is longer (the engine keeps up to 2,000), so every key would start a new context and be
+    /// searched afresh instead of narrowing the last key's candidates.
+    static func readContext(_ before: String) -> (context: Substring, partial: Substring, text: String) {
+        // At most 1,000 bytes are at most 1,000 scalars: no copy for a short text.
+        if before.utf8.count <= contextScalars {
+            let (context, partial) = WordText.splitPartialWord(before)
+            return (context, partial, before)
+        }
+        var (context, partial) = WordText.splitPartialWord(before)
+        let partialEnd = partial.unicodeScalars.suffix(contextScalars)
+        if partialEnd.startIndex != partial.startIndex {
+            // A "word" this long is no word; only its end is read, with no context.
+            partial = Substring(partialEnd)
+            context = ""
+        } else if context.utf8.count > contextScalars {
+            context = Substring(context.unicodeScalars.suffix(contextScalars))
+        }
+        return (context, partial, String(context) + String(partial))
+    }
+
     // MARK: Scoring
 
     private struct Candidate {
         var id: Int?  // nil: a word from the document that the pack lacks
         var key: String
         var display: String
-        var wordScore: Float
+        /// The word model's probability of the word here (before the log and any penalty).
+        var probability: Float
+        /// Subtracted from the log of `probability`: the penalty of a typo correction.
+        var penalty: Float = 0
+        /// The word model's log score, `log(probability) - penalty`; NaN until `settle()` (the
+        /// log is computed only for candidates that may reach the window).
+        var wordScore: Float = .nan
         var total: Float = 0
         /// Offered because a neighbouring key or a swap makes the typed prefix a likely word.
         var isCorrection = false
         /// Which prefix-narrowable sources offered it (see `narrowedCandidates`).
         var sources: CandidateSources = []
 
-        init(id: Int?, key: String, display: String, wordScore: Float, sources: CandidateSources = []) {
+        /// Takes the log of the probability (once).
+        mutating func settle() {
+            if wordScore.isNaN { wordScore = Math.log(max(probability, 1e-12)) - penalty }
+        }
+
+        init(id: Int?, key: String, display: String, probability: Float, sources: CandidateSources = []) {
             self.id = id
             self.key = key
             self.display = display
-            self.wordScore = wordScore
+            self.probability = probability
             self.sources = sources
         }
     }
@@ -301,15 +390,15 @@ public final class Predictor {
         if let trigram {
             scores.trigramProb.reserveCapacity(trigram.entries.count)
             for entry in trigram.entries {
-                let (id, logProb) = LanguagePack.decodeSuccessor(entry)
-                scores.trigramProb[id] = Math.exp(logProb)
+                let (id, probability) = successorProbability(entry)
+                scores.trigramProb[id] = probability
             }
         }
         if !unknownPrevious {
             scores.bigramProb.reserveCapacity(bigram.entries.count)
             for entry in bigram.entries {
-                let (id, logProb) = LanguagePack.decodeSuccessor(entry)
-                scores.bigramProb[id] = Math.exp(logProb)
+                let (id, probability) = successorProbability(entry)
+                scores.bigramProb[id] = probability
             }
         }
         scores.bigramBackoff = unknownPrevious ? 1 : bigram.weight
@@ -334,11 +423,12 @@ public final class Predictor {
     }
 
     /// Word model: interpolated trigram/bigram/unigram, mixed with the document cache and the
-    /// user's counts. Depends on the context only, never on the typed prefix.
-    private func wordScore(id: Int?, key: String, _ scores: ContextScores) -> Float {
+    /// user's counts (the probability; `Candidate.settle()` takes its log). Depends on the
+    /// context only, never on the typed prefix.
+    private func wordProbability(id: Int?, key: String, _ scores: ContextScores) -> Float {
         var p: Float = 0
         if let id {
-            let unigram = Math.exp(pack.logPrior(id))
+            let unigram = unigramProbability(id)
             let lower = (scores.bigramProb[id] ?? 0) + scores.bigramBackoff * unigram
             p = (scores.trigramProb[id] ?? 0) + scores.trigramBackoff * lower
         } else {
@@ -366,7 +456,24 @@ public final class Predictor {
             let weight = Float(options.userWeight) * max(overall, contextual)
             p = (1 - weight) * p + weight * personal
         }
-        return Math.log(max(p, 1e-12))
+        return p
+    }
+
+    /// `Math.exp(pack.logPrior(id))`, remembered by the stored prior (a few thousand values).
+    private func unigramProbability(_ id: Int) -> Float {
+        let cost = Int(pack.priors[id])
+        if cost < unigramByCost.count, !unigramByCost[cost].isNaN { return unigramByCost[cost] }
+        if cost >= unigramByCost.count { unigramByCost += repeatElement(.nan, count: cost + 1 - unigramByCost.count) }
+        unigramByCost[cost] = Math.exp(pack.logPrior(id))
+        return unigramByCost[cost]
+    }
+
+    /// `Math.exp` of a successor entry's log probability, remembered by its 12-bit cost.
+    private func successorProbability(_ entry: UInt32) -> (id: Int, probability: Float) {
+        let cost = Int(entry >> 20)
+        if successorByCost.isEmpty { successorByCost = [Float](repeating: .nan, count: 4096) }
+        if successorByCost[cost].isNaN { successorByCost[cost] = Math.exp(LanguagePack.decodeSuccessor(entry).logProb) }
+        return (LanguagePack.decodeSuccessor(entry).id, successorByCost[cost])
     }
 
     /// Candidates from the learned model: words with the prefix and the most used successors
@@ -390,13 +497,49 @@ public final class Predictor {
 
     /// A pack word's key and word score in the current context, computed once per context:
     /// the next word's candidates and those of each prefix of the word overlap.
-    private func scoredWord(_ id: Int, _ scores: ContextScores) -> (key: String, score: Float) {
+    private func scoredWord(_ id: Int, _ scores: ContextScores) -> (key: String, probability: Float) {
         if let known = scoredWords[id] { return known }
         let key = pack.key(id)
-        let scored = (key, wordScore(id: id, key: key, scores))
+        let scored = (key, wordProbability(id: id, key: key, scores))
         if scoredWords.count >= 8192 { scoredWords.removeAll(keepingCapacity: true) }
         scoredWords[id] = scored
         return scored
+    }
+
+    /// The best `limit` candidates by word score, best first, as `best` gives them, with the
+    /// log taken only of candidates that may be among them (their scores are settled in
+    /// `candidates`, so a narrowed pool keeps them).
+    ///
+    /// Why it is exact: the log is monotone and accurate to 1e-15, and a score is at least
+    /// −27.7 (`log(1e-12)`), where a `Float` step is under 4e-6. The `limit` candidates with the
+    /// highest `max(probability, 1e-12)` and no penalty all score at least `log(floor)`; a
+    /// candidate whose `max(probability, 1e-12)` is below `0.999 * floor` scores more than 1e-3
+    /// lower than each of them (a penalty only lowers it), so it is strictly behind `limit`
+    /// others and never among the best.
+    private static func window(_ limit: Int, of candidates: inout [Candidate], prunes: Bool) -> [Candidate] {
+        var floor: Float = 0
+        if prunes, candidates.count > limit {
+            // The `limit`-th highest bound among candidates without a penalty (0: fewer of them).
+            var highest: [Float] = []
+            highest.reserveCapacity(limit + 1)
+            for candidate in candidates where candidate.penalty == 0 {
+                let bound = max(candidate.probability, 1e-12)
+                if highest.count == limit, bound <= highest[limit - 1] { continue }
+                let position = highest.firstIndex { $0 < bound } ?? highest.count
+                highest.insert(bound, at: position)
+                if highest.count > limit { highest.removeLast() }
+            }
+            if highest.count == limit { floor = highest[limit - 1] }
+        }
+        let cut = floor * 0.999
+        var kept: [Candidate] = []
+        kept.reserveCapacity(min(candidates.count, 2 * limit))
+        for index in candidates.indices {
+            if candidates[index].penalty >= 0, max(candidates[index].probability, 1e-12) < cut { continue }
+            candidates[index].settle()
+            kept.append(candidates[index])
+        }
+        return best(limit, of: kept)
     }
 
     /// The best `limit` candidates by word score, best first: what sorting all of them and
@@ -441,7 +584,7 @@ public final class Predictor {
         if prefixKey.isEmpty {
             for id in pack.topWords.prefix(64) { add(Int(id), []) }
         } else {
-            top = topByPrior(range, limit: Self.priorLimit)
+            top = bestByPrior(prefixKey: prefixKey, range)
             for id in top { add(id, .range) }
         }
         // Typo-tolerant completions: when the typed prefix is unlikely, the prefixes one
@@ -480,23 +623,24 @@ public final class Predictor {
             let (key, score) = scoredWord(id, scores)
             if key == prefixKey { continue }  // the typed text itself is already in the field
             // The display form is settled later, for the window only.
-            var candidate = Candidate(id: id, key: key, display: "", wordScore: score, sources: sources[index])
+            var candidate = Candidate(id: id, key: key, display: "", probability: score, sources: sources[index])
             if let penalty = corrections[id] {
                 candidate.isCorrection = true
-                candidate.wordScore -= penalty
+                candidate.penalty = penalty
             }
             candidates.append(candidate)
         }
         for (key, display, source) in documentOnly where key != prefixKey {
             candidates.append(
                 Candidate(
-                    id: nil, key: key, display: display, wordScore: wordScore(id: nil, key: key, scores),
+                    id: nil, key: key, display: display, probability: wordProbability(id: nil, key: key, scores),
                     sources: source))
         }
         // Only a pool without corrections can be narrowed: corrections depend on the whole prefix.
+        // The next word's pool narrows too, to the first letter: its sources that a letter's
+        // search also has (successors, the document) are all of theirs for the empty prefix.
         return CandidatePool(
-            prefixKey: prefixKey, candidates: candidates, topByPrior: top,
-            extensible: !prefixKey.isEmpty && corrections.isEmpty)
+            prefixKey: prefixKey, candidates: candidates, topByPrior: top, extensible: corrections.isEmpty)
     }
 
     /// The candidates of a prefix that extends the previous key's prefix in the same context,
@@ -521,7 +665,7 @@ public final class Predictor {
         else { return nil }
         let range = pack.range(ofPrefix: prefixKey)
         var top = pool.topByPrior.filter { range.contains($0) }
-        if top.count < min(Self.priorLimit, range.count) { top = topByPrior(range, limit: Self.priorLimit) }
+        if top.count < min(Self.priorLimit, range.count) { top = bestByPrior(prefixKey: prefixKey, range) }
         if typoCompletionsApply(range: range, top: top, partialScalarCount: partialScalarCount) { return nil }
 
         var candidates: [Candidate] = []
@@ -542,7 +686,7 @@ public final class Predictor {
         func addWord(_ id: Int, sources: CandidateSources) {
             let (key, score) = scoredWord(id, scores)
             if key == prefixKey { return }
-            candidates.append(Candidate(id: id, key: key, display: "", wordScore: score, sources: sources))
+            candidates.append(Candidate(id: id, key: key, display: "", probability: score, sources: sources))
         }
         for id in top where presentIDs.insert(id).inserted { addWord(id, sources: .range) }
         for entry in learnedCandidates(prefixKey: prefixKey, scores) {
@@ -552,7 +696,7 @@ public final class Predictor {
                 candidates.append(
                     Candidate(
                         id: nil, key: entry.key, display: entry.display,
-                        wordScore: wordScore(id: nil, key: entry.key, scores)))
+                        probability: wordProbability(id: nil, key: entry.key, scores)))
             }
         }
         return CandidatePool(prefixKey: prefixKey, candidates: candidates, topByPrior: top, extensible: true)
@@ -569,6 +713,7 @@ public final class Predictor {
     }
 
     private func compute(context: Substring, partial: Substring, count: Int) -> [Suggestion] {
+        lastAnswerPath = .none
         if WordText.containsDigit(partial) { return [] }
         let prefixKey = WordText.key(partial)
         let startsSentence = WordText.isSentenceStart(context)
@@ -582,15 +727,17 @@ public final class Predictor {
             contextScores = scores
         }
         let partialScalarCount = partial.unicodeScalars.count
-        let pool: CandidatePool
+        var pool: CandidatePool
         if let narrowed = narrowedCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores) {
             pool = narrowed
             narrowedKeys += 1
+            lastAnswerPath = .narrowed
         } else {
             pool = freshCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
+            lastAnswerPath = prefixKey.isEmpty ? .nextWord : pool.extensible ? .searched : .corrected
         }
-        candidatePool = pool
-        var candidates = Self.best(options.windowSize, of: pool.candidates)
+        var candidates = Self.window(options.windowSize, of: &pool.candidates, prunes: reusesCandidates)
+        candidatePool = pool  // with the scores settled here, for the next key
         let trigramProb = scores.trigramProb
         let bigramProb = scores.bigramProb
         for index in candidates.indices {
@@ -614,14 +761,15 @@ public final class Predictor {
 
         // Re-rank the window with the character model and the savings preference.
         let model = pack.characterModel
-        let history = options.useCharacterModel ? model.symbols(context.unicodeScalars.suffix(model.order * 2)) : []
+        let history =
+            options.useCharacterModel
+            ? Array(model.symbols(context.unicodeScalars.suffix(model.order * 2)).suffix(model.order - 1)) : []
         // A neutral history: the word after a plain space. Subtracting the word's score there
         // keeps only what the context adds, so the prior is not counted twice.
         let neutral = model.symbols(CollectionOfOne(" "))
-        if characterScores.history != history {
-            characterScores.history = history
-            characterScores.inContext.removeAll(keepingCapacity: true)
-        }
+        characterScores.use(history: history, keeps: reusesCandidates)
+        // The reference computes every score in full.
+        if !reusesCandidates { characterScores.inContext.removeAll(keepingCapacity: true) }
         for index in candidates.indices {
             var total = candidates[index].wordScore
             if options.useCharacterModel {
@@ -731,6 +879,17 @@ public final class Predictor {
             }
         }
         return variants
+    }
+
+    /// `topByPrior(range, limit: priorLimit)` of a prefix's range, remembered for large ranges:
+    /// it depends on the pack only, and a short prefix's range holds thousands of words.
+    private func bestByPrior(prefixKey: String, _ range: Range<Int>) -> [Int] {
+        guard reusesCandidates, range.count > 512 else { return topByPrior(range, limit: Self.priorLimit) }
+        if let known = priorTops[prefixKey] { return known }
+        let top = topByPrior(range, limit: Self.priorLimit)
+        if priorTops.count >= 1024 { priorTops.removeAll(keepingCapacity: true) }
+        priorTops[prefixKey] = top
+        return top
     }
 
     /// The `limit` ids with the highest prior inside a range.

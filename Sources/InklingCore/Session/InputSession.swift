@@ -244,10 +244,11 @@ public final class InputSession {
         var result = applyKeyRules(event)
         // A one-off message goes with the next key, whatever that key does.
         if hadNotice, !event.isRelease, !Keysym.isModifierOnly(event.keyval) { result.effects += auxiliaryEffects() }
-        // Judged under the settings the key asked for (the reader applies them after the answer).
-        if cloudEnabled(under: settings.applying(result.intents)), !event.isRelease,
-            !Keysym.isModifierOnly(event.keyval)
-        {
+        // Judged under the settings the key asked for (the reader applies them after the answer);
+        // nearly every key asks for nothing, and then the settings are not copied.
+        let cloudOn =
+            result.intents.isEmpty ? cloudEnabled(under: settings) : cloudEnabled(under: settings.applying(result.intents))
+        if cloudOn, !event.isRelease, !Keysym.isModifierOnly(event.keyval) {
             cloudCheck.scheduler.noteChange(
                 now: clock.now(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))
         }

@@ -56,11 +56,16 @@ struct WordLanguageModelTests {
     }
 
     @Test(
-        "the int8 output matrix kept in memory gives the dequantised log-softmax: 16 dimensions, 21 words, every byte")
+        "the int8 matrices read in place give the dequantised log-softmax: 16 and 40 dimensions, 21 words, every byte")
     func int8OutputMatchesDequantised() throws {
-        // Two column groups per lane set, three blocks of 8 words (the last padded), and the int8
+        // Rows that end inside a 32-column load, 21 words (not a multiple of 8), and the int8
         // values −128 … 127 all present: a layout or unpacking slip shows as a wrong log-probability.
-        let dimension = 16
+        for dimension in [16, 40] { try Self.checkInt8Output(dimension: dimension) }
+    }
+
+    /// `int8OutputMatchesDequantised` at one dimension (16: one partial 32-column load per row;
+    /// 40: a full one and a partial one).
+    static func checkInt8Output(dimension: Int) throws {
         let vocabulary = 21
         let gates = 3 * dimension
         func bytes(_ count: Int, _ seed: Int) -> [Int8] {
@@ -180,17 +185,80 @@ struct WordLanguageModelTests {
             history.append(word)
             replayed = model.advance(replayed, key: word)
             let before = tracker.stepCount
+            let normalisersBefore = tracker.normaliserCount
             let keys = Array(history.suffix(NeuralContextTracker.historyLimit))
             #expect(tracker.state(after: keys) == replayed)
             #expect(tracker.state(after: keys) == replayed)  // every key of the next word: no step
             #expect(tracker.stepCount == before + 1, "after \(history.count) words")
+            #expect(tracker.normaliserCount == normalisersBefore + 1, "one normaliser pass per state")
         }
-        // The cursor moved back two words: replayed from the document start over the given words.
-        let back = Array(history.dropLast(2).suffix(NeuralContextTracker.historyLimit))
+        // The cursor moved back one word: that state is still kept (as computed, across all the
+        // words before it), so no step.
+        var carried = model.startState
+        for word in history.dropLast() { carried = model.advance(carried, key: word) }
+        let steps = tracker.stepCount
+        #expect(tracker.state(after: Array(history.dropLast().suffix(NeuralContextTracker.historyLimit))) == carried)
+        #expect(tracker.stepCount == steps)
+        // Back further than the kept states: replayed from the document start over the given words.
+        let back = Array(history.dropLast(NeuralContextTracker.slotCount + 1).suffix(NeuralContextTracker.historyLimit))
         var expected = model.startState
         for key in back { expected = model.advance(expected, key: key) }
         #expect(tracker.state(after: back) == expected)
         #expect(tracker.state(after: []) == model.startState)
+    }
+
+    @Test("the tracker's kept logits give exactly the log-probabilities computed afresh, over a typed text and a jump")
+    func cachedScoringIsExact() throws {
+        let model = try Self.model()
+        let tracker = NeuralContextTracker(model: model)
+        let text = ["the", "cat", "sat", "zebra", "on", "the", "mat", "and", "it", "ran", "a", "dog", "ran", "on", "the"]
+        let queries = model.keys + ["zebra", "unheard", ""]
+        func check(_ history: [String], _ state: WordLanguageModel.State) {
+            tracker.update(after: Array(history.suffix(NeuralContextTracker.historyLimit)))
+            for key in queries {
+                let cached = tracker.logProbability(of: key)
+                let fresh = model.logProbability(of: key, in: state)
+                #expect(cached.value == fresh.value, "after \(history.count) words, \(key)")
+                #expect(cached.isUnknown == fresh.isUnknown)
+            }
+        }
+        var state = model.startState
+        var history: [String] = []
+        check(history, state)
+        for word in text {
+            history.append(word)
+            state = model.advance(state, key: word)
+            check(history, state)
+        }
+        // A jump back (replayed over the last words): the same, against a replay from the start.
+        let back = Array(history.dropLast(3).suffix(NeuralContextTracker.historyLimit))
+        check(back, back.reduce(model.startState) { model.advance($0, key: $1) })
+    }
+
+    @Test("a context the tracker comes back to costs no step and no normaliser pass, and gives the same values")
+    func keptStates() throws {
+        let model = try Self.model()
+        let tracker = NeuralContextTracker(model: model)
+        let before = ["the", "cat"]
+        let after = ["the", "cat", "sat"]
+        tracker.update(after: before)
+        let early = tracker.logProbability(of: "on")
+        tracker.update(after: after)
+        let late = tracker.logProbability(of: "on")
+        let (steps, passes) = (tracker.stepCount, tracker.normaliserCount)
+        // The finished word's check looks before "sat", the next key after it, and so on.
+        for _ in 0..<5 {
+            tracker.update(after: before)
+            #expect(tracker.logProbability(of: "on") == early)
+            tracker.update(after: after)
+            #expect(tracker.logProbability(of: "on") == late)
+        }
+        #expect(tracker.stepCount == steps && tracker.normaliserCount == passes)
+        // More contexts than slots: the least recently used one is computed again, correctly.
+        for key in ["a", "dog", "ran"] { tracker.update(after: before + [key]) }
+        tracker.update(after: after)
+        #expect(tracker.normaliserCount == passes + 4)
+        #expect(tracker.logProbability(of: "on") == late)
     }
 
     @Test("the re-ranker adds the network's output on the features and the GRU's inputs, as in PyTorch")

@@ -66,8 +66,13 @@ struct IncrementalPredictionTests {
                     word = ""
                 }
                 ask(typed)
-                // Sometimes a different count for the same text (the engine asks for a page).
-                if random.next() % 16 == 0 { ask(typed, count: 8) }
+                // Sometimes a different count for the same text (the engine asks for a page), or
+                // the whole window (a wrong candidate at its bottom seldom shows in the first few).
+                switch random.next() % 8 {
+                case 0: ask(typed, count: 8)
+                case 1: ask(typed, count: 40)
+                default: break
+                }
             }
         }
     }
@@ -110,6 +115,52 @@ struct IncrementalPredictionTests {
         }
         #expect(typist.mismatches.isEmpty, "\(typist.mismatches)")
         #expect(typist.narrowing.narrowedKeys > typist.requests / 4, "\(typist.narrowing.narrowedKeys)")
+    }
+
+    /// The engine keeps up to 2,000 scalars before the cursor: every key of a word must still
+    /// see the same context (its last 1,000 scalars), so the word's keys narrow, and the answer
+    /// is the one a fresh predictor gives for that context and the word.
+    @Test("a word typed after more than 1000 characters narrows and answers for the cut context")
+    func longDocument() {
+        var document = ""
+        while document.unicodeScalars.count < 2600 {
+            for line in EnglishFixture.corpus.split(separator: "\n") { document += line + " " }
+        }
+        let narrowing = Predictor(pack: FixturePacks.english)
+        let fresh = Predictor(pack: FixturePacks.english)
+        fresh.reusesCandidates = false
+        var typed = ""
+        var longRequests = 0
+        var longNarrowed = 0
+        var mismatches: [String] = []
+        for (index, scalar) in document.unicodeScalars.enumerated() {
+            typed.unicodeScalars.append(scalar)
+            if typed.unicodeScalars.count > 2000 {
+                typed = String(typed.unicodeScalars.suffix(1000))  // as the engine trims
+            }
+            let narrowedBefore = narrowing.narrowedKeys
+            let count = index % 3 == 0 ? 40 : 5  // sometimes the whole window
+            let got = narrowing.suggestions(before: typed, count: count)
+            let expected = fresh.suggestions(before: typed, count: count)
+            if got != expected || zip(got, expected).contains(where: { $0.score.bitPattern != $1.score.bitPattern }) {
+                mismatches.append("\(index): \(got) vs \(expected)")
+            }
+            guard typed.unicodeScalars.count > 1100 else { continue }
+            longRequests += 1
+            if narrowing.narrowedKeys > narrowedBefore { longNarrowed += 1 }
+            if index % 7 == 0 {
+                // A new predictor asked for the last 1,000 scalars of the context and the word.
+                let (context, partial) = WordText.splitPartialWord(typed)
+                let cut = String(context.unicodeScalars.suffix(1000)) + partial
+                let alone = Predictor(pack: FixturePacks.english).suggestions(before: cut, count: count)
+                if got != alone || zip(got, alone).contains(where: { $0.score.bitPattern != $1.score.bitPattern }) {
+                    mismatches.append("\(index) cut: \(got) vs \(alone)")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(longRequests > 1000)
+        #expect(longNarrowed > longRequests / 4, "\(longNarrowed) of \(longRequests)")
     }
 
     @Test("a longer word after a change of options, reranker or learned words is searched afresh")
