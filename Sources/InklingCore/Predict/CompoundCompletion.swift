@@ -40,9 +40,10 @@ extension Substring {
 extension Predictor {
     /// `result` (the dictionary's completions of the whole partial word), filled up to `count`
     /// with compounds completed part by part when the partial word has an inner hyphen.
-    func fillingWithCompoundParts(_ result: [Suggestion], before: String, count: Int) -> [Suggestion] {
+    func fillingWithCompoundParts(
+        _ result: [Suggestion], context: Substring, partial: Substring, count: Int
+    ) -> [Suggestion] {
         guard result.count < count else { return result }
-        let (context, partial) = WordText.splitPartialWord(before)
         guard let (head, tail) = CompoundCompletion.split(partial), CompoundCompletion.applies(head: head, tail: tail)
         else { return result }
         var filled = result

@@ -274,7 +274,7 @@ public final class Predictor {
         if document.update(context: context, pack: pack) { forgetContext() }
         var result = compute(context: context, partial: partial, count: count)
         // Hyphenated compounds the dictionary lacks, completed part by part (CompoundCompletion).
-        result = fillingWithCompoundParts(result, before: tail, count: count)
+        result = fillingWithCompoundParts(result, context: context, partial: partial, count: count)
         if resultCache.count > 256 { resultCache.removeAll(keepingCapacity: true) }
         resultCache[cacheKey] = result
         return result
