@@ -31,7 +31,8 @@ awk -v held="$WORK/heldout.txt" -v kept="$WORK/prepared/corpus.txt" \
     'NR % 50 == 7 { print > held; next } { print > kept }' "$PREPARED/corpus.txt"
 "$INKLING" pack build --prepared "$WORK/prepared" -o "$WORK/heldout-free.inkpack" 2>"$WORK/packbuild.log"
 cd "$ROOT/scripts/neural"
-"$VENV/bin/python" train_wordlm.py --corpus "$WORK/prepared/corpus.txt" --out "$WORK/wordgru.pt" \
+# --case-reachable: no loss for a lower-case first word after <s> (corpus fragments; issue 17).
+"$VENV/bin/python" train_wordlm.py --case-reachable --corpus "$WORK/prepared/corpus.txt" --out "$WORK/wordgru.pt" \
     --max-steps "$STEPS" --minutes 1e9 >"$WORK/wordlm.log"
 half=$(( ($(wc -l < "$WORK/heldout.txt") + 1) / 2 ))
 head -n "$half" "$WORK/heldout.txt" > "$WORK/heldout-a.txt"

@@ -13,6 +13,7 @@ CPU only, one thread, fixed seed, deterministic algorithms.
 """
 import argparse
 import json
+import os
 import time
 import zlib
 
@@ -95,6 +96,37 @@ def load(paths, buckets, lm=None):
             np.array(prev_ids), words)
 
 
+def without_unreachable_starts(paths, words, targets):
+    """The targets with the first query of every lower-case word at a sentence start removed (-1).
+
+    At a sentence start the engine offers capitals, which never match such a word, however it is
+    ranked: learning to rank it there only teaches the network that "the", "a" and "he" start
+    messages (dictionary usage examples are lower-case fragments)."""
+    targets = targets.copy()
+    index = 0
+    for path, _ in paths:
+        for line in open(path, encoding="utf-8"):
+            rec = json.loads(line)
+            _, _, first, count = words[index]
+            if rec["ss"] and rec["w"][:1].islower() and count:
+                targets[first] = -1
+            index += 1
+    assert index == len(words)
+    return targets
+
+
+def with_relative_features(f, m):
+    """Appends, per candidate, its predictor score and (with a word LM) its GRU log-probability
+    minus the best of its window: how far it is from the window's leader, which a per-candidate
+    MLP cannot see otherwise."""
+    cols = [TOTAL] + ([NF] if f.shape[-1] > NF else [])
+    extra = []
+    for col in cols:
+        v = np.where(m, f[..., col], -np.inf)
+        extra.append(np.where(m, f[..., col] - v.max(1, keepdims=True), 0).astype(np.float32))
+    return np.concatenate([f] + [e[..., None] for e in extra], -1)
+
+
 class Reranker(torch.nn.Module):
     """score = predictor's total + MLP(normalised features [, candidate ⊙ previous-word embedding])."""
 
@@ -155,12 +187,31 @@ def main():
     ap.add_argument("--lm", help="word GRU checkpoint (train_wordlm.py): adds its log-probability as a feature")
     ap.add_argument("--fold", type=int, default=0, help="which fifth of the documents is the test set")
     ap.add_argument("--out")
+    ap.add_argument("--cache", help="npz of the loaded dumps (written if missing, read if present)")
+    ap.add_argument("--case-reachable", action="store_true",
+                    help="a sentence-start word written in lower case (a fragment: \"the dog barked\") is no "
+                         "target before its first letter: the engine shows sentence starts capitalised")
+    ap.add_argument("--relative", action="store_true",
+                    help="add window-relative inputs: the score and the GRU log-probability minus the window's best")
+    ap.add_argument("--weight", choices=("none", "remaining"), default="none",
+                    help="per-prefix loss weight: none, or the letters a selection there saves")
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(17)
     torch.use_deterministic_algorithms(True)
     paths = [(p.split(":")[0], int(p.split(":")[1]) if ":" in p else 0) for p in args.dump]
-    f, m, t, c, p, words = load(paths, args.buckets, args.lm)
+    if args.cache and os.path.exists(args.cache):
+        with np.load(args.cache) as z:
+            f, m, t, c, p = z["f"], z["m"], z["t"], z["c"], z["p"]
+            words = [tuple(int(x) for x in row) for row in z["words"]]
+    else:
+        f, m, t, c, p, words = load(paths, args.buckets, args.lm)
+        if args.cache:
+            np.savez(args.cache, f=f, m=m, t=t, c=c, p=p, words=np.array(words, np.int64))
+    if args.case_reachable:
+        t = without_unreachable_starts(paths, words, t)
+    if args.relative:
+        f = with_relative_features(f, m)
     # Fold f: documents with id % 5 == f test, f + 1 validation, the rest training.
     split = np.array([(w[0] - args.fold) % 5 for w in words])  # 0: test, 1: valid, else train
     qsplit = np.zeros(len(t), np.int64)
@@ -188,6 +239,13 @@ def main():
               "baseline": {k: kss(v, base, m, t, args.k) for k, v in sets.items() if k != "train"},
               "oracle_window_hit": float((t >= 0).mean())}
     print(json.dumps(report), flush=True)
+    # KSS counts letters: a hit at a prefix saves the letters still to type there (the word's
+    # length minus the prefix), so with --weight remaining those prefixes weigh more.
+    weights = np.ones(len(t), np.float32)
+    if args.weight == "remaining":
+        for _, n, first, count in words:
+            weights[first:first + count] = np.maximum(1, n - np.arange(count))
+    wt = torch.from_numpy(weights)
     gen = torch.Generator().manual_seed(17)
     best = None
     start = time.time()
@@ -197,7 +255,10 @@ def main():
         for i in range(0, len(order), 256):
             b = torch.from_numpy(order[i:i + 256])
             s = model(ft[b], ct[b], pt[b]).masked_fill(~mt[b], -1e9)
-            loss = torch.nn.functional.cross_entropy(s, tt[b])
+            if args.weight == "none":  # the shipped model's exact arithmetic (golden check)
+                loss = torch.nn.functional.cross_entropy(s, tt[b])
+            else:
+                loss = (torch.nn.functional.cross_entropy(s, tt[b], reduction="none") * wt[b]).sum() / wt[b].sum()
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -46,23 +46,34 @@ def main():
     ap.add_argument("--max-steps", type=int, default=0,
                     help="stop after this many steps (reproducible; --minutes is only a cap)")
     ap.add_argument("--resume", help="continue from this checkpoint, after the text it has seen")
+    ap.add_argument("--case-reachable", action="store_true",
+                    help="no loss for a document's first word written in lower case (a fragment such as "
+                         "a dictionary's usage example): it teaches <s> that \"the\", \"a\" and \"he\" start messages")
     args = ap.parse_args()
     torch.manual_seed(17)
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
 
-    docs = [words(line) for line in open(args.corpus, encoding="utf-8")]
+    lines = open(args.corpus, encoding="utf-8").read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    docs = [words(line) for line in lines]
+    fragment = [bool(d) and WORD.search(line).group(0)[:1].islower() for d, line in zip(docs, lines)]
     counts = collections.Counter(w for d in docs for w in d)
     itos = [BOS, UNK] + [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[: args.vocab - 2]]
     stoi = {w: i for i, w in enumerate(itos)}
-    stream = []
-    for d in docs:
+    stream, unreachable = [], []
+    for d, frag in zip(docs, fragment):
         stream.append(0)
+        if frag and args.case_reachable:
+            unreachable.append(len(stream))  # the target after this <s>
         stream.extend(stoi.get(w, 1) for w in d)
     data = torch.tensor(stream, dtype=torch.long)
     n = (len(data) - 1) // args.batch
     inputs = data[: n * args.batch].view(args.batch, n)
-    targets = data[1:n * args.batch + 1].view(args.batch, n)
+    shifted = data.clone()
+    shifted[unreachable] = -100  # CrossEntropyLoss's ignore_index
+    targets = shifted[1:n * args.batch + 1].view(args.batch, n)
     print(f"tokens {len(data)}  vocab {len(itos)}  unk {float((data == 1).float().mean()):.3f}", flush=True)
 
     model = WordGRU(len(itos), args.dim)

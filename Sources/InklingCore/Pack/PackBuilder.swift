@@ -281,22 +281,35 @@ public struct PackBuilder {
 
     // MARK: Word n-grams
 
-    /// Word ids of each sentence in the corpus, `nil` for unknown words and numbers.
-    private func sentences(_ documents: [Substring], vocabulary: Vocabulary) -> [[Int?]] {
-        var result: [[Int?]] = []
+    /// One sentence of the corpus: word ids, `nil` for unknown words and numbers.
+    private struct Sentence {
+        var ids: [Int?] = []
+        /// Whether its first word may follow the sentence-start context: not written with a
+        /// lower-case initial. A text that starts in lower case is a fragment (a dictionary's
+        /// usage example "the dog barked", words after "e.g."), not how sentences begin; counted
+        /// as starts they pushed "the", "a" and "he" ahead of "I" at the start of a message.
+        var followsStart = true
+    }
+
+    /// The sentences of the corpus's documents, split at `.`, `!` and `?`.
+    private func sentences(_ documents: [Substring], vocabulary: Vocabulary) -> [Sentence] {
+        var result: [Sentence] = []
         for document in documents {
-            var current: [Int?] = []
+            var current = Sentence()
             var previousEnd = document.startIndex
             for word in WordText.words(in: document) {
                 let gap = document[previousEnd..<word.startIndex]
-                if gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }), !current.isEmpty {
+                if gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }), !current.ids.isEmpty {
                     result.append(current)
-                    current = []
+                    current = Sentence()
                 }
-                current.append(vocabulary.ids[WordText.key(word)])
+                if current.ids.isEmpty {
+                    current.followsStart = !(word.unicodeScalars.first?.properties.isLowercase ?? false)
+                }
+                current.ids.append(vocabulary.ids[WordText.key(word)])
                 previousEnd = word.endIndex
             }
-            if !current.isEmpty { result.append(current) }
+            if !current.ids.isEmpty { result.append(current) }
         }
         return result
     }
@@ -309,9 +322,9 @@ public struct PackBuilder {
         var pairCounts: [UInt64: Int] = [:]
         var corpusMass = 0.0
         for sentence in sentences(documents, vocabulary: vocabulary) {
-            var previous: Int? = start
+            var previous: Int? = sentence.followsStart ? start : nil
             var beforePrevious: Int? = nil
-            for id in sentence {
+            for id in sentence.ids {
                 if let id, let previous {
                     bigramCounts[UInt64(previous) << 32 | UInt64(id), default: 0] += 1
                     corpusMass += 1

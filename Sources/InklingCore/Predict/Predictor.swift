@@ -272,7 +272,9 @@ public final class Predictor {
         lastAnswerPath = .cached
         if let cached = resultCache[cacheKey] { return cached }
         if document.update(context: context, pack: pack) { forgetContext() }
-        let result = compute(context: context, partial: partial, count: count)
+        var result = compute(context: context, partial: partial, count: count)
+        // Hyphenated compounds the dictionary lacks, completed part by part (CompoundCompletion).
+        result = fillingWithCompoundParts(result, context: context, partial: partial, count: count)
         if resultCache.count > 256 { resultCache.removeAll(keepingCapacity: true) }
         resultCache[cacheKey] = result
         return result

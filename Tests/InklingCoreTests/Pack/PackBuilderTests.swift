@@ -94,13 +94,38 @@ struct PackBuilderTests {
     func sentenceSplitting() throws {
         let words = "one\t0.25\ntwo\t0.25\nthree\t0.25\nfour\t0.25\n"
         let pack = try Self.open(
-            FixturePacks.build(wordFrequencies: words, corpus: "one two! three four? one two. three"))
+            FixturePacks.build(wordFrequencies: words, corpus: "One two! Three four? One two. Three"))
         func successors(_ context: Int) -> Set<String> {
             Set(pack.bigramSuccessors(of: context).entries.map { pack.key(LanguagePack.decodeSuccessor($0).id) })
         }
         #expect(successors(pack.sentenceStartID) == ["one", "three"])
         #expect(successors(try #require(pack.id(ofKey: "two"))).isEmpty)
         #expect(successors(try #require(pack.id(ofKey: "one"))) == ["two"])
+    }
+
+    @Test("a text starting in lower case is a fragment: its first word does not follow the start context")
+    func lowerCaseFragmentsAreNotSentenceStarts() throws {
+        let words = "i\t0.2\nthe\t0.2\ndog\t0.2\nbarked\t0.2\nam\t0.2\n"
+        // Dictionary usage examples ("the dog barked") outnumber the real sentence starts ("I am").
+        let corpus = """
+            the dog barked
+            the dog barked. I am
+            the dog barked! I am. the dog
+            I am
+            """
+        let pack = try Self.open(FixturePacks.build(wordFrequencies: words, corpus: corpus))
+        let starts = pack.bigramSuccessors(of: pack.sentenceStartID).entries.map {
+            pack.key(LanguagePack.decodeSuccessor($0).id)
+        }
+        #expect(starts == ["i"])
+        // The fragment's own word pairs still count.
+        let the = try #require(pack.id(ofKey: "the"))
+        #expect(pack.bigramSuccessors(of: the).entries.map { pack.key(LanguagePack.decodeSuccessor($0).id) } == ["dog"])
+        // Caseless scripts have no lower-case initial: their sentences keep their start.
+        let caseless = try Self.open(
+            FixturePacks.build(
+                wordFrequencies: "\u{4E00}\t0.5\n\u{4E8C}\t0.5\n", corpus: "\u{4E00} \u{4E8C}. \u{4E8C} \u{4E00}"))
+        #expect(caseless.bigramSuccessors(of: caseless.sentenceStartID).entries.count == 2)
     }
 
     @Test func heldOutDocuments() {

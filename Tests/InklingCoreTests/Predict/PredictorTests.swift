@@ -36,8 +36,14 @@ struct PredictorTests {
                 WordText.words(in: suggestion).map(String.init) == [suggestion], "\(suggestion)",
                 sourceLocation: sourceLocation)
             #expect(!WordText.containsDigit(suggestion), "\(suggestion)", sourceLocation: sourceLocation)
+            // A hyphenated compound completed part by part: the typed head, then a word.
+            let lastPart = CompoundCompletion.split(partial).flatMap { split -> String? in
+                let head = WordText.key(split.head)
+                return key.hasPrefix(head) ? String(key.dropFirst(head.count)) : nil
+            }
+            let knownPart = lastPart.map { pack.id(ofKey: $0) != nil || documentWords.contains($0) } ?? false
             #expect(
-                pack.id(ofKey: key) != nil || documentWords.contains(key),
+                pack.id(ofKey: key) != nil || documentWords.contains(key) || knownPart,
                 "\(suggestion) for \(before.debugDescription) is neither a pack nor a document word",
                 sourceLocation: sourceLocation)
             // Completions extend what was typed, and never repeat it; a correction extends a
