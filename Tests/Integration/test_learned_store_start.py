@@ -74,7 +74,8 @@ def scenario_locked(checks):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     # A learned word, imported with the CLI (the store's own schema), then the file locked in
     # rollback-journal mode: readers wait for the lock.
-    subprocess.run([cli_path(), "learned", "import", "-", "--db", path], input="\tquillfeather\tQuillfeather\t5\t1700000000\n",
+    subprocess.run([cli_path(), "learned", "import", "-", "--db", path],
+                   input="\tquillfeather\tQuillfeather\t5\t1700000000\n",
                    text=True, check=True, env=daemon.env, capture_output=True)
     holder = sqlite3.connect(path, isolation_level=None, timeout=10)
     holder.execute("PRAGMA journal_mode=DELETE")

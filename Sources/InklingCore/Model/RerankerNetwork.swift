@@ -162,7 +162,8 @@ public struct RerankerNetwork: Sendable, Equatable {
                 .replacing(with: 20, where: chunk .< -20)
             let small = WordLanguageModel.exponential(-2 * magnitude)
             let result = (1 - small) / (1 + small)
-            raw.storeBytes(of: result.replacing(with: -result, where: chunk .< 0), toByteOffset: 4 * start, as: SIMD8<Float>.self)
+            raw.storeBytes(
+                of: result.replacing(with: -result, where: chunk .< 0), toByteOffset: 4 * start, as: SIMD8<Float>.self)
             start += 8
         }
     }

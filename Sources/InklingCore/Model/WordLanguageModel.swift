@@ -76,7 +76,9 @@ public struct WordLanguageModel: Sendable {
         /// Copies the bytes (16-byte aligned).
         init(copying bytes: UnsafeRawBufferPointer) {
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
-            if let base = bytes.baseAddress, bytes.count > 0 { copy.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+            if let base = bytes.baseAddress, let target = copy.baseAddress, bytes.count > 0 {
+                target.copyMemory(from: base, byteCount: bytes.count)
+            }
             owned = copy
             owner = nil
             self.bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copy)[0..<bytes.count])
@@ -192,7 +194,10 @@ public struct WordLanguageModel: Sendable {
     /// one pass over the output matrix), so a replay over several words pays it once, at the end.
     func state(hidden: [Float]) -> State {
         let workspace = Workspace(for: self)
-        let logNormalizer = hidden.withUnsafeBufferPointer { normalise($0.baseAddress!, workspace) }
+        let logNormalizer = hidden.withUnsafeBufferPointer { buffer in
+            guard let vector = buffer.baseAddress else { return Float(0) }  // never empty: the model's width
+            return normalise(vector, workspace)
+        }
         return State(hidden: hidden, logNormalizer: logNormalizer)
     }
 
@@ -203,7 +208,8 @@ public struct WordLanguageModel: Sendable {
         let id = id(of: key)
         let workspace = Workspace(for: self)
         let logit = state.hidden.withUnsafeBufferPointer { hidden in
-            workspace.permute(hidden.baseAddress!)
+            guard let vector = hidden.baseAddress else { return Float(0) }  // never empty: the model's width
+            workspace.permute(vector)
             return self.logit(id ?? 1, workspace)
         }
         return (logit - state.logNormalizer, id == nil)
@@ -217,7 +223,10 @@ public struct WordLanguageModel: Sendable {
     func step(_ hidden: [Float], id: Int) -> [Float] {
         var next = hidden
         let workspace = Workspace(for: self)
-        next.withUnsafeMutableBufferPointer { step($0.baseAddress!, id: id, workspace) }
+        next.withUnsafeMutableBufferPointer { buffer in
+            guard let vector = buffer.baseAddress else { return }  // never empty: the model's width
+            step(vector, id: id, workspace)
+        }
         return next
     }
 
@@ -285,7 +294,9 @@ public struct WordLanguageModel: Sendable {
     /// (always inside the section: scales or biases follow every matrix), times zeros.
     @inline(__always)
     private func dot(_ offset: Int, _ workspace: Workspace) -> Float {
-        let row = storage.bytes.baseAddress! + offset
+        // The section was validated non-empty at open; no base address would mean no model at all.
+        guard let base = storage.bytes.baseAddress else { return 0 }
+        let row = base + offset
         let vector = workspace.permuted
         var sums = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
         for chunk in 0..<workspace.chunks {
@@ -331,7 +342,6 @@ public struct WordLanguageModel: Sendable {
         let powerOfTwo = unsafeBitCast((integer &+ 127) &<< 23, to: SIMD8<Float>.self)
         return (p * powerOfTwo).replacing(with: 0, where: x .< -87)
     }
-
 
     static func sigmoid(_ x: Float) -> Float { 1 / (1 + Math.exp(-min(max(x, -40), 40))) }
 
@@ -451,7 +461,9 @@ public struct WordLanguageModel: Sendable {
         guard (2...Self.maximumVocabulary).contains(vocabulary), (8...Self.maximumDimension).contains(dimension),
             dimension % 8 == 0
         else { throw malformed("vocabulary \(vocabulary), dimension \(dimension)") }
-        guard blobLength <= bytes.count else { throw malformed("\(bytes.count) bytes, its key blob says \(blobLength)") }
+        guard blobLength <= bytes.count else {
+            throw malformed("\(bytes.count) bytes, its key blob says \(blobLength)")
+        }
         let layout = Layout(vocabulary: vocabulary, dimension: dimension, blobLength: blobLength)
         guard bytes.count == layout.end else { throw malformed("\(bytes.count) bytes, its sizes say \(layout.end)") }
         guard CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[20...])) == checksum else {
@@ -495,7 +507,8 @@ public struct WordLanguageModel: Sendable {
         for (start, count) in floatRanges {
             for index in 0..<count {
                 let value = Float(
-                    bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 4 * index, as: UInt32.self)))
+                    bitPattern: UInt32(
+                        littleEndian: bytes.loadUnaligned(fromByteOffset: start + 4 * index, as: UInt32.self)))
                 guard value.isFinite, abs(value) <= 1e4 else { throw malformed("a weight is out of range") }
             }
         }

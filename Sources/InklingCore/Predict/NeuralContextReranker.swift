@@ -70,15 +70,17 @@ public final class NeuralContextTracker {
         for slot in slots where slot !== base && slot.lastUse < target.lastUse { target = slot }
         if let base, let last = wanted.last {
             target.hidden.withUnsafeMutableBufferPointer { buffer in
+                guard let hidden = buffer.baseAddress else { return }  // never empty: the model's width
                 for index in buffer.indices { buffer[index] = base.hidden[index] }
-                model.step(buffer.baseAddress!, id: model.id(stepping: last), target.workspace)
+                model.step(hidden, id: model.id(stepping: last), target.workspace)
             }
             stepCount += 1
         } else {
             // Replayed over the hidden vectors: the normaliser only at the end.
             target.hidden.withUnsafeMutableBufferPointer { buffer in
+                guard let hidden = buffer.baseAddress else { return }  // never empty: the model's width
                 for index in buffer.indices { buffer[index] = startHidden[index] }
-                for key in wanted { model.step(buffer.baseAddress!, id: model.id(stepping: key), target.workspace) }
+                for key in wanted { model.step(hidden, id: model.id(stepping: key), target.workspace) }
             }
             stepCount += wanted.count
         }
@@ -103,7 +105,10 @@ public final class NeuralContextTracker {
     }
 
     private func normalise(_ slot: Slot) {
-        slot.logNormalizer = slot.hidden.withUnsafeBufferPointer { model.normalise($0.baseAddress!, slot.workspace) }
+        slot.logNormalizer = slot.hidden.withUnsafeBufferPointer { buffer in
+            guard let hidden = buffer.baseAddress else { return 0 }  // never empty: the model's width
+            return model.normalise(hidden, slot.workspace)
+        }
         normaliserCount += 1
     }
 

@@ -249,7 +249,8 @@ public final class InputSession {
         // Judged under the settings the key asked for (the reader applies them after the answer);
         // nearly every key asks for nothing, and then the settings are not copied.
         let cloudOn =
-            result.intents.isEmpty ? cloudEnabled(under: settings) : cloudEnabled(under: settings.applying(result.intents))
+            result.intents.isEmpty
+            ? cloudEnabled(under: settings) : cloudEnabled(under: settings.applying(result.intents))
         if cloudOn, !event.isRelease, !Keysym.isModifierOnly(event.keyval) {
             cloudCheck.scheduler.noteChange(
                 now: clock.now(), endsSentence: composition.typed.isEmpty && CloudCheck.endsSentence(context.before))

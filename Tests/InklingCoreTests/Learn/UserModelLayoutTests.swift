@@ -65,15 +65,20 @@ struct UserModelLayoutTests {
             let key = WordText.key(Self.display(&random))
             check(flat.knows(key) == reference.knows(key), "knows(\(key))", step: step)
             check(flat.word(key) == reference.word(key), "word(\(key))", step: step)
-            let prefix = String(String.UnicodeScalarView(key.unicodeScalars.prefix(Int.random(in: 1...3, using: &random))))
+            let prefix = String(
+                String.UnicodeScalarView(key.unicodeScalars.prefix(Int.random(in: 1...3, using: &random))))
             check(
                 flat.words(withPrefix: prefix, limit: 12) == reference.words(withPrefix: prefix, limit: 12),
                 "words(withPrefix: \(prefix))", step: step)
             let context = Self.context(&random)
-            check(flat.successors(of: context) == reference.successors(of: context), "successors(of: \(context))", step: step)
+            check(
+                flat.successors(of: context) == reference.successors(of: context), "successors(of: \(context))",
+                step: step)
             check(flat.total(of: context) == reference.total(of: context), "total(of: \(context))", step: step)
             check(flat.total(of: "") == reference.total(of: ""), "total(of: \"\")", step: step)
-            check(flat.entryCount == reference.entryCount, "entryCount \(flat.entryCount) vs \(reference.entryCount)", step: step)
+            check(
+                flat.entryCount == reference.entryCount, "entryCount \(flat.entryCount) vs \(reference.entryCount)",
+                step: step)
             if step % 100 == 0 {
                 check(flat.words == reference.words, "words", step: step)
                 check(Set(flat.allEntries) == Set(reference.allEntries), "allEntries", step: step)
@@ -109,7 +114,8 @@ struct UserModelLayoutTests {
         let display = display(&random)
         return LearnedEntry(
             context: context(&random), key: WordText.key(display), display: display,
-            count: Double(Int.random(in: 1...40, using: &random)) / 4, lastUsed: Int64.random(in: 0...7_000, using: &random))
+            count: Double(Int.random(in: 1...40, using: &random)) / 4,
+            lastUsed: Int64.random(in: 0...7_000, using: &random))
     }
 
     static func keyed(_ changes: [(context: String, key: String, entry: LearnedEntry?)]) -> [String: LearnedEntry?] {
@@ -138,7 +144,8 @@ struct UserModelLayoutTests {
         #expect(model.successors(of: "we")["zorblax"]?.count == 3)
         #expect(model.total(of: "") == 5 + 1 + 1 + 1)
         #expect(model.knows("quux") && model.knows("fresh"))
-        let changes = Dictionary(uniqueKeysWithValues: model.takeChanges().map { ($0.context + "\t" + $0.key, $0.entry) })
+        let changes = Dictionary(
+            uniqueKeysWithValues: model.takeChanges().map { ($0.context + "\t" + $0.key, $0.entry) })
         #expect(changes["\tzorblax"]??.count == 6)
         #expect(changes["we\tzorblax"]??.count == 3)
         #expect(changes["\tfresh"]??.count == 1)
@@ -158,9 +165,11 @@ struct UserModelLayoutTests {
         model.adoptStored(stored)
         #expect(!model.knows("zorblax") && model.successors(of: "zorblax").isEmpty)
         #expect(model.knows("rocks"))
-        let changes = Dictionary(uniqueKeysWithValues: model.takeChanges().map { ($0.context + "\t" + $0.key, $0.entry) })
+        let changes = Dictionary(
+            uniqueKeysWithValues: model.takeChanges().map { ($0.context + "\t" + $0.key, $0.entry) })
         #expect(changes.count == 2)
-        #expect(changes["\tzorblax"] == .some(nil) && changes["zorblax\trocks"] == .some(nil), "removed in the store too")
+        #expect(
+            changes["\tzorblax"] == .some(nil) && changes["zorblax\trocks"] == .some(nil), "removed in the store too")
     }
 
     @Test func aWipeBeforeTheStoreArrivesWipesWhatItHolds() {
@@ -172,7 +181,8 @@ struct UserModelLayoutTests {
         model.record(word: "after", after: [], now: 30)
         model.adoptStored(stored)
         #expect(!model.knows("zorblax") && model.knows("after") && model.entryCount == 1)
-        let changes = Dictionary(uniqueKeysWithValues: model.takeChanges().map { ($0.context + "\t" + $0.key, $0.entry) })
+        let changes = Dictionary(
+            uniqueKeysWithValues: model.takeChanges().map { ($0.context + "\t" + $0.key, $0.entry) })
         #expect(changes["\tzorblax"] == .some(nil) && changes["\tafter"]??.count == 1)
     }
 }

@@ -211,7 +211,9 @@ struct WordLanguageModelTests {
     func cachedScoringIsExact() throws {
         let model = try Self.model()
         let tracker = NeuralContextTracker(model: model)
-        let text = ["the", "cat", "sat", "zebra", "on", "the", "mat", "and", "it", "ran", "a", "dog", "ran", "on", "the"]
+        let text = [
+            "the", "cat", "sat", "zebra", "on", "the", "mat", "and", "it", "ran", "a", "dog", "ran", "on", "the",
+        ]
         let queries = model.keys + ["zebra", "unheard", ""]
         func check(_ history: [String], _ state: WordLanguageModel.State) {
             tracker.update(after: Array(history.suffix(NeuralContextTracker.historyLimit)))
