@@ -9,7 +9,6 @@ Each scenario runs this file as a helper in a child process (libibus keeps one b
 """
 
 import glob
-import json
 import os
 import sqlite3
 import subprocess
@@ -22,14 +21,7 @@ from ibus_harness import pump_for  # noqa: E402
 
 
 def run(name):
-    result = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), name], capture_output=True, text=True, timeout=240
-    )
-    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
-    assert lines, "helper %s printed nothing (rc %d): %s" % (name, result.returncode, result.stderr[-3000:])
-    report = json.loads(lines[-1])
-    failed = [c for c in report["checks"] if not c[1]]
-    assert report["ok"] and not failed, json.dumps(report, indent=1, ensure_ascii=False) + result.stderr[-3000:]
+    scenarios.run_helper(__file__, name, timeout=240)
 
 
 def test_keys_are_answered_while_the_store_is_locked_and_its_words_join_later():
@@ -150,15 +142,7 @@ def scenario_damaged(checks):
 
 
 def helper_main(name):
-    checks = scenarios.Checks()
-    error = None
-    try:
-        {"locked": scenario_locked, "damaged": scenario_damaged}[name](checks)
-    except Exception:  # reported, not raised: the parent prints the checks
-        import traceback
-
-        error = traceback.format_exc()
-    print(json.dumps({"ok": error is None, "checks": checks.items, "error": error}, ensure_ascii=False))
+    scenarios.report_scenario({"locked": scenario_locked, "damaged": scenario_damaged}, name)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,8 @@ Each scenario runs this file as a helper in a child process (libibus keeps one b
 """
 
 import hashlib
-import json
 import os
 import shutil
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,14 +20,7 @@ from ibus_harness import pump_for  # noqa: E402
 
 
 def run(name):
-    result = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), name], capture_output=True, text=True, timeout=240
-    )
-    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
-    assert lines, "helper %s printed nothing (rc %d): %s" % (name, result.returncode, result.stderr[-3000:])
-    report = json.loads(lines[-1])
-    failed = [c for c in report["checks"] if not c[1]]
-    assert report["ok"] and not failed, json.dumps(report, indent=1, ensure_ascii=False) + result.stderr[-3000:]
+    scenarios.run_helper(__file__, name, timeout=240)
 
 
 def test_a_verified_pack_is_recorded_and_a_pack_corrupted_after_its_record_is_refused():
@@ -128,17 +119,7 @@ def scenario_record(checks):
 
 
 def helper_main(name):
-    checks = scenarios.Checks()
-    error = None
-    try:
-        {"record": scenario_record}[name](checks)
-    except Exception:  # reported, not raised: the parent prints the checks
-        import traceback
-
-        error = traceback.format_exc()
-    report = {"ok": error is None, "checks": checks.items, "error": error}
-    report.update(checks.extra)
-    print(json.dumps(report, ensure_ascii=False))
+    scenarios.report_scenario({"record": scenario_record}, name)
 
 
 if __name__ == "__main__":

@@ -28,9 +28,11 @@ from ibus_harness import pump_for  # noqa: E402
 SCHEMA = "org.freedesktop.ibus.engine.inkling"
 
 
-def run_scenario(name):
+def run_helper(script, name, timeout=180):
+    """Runs `script SCENARIO` as a child process (libibus keeps one bus per process) and asserts
+    that its one JSON report says ok with every check passed; returns the report."""
     result = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), name], capture_output=True, text=True, timeout=180
+        [sys.executable, os.path.abspath(script), name], capture_output=True, text=True, timeout=timeout
     )
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
     assert lines, "helper %s printed nothing (rc %d): %s" % (name, result.returncode, result.stderr[-3000:])
@@ -38,6 +40,26 @@ def run_scenario(name):
     failed = [c for c in report["checks"] if not c[1]]
     assert report["ok"] and not failed, json.dumps(report, indent=1, ensure_ascii=False) + result.stderr[-3000:]
     return report
+
+
+def run_scenario(name):
+    return run_helper(__file__, name)
+
+
+def report_scenario(scenarios, name):
+    """The child's side of `run_helper`: runs scenario `name` and prints its checks as one JSON line
+    (an exception is reported, not raised, so the parent sees the checks made before it)."""
+    checks = Checks()
+    error = None
+    try:
+        scenarios[name](checks)
+    except Exception:
+        import traceback
+
+        error = traceback.format_exc()
+    report = {"ok": error is None, "checks": checks.items, "error": error}
+    report.update(checks.extra)
+    print(json.dumps(report, ensure_ascii=False))
 
 
 def test_settings_are_followed_live():
@@ -718,21 +740,9 @@ def scenario_menu_german(checks):
 
 
 def helper_main(name):
-    checks = Checks()
-    error = None
-    try:
-        {"settings": scenario_settings, "languages": scenario_languages, "menu": scenario_menu,
-         "learning": scenario_learning, "changed": scenario_changed, "menu_german": scenario_menu_german,
-         "layout": scenario_layout}[name](checks)
-    except Exception:  # reported, not raised: the parent prints the checks
-        import traceback
-
-        error = traceback.format_exc()
-    report = {"ok": error is None, "checks": checks.items, "error": error}
-    report.update(checks.extra)
-    if "rss_kb" in checks.extra:
-        report["rss_kb"] = checks.extra["rss_kb"]
-    print(json.dumps(report, ensure_ascii=False))
+    report_scenario({"settings": scenario_settings, "languages": scenario_languages, "menu": scenario_menu,
+                     "learning": scenario_learning, "changed": scenario_changed,
+                     "menu_german": scenario_menu_german, "layout": scenario_layout}, name)
 
 
 if __name__ == "__main__":
