@@ -70,7 +70,9 @@ struct InternedStrings: Sendable {
         count -= 1
     }
 
-    private func hash(_ text: String) -> Int {
+    private func hash(_ text: String) -> Int { Self.hash(text, canonical: canonical) }
+
+    private static func hash(_ text: String, canonical: Bool) -> Int {
         if canonical { return text.hashValue }
         var hasher = Hasher()
         for byte in text.utf8 { hasher.combine(byte) }
@@ -90,21 +92,11 @@ struct InternedStrings: Sendable {
 
     /// Takes `id` out of the table, shifting later members of its probe run back (no tombstones).
     private mutating func remove(_ id: UInt32) {
-        let mask = buckets.count - 1
-        var hole = hash(strings[Int(id)]) & mask
-        while buckets[hole] != id + 1 { hole = (hole + 1) & mask }
-        var next = (hole + 1) & mask
-        while buckets[next] != 0 {
-            let home = hash(strings[Int(buckets[next] - 1)]) & mask
-            // The member at `next` may fill the hole unless its home lies cyclically in (hole, next].
-            let homeBetween = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
-            if !homeBetween {
-                buckets[hole] = buckets[next]
-                hole = next
-            }
-            next = (next + 1) & mask
+        let strings = self.strings
+        let canonical = self.canonical
+        ProbeTable.remove(id, home: hash(strings[Int(id)]), from: &buckets) {
+            Self.hash(strings[Int($0)], canonical: canonical)
         }
-        buckets[hole] = 0
     }
 
     private mutating func rebuild(bucketCount: Int) {

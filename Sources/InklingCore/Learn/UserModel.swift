@@ -449,21 +449,11 @@ public struct UserModel: Sendable {
 
     /// Takes a slot out of the table, shifting later members of its probe run back.
     private mutating func removeFromBuckets(_ index: Int) {
-        let mask = buckets.count - 1
-        var hole = Self.hash(context: slots[index].context, key: slots[index].key) & mask
-        while buckets[hole] != UInt32(index + 1) { hole = (hole + 1) & mask }
-        var next = (hole + 1) & mask
-        while buckets[next] != 0 {
-            let member = slots[Int(buckets[next] - 1)]
-            let home = Self.hash(context: member.context, key: member.key) & mask
-            let homeBetween = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
-            if !homeBetween {
-                buckets[hole] = buckets[next]
-                hole = next
-            }
-            next = (next + 1) & mask
+        let slots = self.slots
+        let home = Self.hash(context: slots[index].context, key: slots[index].key)
+        ProbeTable.remove(UInt32(index), home: home, from: &buckets) {
+            Self.hash(context: slots[Int($0)].context, key: slots[Int($0)].key)
         }
-        buckets[hole] = 0
     }
 }
 
