@@ -58,7 +58,13 @@ enum Supervisor {
 
             if terminationSignals.contains(received) {
                 stopRequested = true
-                guard let engine else { exit(0) }  // between a crash and its restart
+                guard let engine else {
+                    // Between a crash and its restart: nothing to stop, and no restart is wanted.
+                    log(
+                        "supervisor: signal \(received) while the engine was down after a crash; not restarting it",
+                        priority: .warning)
+                    exit(0)
+                }
                 kill(engine, received)
                 continue
             }

@@ -200,7 +200,8 @@ class Daemon:
         os.environ["IBUS_ADDRESS"] = self.address
         IBus.init()
         self.bus = IBus.Bus.new()
-        pump_until(self.bus.is_connected, what="a connection to ibus-daemon")
+        # A daemon starting on a loaded two-core machine took over 10 s to accept once.
+        pump_until(self.bus.is_connected, timeout=3 * DEFAULT_TIMEOUT, what="a connection to ibus-daemon")
         if self.global_engine:
             # New input contexts get this engine on focus-in, as on a desktop.
             if not self.bus.set_global_engine(self.global_engine):

@@ -386,21 +386,33 @@ def scenario_crash(checks, name, kind="plain"):
 
 
 def scenario_crash_loop(checks):
+    from ibus_harness import IBus
+
     daemon, client = daemon_with_client()
     try:
         supervisor = supervisor_pid(daemon)
         killed = set()
         deadline = time.monotonic() + 120
-        # Kill every engine the supervisor starts until it stops starting them.
+        # Kill every engine the supervisor starts, once it serves the focused context (a key is
+        # handled), until the supervisor stops starting them. Not sooner: ibus-daemon 1.5.27 itself
+        # died (SIGSEGV, about one run in 25 on a loaded machine, once in CI) when an engine was
+        # killed while its request to be the global engine again was still being served; that
+        # race is the daemon's, and the supervisor's decisions are the same either way.
         while alive(supervisor) and time.monotonic() < deadline:
             pid = daemon.engine_pid()
-            if pid is not None and pid != supervisor and pid not in killed:
+            if (pid is not None and pid != supervisor and pid not in killed
+                    and client.key(IBus.unicode_to_keyval("p"))):
                 os.kill(pid, signal.SIGKILL)
                 killed.add(pid)
             pump_for(0.05)
+        # A daemon that ended stops its components (SIGTERM) and the supervisor with them: that
+        # is not the supervisor giving up, so say so rather than fail on a missing message.
+        daemon_status = daemon.process.poll()
+        checks.check("ibus-daemon kept running", daemon_status is None, "ended with status %s" % daemon_status)
         checks.check("the supervisor gave up", not alive(supervisor), sorted(killed))
         checks.check("after a handful of restarts", 3 <= len(killed) <= 10, sorted(killed))
-        checks.check("it said why", "giving up" in daemon.log(), daemon.log()[-2000:])
+        log = daemon.log()
+        checks.check("it said why", "giving up" in log, log[-700:])
     finally:
         daemon.stop()
 
