@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # Tests/: process_support
 
-from ibus_harness import Daemon, IBus, Timeout, cli_path, pump_until, shown_page  # noqa: E402
+from ibus_harness import Daemon, IBus, Timeout, cli_path, pump_for, pump_until, shown_page  # noqa: E402
 from process_support import stop_process  # noqa: E402
 
 
@@ -218,6 +218,10 @@ def case_focus_out(app, env, panel):
     """A word still composing when focus moves away reaches the field exactly once."""
     type_text(env, "hel")
     panel.wait_for(lambda c: all(w.lower().startswith("hel") for w in c), "completions of hel")
+    # The table reaches the panel while the preedit `hel` may still be on its way to the
+    # application, which commits the preedit it has seen when the focus leaves (once in 50 runs
+    # on a loaded machine the field got `h`). A person moves the focus long after the last key.
+    pump_for(0.3)
     app.request("focus other")
     # A barrier: once text typed into the other view arrives, anything for the first has too.
     type_text(env, "x ")

@@ -173,6 +173,12 @@ class App:
                 dump[name] = entry.get_text()
             say(dump)
         elif command[0] == "focus":
+            # IBus's preedit updates for the focused widget may be queued behind this command;
+            # the toolkit commits the preedit it has seen when the focus leaves, so take them
+            # first, as the application would have long before a person moves the focus.
+            context = GLib.MainContext.default()
+            while context.pending():
+                context.iteration(False)
             (self.entries.get(command[1]) or self.views[command[1]]).grab_focus()
             say({"focus": self.focused()})
         elif command[0] == "clear":
