@@ -396,8 +396,10 @@ def scenario_crash_loop(checks):
         # Kill every engine the supervisor starts, once it serves the focused context (a key is
         # handled), until the supervisor stops starting them. Not sooner: ibus-daemon 1.5.27 itself
         # died (SIGSEGV, about one run in 25 on a loaded machine, once in CI) when an engine was
-        # killed while its request to be the global engine again was still being served; that
-        # race is the daemon's, and the supervisor's decisions are the same either way.
+        # killed while its request to be the global engine again was still being served (most
+        # likely https://github.com/ibus/ibus/issues/2957: create_engine_ready_cb() uses freed
+        # data once an engine request was cancelled); that race is the daemon's, and the
+        # supervisor's decisions are the same either way.
         while alive(supervisor) and time.monotonic() < deadline:
             pid = daemon.engine_pid()
             if (pid is not None and pid != supervisor and pid not in killed
