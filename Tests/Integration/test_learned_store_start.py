@@ -120,7 +120,7 @@ def scenario_damaged(checks):
         table = scenarios.table_after(client, "hel", lambda c: any(w.lower().startswith("hel") for w in c), timeout=10)
         checks.check("suggestions from the pack", table is not None, client.tables[-3:])
         # The store is read on a worker thread and the message logged when the main loop takes
-        # the result: the pack's suggestions can come first (CI machine: the table was there,
+        # the result: the pack's suggestions can come first (a loaded machine: the table was there,
         # the message not yet).
         wait_for(lambda: glob.glob(path + ".corrupt-*"), 10)
         moved = glob.glob(path + ".corrupt-*")
