@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Engine memory and start time, through a real headless ibus-daemon (issue 18).
 
-    /usr/bin/python3 bench/engine_memory.py [--text FILE] [--keys N] [--learned-cap]
+    /usr/bin/python3 bench/engine_memory.py [--text FILE] [--keys N] [--learned-cap] [--settle S] [--smaps]
 
 Starts the release engine with English, types the text (default: the dev text, all of it, or
 its first N letters), waits for the engine to settle and reads the engine's VmRSS and
@@ -12,7 +12,8 @@ triples from the text), so that the learned model is at its cap. The start figur
 the engine's own `startup` log line (INKLING_DEBUG_MEMORY): opening the pack, start to the main
 loop, and start to the first table (the main loop plus the first key's work). A first start
 (unmeasured) leaves the pack's verification record, as any first use after an install does;
-`--cold` measures a start without one.
+`--cold` measures a start without one. `--smaps` lists every mapping with resident pages
+(/proc/PID/smaps: size, Rss, Anonymous).
 Bars (issue 18): VmRSS ≤ 25 MB with the learned store at its cap; start to first table ≤ 50 ms.
 """
 
@@ -73,21 +74,31 @@ def smaps_rollup(pid):
     return result
 
 
-def smaps_by_file(pid):
-    """Resident and anonymous kB per mapped file ("[heap]", "[anon]" for unnamed mappings)."""
-    result, name = {}, None
+def smaps_mappings(pid):
+    """Every mapping: [name, permissions, size kB, Rss kB, Anonymous kB] ("[anon]" for unnamed)."""
+    result = []
     with open("/proc/%d/smaps" % pid) as f:
         for line in f:
             parts = line.split()
             if not parts:
                 continue
             if re.match(r"^[0-9a-f]+-[0-9a-f]+$", parts[0]):
-                name = parts[5] if len(parts) > 5 else "[anon]"
-                result.setdefault(name, [0, 0])
+                start, end = (int(x, 16) for x in parts[0].split("-"))
+                result.append([parts[5] if len(parts) > 5 else "[anon]", parts[1], (end - start) // 1024, 0, 0])
             elif parts[0] == "Rss:":
-                result[name][0] += int(parts[1])
+                result[-1][3] += int(parts[1])
             elif parts[0] == "Anonymous:":
-                result[name][1] += int(parts[1])
+                result[-1][4] += int(parts[1])
+    return result
+
+
+def smaps_by_file(mappings):
+    """Resident and anonymous kB per mapped file ("[heap]", "[anon]" for unnamed mappings)."""
+    result = {}
+    for name, _, _, rss, anonymous in mappings:
+        total = result.setdefault(name, [0, 0])
+        total[0] += rss
+        total[1] += anonymous
     return result
 
 
@@ -143,6 +154,8 @@ def main():
                         help="no verification record: the pack is verified in full at the measured start")
     parser.add_argument("--prime", help=argparse.SUPPRESS)
     parser.add_argument("--settle", type=float, default=8.0, help="seconds to wait after typing before reading")
+    parser.add_argument("--smaps", action="store_true",
+                        help="print every mapping with resident memory (/proc/PID/smaps: Rss, Anonymous)")
     args = parser.parse_args()
     with open(args.text, encoding="utf-8") as f:
         text = whole = f.read()
@@ -189,7 +202,8 @@ def main():
             client.ic.process_key_event(keyval, 0, state | RELEASE)
             pump_for(0.0005)
         pump_for(args.settle)
-        rollup, vm, by_file = smaps_rollup(pid), status(pid), smaps_by_file(pid)
+        rollup, vm, mappings = smaps_rollup(pid), status(pid), smaps_mappings(pid)
+        by_file = smaps_by_file(mappings)
         residency = pack_residency(pid)
         log = daemon.log().splitlines()
         startup = [line for line in log if "startup pack_open_us=" in line]
@@ -216,6 +230,11 @@ def main():
     print("  largest mappings (resident / anonymous kB): " + ", ".join(
         "%s %d/%d" % (os.path.basename(name) or name, rss, anon)
         for name, (rss, anon) in sorted(by_file.items(), key=lambda item: -item[1][0])[:8]))
+    if args.smaps:
+        print("  mappings with resident pages (size / Rss / Anonymous kB, permissions):")
+        for name, permissions, size, rss, anonymous in sorted(mappings, key=lambda m: -m[3]):
+            if rss:
+                print("    %7d %6d %6d  %s %s" % (size, rss, anonymous, permissions, name))
     if learned_ready:
         fields = dict(f.split("=", 1) for f in learned_ready[-1].split() if "=" in f)
         print("learned model     %s entries read in the background, joined %.1f ms after the start of learning"
