@@ -69,8 +69,8 @@ public final class Predictor {
 
     /// Changes the learned model (load, forget, wipe) and drops answers that depended on it.
     public func updateUserModel(_ change: (inout UserModel) -> Void) {
+        forgetAnswers()  // first: the context's scores hold the model too (see `learn`)
         change(&userModel)
-        forgetAnswers()
     }
     private var layout: KeyboardLayout { KeyboardLayout.named(options.keyboardLayout) }
     /// Keyed by scalars: canonically equivalent strings (`é` and `e` + U+0301) are different input.
@@ -212,25 +212,7 @@ public final class Predictor {
     public func learn(word: String, before: String, now: Int64) {
         guard LearningPolicy.mayRecord(word) else { return }
         let (context, _) = WordText.splitPartialWord(String(before.unicodeScalars.suffix(200)))
-        var recent: [String] = []
-        for chunk in context.split(whereSeparator: { $0.isWhitespace }) {
-            if !LearningPolicy.mayLearnChunk(chunk) {
-                recent.removeAll()
-                continue
-            }
-            var previousEnd = chunk.startIndex
-            for candidate in WordText.words(in: chunk) {
-                let gap = chunk[previousEnd..<candidate.startIndex]
-                if gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
-                if LearningPolicy.mayRecord(String(candidate)) {
-                    recent.append(String(candidate))
-                } else {
-                    recent.removeAll()
-                }
-                previousEnd = candidate.endIndex
-            }
-            if chunk[previousEnd...].contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
-        }
+        let recent = Self.learningContext(context)
         // A capital that only marks a sentence start is not how the user writes the word.
         var display = word
         if recent.isEmpty, WordText.startsUppercase(word), !WordText.isAllCaps(word),
@@ -239,8 +221,33 @@ public final class Predictor {
         {
             display = pack.display(id)
         }
-        userModel.record(word: display, after: Array(recent.suffix(2)), now: now)
+        // Before the change: the context's scores hold the model too (a second reference would
+        // make the change copy all of it).
         forgetAnswers()
+        userModel.record(word: display, after: recent, now: now)
+    }
+
+    /// The last one or two words of the sentence before a learned word (oldest first): words
+    /// after the last break (a sentence end, a chunk that must not be learned, a word that must
+    /// not be recorded). Read from the end, so only the words it keeps are checked, not all of
+    /// the last 200 scalars' words at every learned word.
+    static func learningContext(_ context: Substring) -> [String] {
+        func endsSentence(_ text: Substring) -> Bool { text.contains { $0 == "." || $0 == "!" || $0 == "?" } }
+        var recent: [String] = []  // newest first
+        chunks: for chunk in context.split(whereSeparator: { $0.isWhitespace }).reversed() {
+            guard LearningPolicy.mayLearnChunk(chunk) else { break }
+            let words = WordText.words(in: chunk)
+            if endsSentence(chunk[(words.last?.endIndex ?? chunk.startIndex)...]) { break }
+            for index in words.indices.reversed() {
+                let word = String(words[index])
+                guard LearningPolicy.mayRecord(word) else { break chunks }
+                recent.append(word)
+                if recent.count == 2 { break chunks }
+                let gapStart = index > words.startIndex ? words[index - 1].endIndex : chunk.startIndex
+                if endsSentence(chunk[gapStart..<words[index].startIndex]) { break chunks }
+            }
+        }
+        return recent.reversed()
     }
 
     /// The learned entries changed since the last call, for the store (does not touch the cache).
@@ -255,8 +262,8 @@ public final class Predictor {
         model.halfLife = userModel.halfLife
         model.load(entries)
         _ = model.takeChanges()
-        userModel = model
         forgetAnswers()
+        userModel = model
     }
 
     /// The best `count` words for the text before the cursor.
@@ -374,6 +381,10 @@ public final class Predictor {
         var userTrigram: [String: LearnedEntry] = [:]
         var userBigram: [String: LearnedEntry] = [:]
         var userTotals: (one: Float, two: Float, three: Float) = (0, 0, 0)
+        /// The learned model these scores were made with: read from here, a value the scoring
+        /// does not copy (reading the predictor's property copied it, with a retain and release
+        /// of each of its buffers, for every candidate).
+        var users: UserModel
         var cacheWeight: Float = 0
         var followers: [String: Int] = [:]
         var followerMass: Float = 0
@@ -381,7 +392,7 @@ public final class Predictor {
     }
 
     private func makeContextScores(context: Substring) -> ContextScores {
-        var scores = ContextScores()
+        var scores = ContextScores(users: userModel)
         let (previous, beforePrevious) = document.lastWords
         let bigram = pack.bigramSuccessors(of: previous ?? pack.sentenceStartID)
         let trigram = previous.flatMap { p in beforePrevious.flatMap { pack.trigramSuccessors(of: $0, p) } }
@@ -444,7 +455,7 @@ public final class Predictor {
         let userTotals = scores.userTotals
         if userTotals.one > 0 {
             // Back-off over the user's own counts: two words of context, one, none.
-            let one = Float(userModel.word(key)?.count ?? 0) / userTotals.one
+            let one = Float(scores.users.word(key)?.count ?? 0) / userTotals.one
             let two = userTotals.two > 0 ? Float(scores.userBigram[key]?.count ?? 0) / userTotals.two : 0
             let three = userTotals.three > 0 ? Float(scores.userTrigram[key]?.count ?? 0) / userTotals.three : 0
             let w3 = userTotals.three / (userTotals.three + 2)
@@ -479,7 +490,7 @@ public final class Predictor {
     /// Candidates from the learned model: words with the prefix and the most used successors
     /// of the previous words (a bounded window, like the pack's successor lists).
     private func learnedCandidates(prefixKey: String, _ scores: ContextScores) -> [LearnedEntry] {
-        var learned = userModel.words(withPrefix: prefixKey, limit: 12)
+        var learned = scores.users.words(withPrefix: prefixKey, limit: 12)
         if scores.userBigram.isEmpty && scores.userTrigram.isEmpty { return learned }
         let learnedSuccessors =
             (scores.userBigram.values.filter { $0.key.hasPrefix(prefixKey) }
@@ -749,7 +760,7 @@ public final class Predictor {
                 !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty
             {
                 display = written
-            } else if let learned = userModel.word(key)?.display, !WordText.isAllCaps(learned) {
+            } else if let learned = scores.users.word(key)?.display, !WordText.isAllCaps(learned) {
                 // How this user writes the word (`Inkling`, a product, not `inkling`).
                 display = learned
             }
