@@ -807,7 +807,13 @@ public final class Predictor {
 
         var candidates: [Candidate] = []
         candidates.reserveCapacity(pool.candidates.count)
-        var presentIDs = Set<Int>()
+        var presentIDs = IDTable<UInt8>(capacity: pool.candidates.count + top.count)
+        /// Whether `id` was not yet present (it is now).
+        func insertID(_ id: Int) -> Bool {
+            guard presentIDs[id] == nil else { return false }
+            presentIDs.set(id, 1)
+            return true
+        }
         var presentKeys = Set<String>()  // words the pack lacks
         let prefixIsASCII = !prefixKey.utf8.contains { $0 >= 0x80 }
         for var candidate in pool.candidates {
@@ -826,7 +832,7 @@ public final class Predictor {
                 continue
             }
             candidate.sources = sources
-            if let id = candidate.id { presentIDs.insert(id) } else { presentKeys.insert(candidate.key) }
+            if let id = candidate.id { _ = insertID(id) } else { presentKeys.insert(candidate.key) }
             candidates.append(candidate)
         }
         func addWord(_ id: Int, sources: CandidateSources) {
@@ -834,10 +840,10 @@ public final class Predictor {
             candidates.append(
                 Candidate(id: id, key: "", display: "", probability: scoredWord(id, scores), sources: sources))
         }
-        for id in top where presentIDs.insert(id).inserted { addWord(id, sources: .range) }
+        for id in top where insertID(id) { addWord(id, sources: .range) }
         for entry in learnedCandidates(prefixKey: prefixKey, scores) {
             if let id = pack.id(ofKey: entry.key) {
-                if presentIDs.insert(id).inserted { addWord(id, sources: []) }
+                if insertID(id) { addWord(id, sources: []) }
             } else if presentKeys.insert(entry.key).inserted, entry.key != prefixKey {
                 candidates.append(
                     Candidate(
