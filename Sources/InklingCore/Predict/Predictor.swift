@@ -367,16 +367,29 @@ public final class Predictor {
 
     /// Whether a pack word's key is ASCII (then the by-id lookups give what lookups by its key give).
     private func keyIsASCII(_ id: Int) -> Bool {
-        !pack.keyBytes(id).contains { $0 >= 0x80 }
+        if asciiKeys.isEmpty { asciiKeys = [UInt64](repeating: 0, count: 2 * (pack.wordCount / 64 + 1)) }
+        let word = 2 * (id / 64)
+        let bit: UInt64 = 1 << UInt64(id % 64)
+        if asciiKeys[word] & bit != 0 { return asciiKeys[word + 1] & bit != 0 }
+        let ascii = !pack.keyBytes(id).contains { $0 >= 0x80 }
+        asciiKeys[word] |= bit
+        if ascii { asciiKeys[word + 1] |= bit }
+        return ascii
     }
+
+    /// `keyIsASCII` remembered, two bits a pack word (known, ASCII) side by side: the pack's key
+    /// of a candidate is a random read in a few megabytes, mostly missing the caches.
+    private var asciiKeys: [UInt64] = []
+    /// The pack word whose key is empty, if any (a string equals the empty one only when it is).
+    private lazy var emptyKeyID: Int? = pack.id(ofKey: "")
 
     /// Whether a pack word's key is `key` (as a Swift string), without making the word's string
     /// when both are ASCII.
     private func packKey(_ id: Int, equals key: String, keyIsASCII: Bool) -> Bool {
-        let bytes = pack.keyBytes(id)
         // Only an empty string equals the empty one (any scalar makes a character).
-        if key.isEmpty { return bytes.isEmpty }
-        if keyIsASCII, !bytes.contains(where: { $0 >= 0x80 }) {
+        if key.isEmpty { return id == emptyKeyID }
+        let bytes = pack.keyBytes(id)
+        if keyIsASCII, self.keyIsASCII(id) {
             guard bytes.count == key.utf8.count else { return false }
             return bytes.elementsEqual(key.utf8)
         }
