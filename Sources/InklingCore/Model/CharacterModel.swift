@@ -9,6 +9,8 @@ public struct CharacterModel: Sendable {
     /// The longest n-gram, in characters (history = order − 1).
     public let order: Int
     let alphabet: [Unicode.Scalar: UInt8]
+    /// `symbol(_:)` of the ASCII characters, by value (read per letter of every candidate scored).
+    let asciiSymbols: [UInt8]
     let slots: PackArray<UInt64>
     let mask: Int
 
@@ -31,6 +33,7 @@ public struct CharacterModel: Sendable {
             alphabet[scalar] = UInt8(index + 1)
         }
         self.alphabet = alphabet
+        asciiSymbols = (0..<128).map { value in alphabet[Self.normalize(Unicode.Scalar(UInt8(value)))] ?? 0 }
         slots = try file.array("CMHT", of: UInt64.self)
         guard slots.count > 0, slots.count & (slots.count - 1) == 0 else {
             throw .malformed(tag: "CMHT", reason: "table size \(slots.count) is not a power of two")
@@ -83,7 +86,8 @@ public struct CharacterModel: Sendable {
     /// The symbol of a character (0 for characters outside the alphabet).
     @inline(__always)
     func symbol(_ scalar: Unicode.Scalar) -> UInt8 {
-        alphabet[Self.normalize(scalar)] ?? 0
+        if scalar.value < 0x80 { return asciiSymbols[Int(scalar.value)] }
+        return alphabet[Self.normalize(scalar)] ?? 0
     }
 
     /// Lower-cases a character and folds whitespace and digits, as the builder did.
@@ -184,6 +188,50 @@ public struct CharacterModel: Sendable {
             historyLength -= 1
         }
         return backoff - 12  // Unseen character.
+    }
+
+    /// What `logProb(_:at:)` gave for n-grams (by `packedKey`: the symbol and the history the
+    /// model reads before it, which is all the score depends on), so candidates that share a
+    /// beginning after the same history, and later histories that end alike, read the table once.
+    public struct PositionScores: Sendable {
+        /// Direct-mapped by the key's hash (a newer key takes the slot): 12 bytes a slot, 192 kB.
+        /// A key is never 0 (it holds its length), so 0 marks an empty slot.
+        var keys = [UInt64](repeating: 0, count: slotCount)
+        var scores = [Float](repeating: 0, count: slotCount)
+        static let slotCount = 16384
+        public init() {}
+    }
+
+    /// `logProb(of:after:)`, each position's score remembered in `memo`.
+    public func logProb(of continuation: [UInt8], after history: [UInt8], memo: inout PositionScores) -> Float {
+        let historyCount = min(history.count, order - 1)
+        let count = historyCount + continuation.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { storage in
+            var index = 0
+            for symbol in history.suffix(historyCount) {
+                storage[index] = symbol
+                index += 1
+            }
+            for symbol in continuation {
+                storage[index] = symbol
+                index += 1
+            }
+            let buffer = UnsafeBufferPointer(storage)
+            var total: Float = 0
+            for position in historyCount..<count {
+                let key = Self.packedKey(buffer, from: position - min(order - 1, position), to: position + 1)
+                let slot = Int(truncatingIfNeeded: Self.mix(key)) & (PositionScores.slotCount - 1)
+                if memo.keys[slot] == key {
+                    total += memo.scores[slot]
+                } else {
+                    let score = logProb(buffer, at: position)
+                    memo.keys[slot] = key
+                    memo.scores[slot] = score
+                    total += score
+                }
+            }
+            return total
+        }
     }
 
     /// The log probability of `continuation` following `history` (both already symbols).

@@ -6,6 +6,11 @@ public enum Casing {
     /// dictionary knows (names, `I`) stays; at a sentence start the first letter is upper case;
     /// a typographic apostrophe the user typed is used throughout the word.
     public static func apply(display: String, typed: Substring, sentenceStart: Bool) -> String {
+        // Typed letters that change nothing (no capital, joiner or typographic apostrophe: the
+        // usual case): the display form as it is, without taking it apart and putting it together.
+        if !typed.unicodeScalars.contains(where: { $0.properties.isUppercase || WordText.isJoiner($0) }) {
+            return typed.isEmpty && sentenceStart ? WordText.capitalizingFirst(display) : display
+        }
         let typedScalars = Array(typed.unicodeScalars)
         let curly = typedScalars.contains("\u{2019}")
         if WordText.isAllCaps(typed) {

@@ -80,6 +80,10 @@ struct DocumentCache {
     /// A context that is the last one without its first few scalars (the predictor's window of
     /// the last 1,000 scalars moves by one at every letter typed) is updated from the words it
     /// lost and the word cut at its start, not re-read: the result is the same as a rebuild.
+    /// A context that is the last one (or the last one without its first few scalars) followed
+    /// by more text (a word finished: at every word once the text is long, the window also
+    /// moves) is updated from the words it gained: the words before the last one keep their
+    /// reading, the last one is read again with what follows it.
     @discardableResult
     mutating func update(context: Substring, pack: LanguagePack) -> Bool {
         if let lastContext, Self.sameScalars(lastContext, context) { return false }
@@ -87,8 +91,113 @@ struct DocumentCache {
             self.lastContext = context
             return true
         }
+        if let lastContext, let kept = Self.overlap(of: lastContext, with: context) {
+            // Nothing changes when dropping the front is refused; a refused extension leaves a
+            // half-made update that the rebuild below replaces.
+            if kept.utf8.count == lastContext.utf8.count || dropFront(to: kept, pack: pack) {
+                self.lastContext = kept
+                if extend(to: context, pack: pack) {
+                    self.lastContext = context
+                    return true
+                }
+            }
+        }
         lastContext = context
         rebuild(context: context, pack: pack)
+        return true
+    }
+
+    /// The end of `last` that `context` starts with, when `context` is longer than it and `last`
+    /// lost at most `maximumDropped` bytes of its start (nil: none, or nothing of `last` left).
+    static func overlap(of last: Substring, with context: Substring) -> Substring? {
+        let lastCount = last.utf8.count
+        let count = context.utf8.count
+        guard lastCount > 0 else { return nil }
+        func find(_ old: UnsafeBufferPointer<UInt8>, _ new: UnsafeBufferPointer<UInt8>) -> Int? {
+            for dropped in 0...min(maximumDropped, lastCount - 1) {
+                let kept = lastCount - dropped
+                // A suffix starts at a scalar (not a continuation byte) and leaves room for more.
+                guard kept < count, old[dropped] & 0xC0 != 0x80 else { continue }
+                if UnsafeBufferPointer(rebasing: old[dropped...]).elementsEqual(
+                    UnsafeBufferPointer(rebasing: new[..<kept]))
+                {
+                    return dropped
+                }
+            }
+            return nil
+        }
+        let contiguous = last.utf8.withContiguousStorageIfAvailable { old in
+            context.utf8.withContiguousStorageIfAvailable { new in find(old, new) }
+        }
+        let found: Int?
+        if let both = contiguous, let answer = both {  // both texts contiguous: their answer
+            found = answer
+        } else {
+            let old = Array(last.utf8)
+            let new = Array(context.utf8)
+            found = old.withUnsafeBufferPointer { old in new.withUnsafeBufferPointer { new in find(old, new) } }
+        }
+        guard let dropped = found,
+            let start = last.utf8.index(last.startIndex, offsetBy: dropped, limitedBy: last.endIndex)
+        else { return nil }
+        return last[start...]
+    }
+
+    /// The most bytes the window may lose at the start while the text grows at the end (a word
+    /// and its space, at a time).
+    static let maximumDropped = 64
+
+    /// The context is the last one followed by more text: the last word is read again (what
+    /// follows may continue it) with the words after it. False when there is nothing to keep.
+    private mutating func extend(to context: Substring, pack: LanguagePack) -> Bool {
+        guard let lastContext else { return false }
+        let added = context.utf8.count - lastContext.utf8.count
+        guard added > 0 else { return false }
+        let count = context.utf8.count
+        for index in occurrences.indices {
+            occurrences[index].startFromEnd += added
+            occurrences[index].endFromEnd += added
+        }
+        func position(fromEnd offset: Int) -> Substring.Index {
+            context.utf8.index(context.startIndex, offsetBy: count - offset)
+        }
+        var touchedKeys: [String] = []
+        var readFrom = context.startIndex
+        var previousEnd = context.startIndex
+        if let last = occurrences.last {
+            readFrom = position(fromEnd: last.startFromEnd)
+            if occurrences.count >= 2 { previousEnd = position(fromEnd: occurrences[occurrences.count - 2].endFromEnd) }
+            if !last.token.containsDigit {
+                touchedKeys.append(last.token.key)
+                totalWords -= 1
+            }
+            occurrences.removeLast()
+        }
+        for word in WordText.words(in: context[readFrom...]) {
+            let gap = context[previousEnd..<word.startIndex]
+            let sentenceStart =
+                previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
+            previousEnd = word.endIndex
+            let surface = String(word)
+            let token = token(word, surface: surface, pack: pack, previous: [:])
+            tokens[surface] = token
+            occurrences.append(
+                Occurrence(
+                    startFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.startIndex),
+                    endFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.endIndex),
+                    token: token, sentenceStart: sentenceStart))
+            if !token.containsDigit {
+                touchedKeys.append(token.key)
+                totalWords += 1
+            }
+        }
+        let gap = context[previousEnd...]
+        endsWithSentenceEnd =
+            previousEnd == context.startIndex || gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" })
+        for (index, key) in touchedKeys.enumerated() where !touchedKeys[..<index].contains(key) { recountWord(key) }
+        // The tokens grow by the words read here: bounded like a rebuild's (the words of a context).
+        if tokens.count > 4 * occurrences.count + 64 { tokens.removeAll(keepingCapacity: true) }
+        updateLastWords(pack: pack)
         return true
     }
 

@@ -69,8 +69,9 @@ public final class Predictor {
 
     /// Changes the learned model (load, forget, wipe) and drops answers that depended on it.
     public func updateUserModel(_ change: (inout UserModel) -> Void) {
+        forgetAnswers()  // first: the context's scores hold the model too (see `learn`)
         change(&userModel)
-        forgetAnswers()
+        learnedWords.isStale = true
     }
     private var layout: KeyboardLayout { KeyboardLayout.named(options.keyboardLayout) }
     /// Keyed by scalars: canonically equivalent strings (`é` and `e` + U+0301) are different input.
@@ -82,16 +83,20 @@ public final class Predictor {
     private var candidatePool: CandidatePool?
     /// The best words by prior of large prefix ranges (`bestByPrior`), for good: the pack's.
     private var priorTops: [String: [Int]] = [:]
-    /// Keys and word scores of pack words in the current context (`scoredWord`).
-    private var scoredWords: [Int: (key: String, probability: Float)] = [:]
+    /// Word scores of pack words in the current context (`scoredWord`).
+    private var scoredWords = IDTable<Float>()
+    /// The pack words the learned model may hold, so that the word score of a pack word the
+    /// user never typed skips the learned model's lookups (by string).
+    private var learnedWords = LearnedWords()
     /// `unigramProbability` by stored prior, and `successorProbability` by cost (NaN: not yet).
     private var unigramByCost: [Float] = []
     private var successorByCost: [Float] = []
     /// Whether a key reuses what earlier keys found beyond their own context: a key that
     /// extends the last key's word (or starts the next word) narrows its candidates, the best
     /// words of a prefix by prior and character scores after an earlier history are kept, and
-    /// only candidates that may reach the window get their log score (off: every key is
-    /// computed in full; the reference for tests that compare both).
+    /// only candidates that may reach the window get their log score, and pack words are scored
+    /// by id (off: every key is computed in full, by string; the reference for tests that
+    /// compare both).
     var reusesCandidates = true
     /// Keys answered by narrowing the last key's candidates (for tests).
     private(set) var narrowedKeys = 0
@@ -118,6 +123,9 @@ public final class Predictor {
     /// Character-model log probabilities of candidate words, computed once and reused: the
     /// history stays the same for every key of a word, and the context-free score for good.
     private var characterScores = CharacterScores()
+    /// The character model's score of each n-gram read so far (any history: the score of a
+    /// position depends only on the symbols the model reads there).
+    private var positionScores = CharacterModel.PositionScores()
 
     private struct CharacterScores {
         /// The symbols the `inContext` scores were computed after: the last `order - 1` of the
@@ -201,7 +209,7 @@ public final class Predictor {
     private func forgetContext() {
         contextScores = nil
         candidatePool = nil
-        scoredWords.removeAll(keepingCapacity: true)
+        scoredWords.removeAll()
     }
 
     /// Records a committed word with the text before it (call only where learning is allowed).
@@ -212,25 +220,7 @@ public final class Predictor {
     public func learn(word: String, before: String, now: Int64) {
         guard LearningPolicy.mayRecord(word) else { return }
         let (context, _) = WordText.splitPartialWord(String(before.unicodeScalars.suffix(200)))
-        var recent: [String] = []
-        for chunk in context.split(whereSeparator: { $0.isWhitespace }) {
-            if !LearningPolicy.mayLearnChunk(chunk) {
-                recent.removeAll()
-                continue
-            }
-            var previousEnd = chunk.startIndex
-            for candidate in WordText.words(in: chunk) {
-                let gap = chunk[previousEnd..<candidate.startIndex]
-                if gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
-                if LearningPolicy.mayRecord(String(candidate)) {
-                    recent.append(String(candidate))
-                } else {
-                    recent.removeAll()
-                }
-                previousEnd = candidate.endIndex
-            }
-            if chunk[previousEnd...].contains(where: { $0 == "." || $0 == "!" || $0 == "?" }) { recent.removeAll() }
-        }
+        let recent = Self.learningContext(context)
         // A capital that only marks a sentence start is not how the user writes the word.
         var display = word
         if recent.isEmpty, WordText.startsUppercase(word), !WordText.isAllCaps(word),
@@ -239,8 +229,34 @@ public final class Predictor {
         {
             display = pack.display(id)
         }
-        userModel.record(word: display, after: Array(recent.suffix(2)), now: now)
+        // Before the change: the context's scores hold the model too (a second reference would
+        // make the change copy all of it).
         forgetAnswers()
+        userModel.record(word: display, after: recent, now: now)
+        learnedWords.insert(WordText.key(display), pack: pack)
+    }
+
+    /// The last one or two words of the sentence before a learned word (oldest first): words
+    /// after the last break (a sentence end, a chunk that must not be learned, a word that must
+    /// not be recorded). Read from the end, so only the words it keeps are checked, not all of
+    /// the last 200 scalars' words at every learned word.
+    static func learningContext(_ context: Substring) -> [String] {
+        func endsSentence(_ text: Substring) -> Bool { text.contains { $0 == "." || $0 == "!" || $0 == "?" } }
+        var recent: [String] = []  // newest first
+        chunks: for chunk in context.split(whereSeparator: { $0.isWhitespace }).reversed() {
+            guard LearningPolicy.mayLearnChunk(chunk) else { break }
+            let words = WordText.words(in: chunk)
+            if endsSentence(chunk[(words.last?.endIndex ?? chunk.startIndex)...]) { break }
+            for index in words.indices.reversed() {
+                let word = String(words[index])
+                guard LearningPolicy.mayRecord(word) else { break chunks }
+                recent.append(word)
+                if recent.count == 2 { break chunks }
+                let gapStart = index > words.startIndex ? words[index - 1].endIndex : chunk.startIndex
+                if endsSentence(chunk[gapStart..<words[index].startIndex]) { break chunks }
+            }
+        }
+        return recent.reversed()
     }
 
     /// The learned entries changed since the last call, for the store (does not touch the cache).
@@ -255,8 +271,9 @@ public final class Predictor {
         model.halfLife = userModel.halfLife
         model.load(entries)
         _ = model.takeChanges()
-        userModel = model
         forgetAnswers()
+        userModel = model
+        learnedWords.isStale = true
     }
 
     /// The best `count` words for the text before the cursor.
@@ -308,10 +325,83 @@ public final class Predictor {
         return (context, partial, String(context) + String(partial))
     }
 
+    /// Pack ids of every key the learned model may hold, in any context: a superset (a word
+    /// the model dropped stays), made again from the model after a change other than learning.
+    private struct LearnedWords {
+        var bits: [UInt64] = []
+        /// Made from the model before that change (made again before the next use).
+        var isStale = true
+        /// A learned key may equal a pack key as a string but not as bytes (see `mayEqualASCII`):
+        /// no pack word is known not to be learned.
+        var isUnsure = false
+
+        mutating func insert(_ key: String, pack: LanguagePack) {
+            guard !isStale else { return }
+            if Predictor.mayEqualASCII(key) { isUnsure = true }
+            guard let id = pack.id(ofKey: key) else { return }
+            if bits.count <= id / 64 { bits += repeatElement(0, count: id / 64 + 1 - bits.count) }
+            bits[id / 64] |= 1 << UInt64(id % 64)
+        }
+
+        mutating func rebuild(from model: UserModel, pack: LanguagePack) {
+            bits = [UInt64](repeating: 0, count: pack.wordCount / 64 + 1)
+            isUnsure = false
+            isStale = false
+            for entry in model.allEntries { insert(entry.key, pack: pack) }
+        }
+
+        /// Whether the model may hold the pack word `id` (its key's bytes are ASCII).
+        func mayHold(_ id: Int) -> Bool {
+            isUnsure || id / 64 >= bits.count || bits[id / 64] & (1 << UInt64(id % 64)) != 0
+        }
+    }
+
+    /// Whether a key that is not ASCII may still equal an ASCII key as a Swift string (canonical
+    /// equivalence): only through the characters whose canonical decomposition is ASCII (the
+    /// Greek question mark, the Greek varia, the Kelvin sign). Any other non-ASCII string differs
+    /// from every ASCII one, so for an ASCII key, equal as strings is equal as bytes.
+    static func mayEqualASCII(_ key: String) -> Bool {
+        key.utf8.contains { $0 >= 0x80 }
+            && key.unicodeScalars.contains { $0 == "\u{037E}" || $0 == "\u{1FEF}" || $0 == "\u{212A}" }
+    }
+
+    /// Whether a pack word's key is ASCII (then the by-id lookups give what lookups by its key give).
+    private func keyIsASCII(_ id: Int) -> Bool {
+        if asciiKeys.isEmpty { asciiKeys = [UInt64](repeating: 0, count: 2 * (pack.wordCount / 64 + 1)) }
+        let word = 2 * (id / 64)
+        let bit: UInt64 = 1 << UInt64(id % 64)
+        if asciiKeys[word] & bit != 0 { return asciiKeys[word + 1] & bit != 0 }
+        let ascii = !pack.keyBytes(id).contains { $0 >= 0x80 }
+        asciiKeys[word] |= bit
+        if ascii { asciiKeys[word + 1] |= bit }
+        return ascii
+    }
+
+    /// `keyIsASCII` remembered, two bits a pack word (known, ASCII) side by side: the pack's key
+    /// of a candidate is a random read in a few megabytes, mostly missing the caches.
+    private var asciiKeys: [UInt64] = []
+    /// The pack word whose key is empty, if any (a string equals the empty one only when it is).
+    private lazy var emptyKeyID: Int? = pack.id(ofKey: "")
+
+    /// Whether a pack word's key is `key` (as a Swift string), without making the word's string
+    /// when both are ASCII.
+    private func packKey(_ id: Int, equals key: String, keyIsASCII: Bool) -> Bool {
+        // Only an empty string equals the empty one (any scalar makes a character).
+        if key.isEmpty { return id == emptyKeyID }
+        let bytes = pack.keyBytes(id)
+        if keyIsASCII, self.keyIsASCII(id) {
+            guard bytes.count == key.utf8.count else { return false }
+            return bytes.elementsEqual(key.utf8)
+        }
+        return pack.key(id) == key
+    }
+
     // MARK: Scoring
 
     private struct Candidate {
         var id: Int?  // nil: a word from the document that the pack lacks
+        /// Empty for a pack word until it may reach the window (`withKey`): most candidates
+        /// never do, and making each one's string was a good part of the next word's time.
         var key: String
         var display: String
         /// The word model's probability of the word here (before the log and any penalty).
@@ -326,6 +416,11 @@ public final class Predictor {
         var isCorrection = false
         /// Which prefix-narrowable sources offered it (see `narrowedCandidates`).
         var sources: CandidateSources = []
+
+        /// Fills in a pack word's key.
+        mutating func withKey(_ pack: LanguagePack) {
+            if key.isEmpty, let id { key = pack.key(id) }
+        }
 
         /// Takes the log of the probability (once).
         mutating func settle() {
@@ -367,38 +462,47 @@ public final class Predictor {
     /// What the previous words give every candidate of this context, computed once per context
     /// (the text before the word being typed) instead of once per key.
     private struct ContextScores {
-        var trigramProb: [Int: Float] = [:]
-        var bigramProb: [Int: Float] = [:]
+        var trigramProb = IDTable<Float>()
+        var bigramProb = IDTable<Float>()
         var bigramBackoff: Float = 1
         var trigramBackoff: Float = 1
         var userTrigram: [String: LearnedEntry] = [:]
         var userBigram: [String: LearnedEntry] = [:]
         var userTotals: (one: Float, two: Float, three: Float) = (0, 0, 0)
+        /// The learned model these scores were made with: read from here, a value the scoring
+        /// does not copy (reading the predictor's property copied it, with a retain and release
+        /// of each of its buffers, for every candidate).
+        var users: UserModel
         var cacheWeight: Float = 0
+        /// `document.words` counts and `followers` of pack words, by id: for ASCII keys, when
+        /// no document word may equal an ASCII key as a string but not as bytes (`byID`).
+        var documentCounts = IDTable<Int>()
+        var followersByID = IDTable<Int>()
+        var byID = true
         var followers: [String: Int] = [:]
         var followerMass: Float = 0
         var followerWeight: Float = 0
     }
 
     private func makeContextScores(context: Substring) -> ContextScores {
-        var scores = ContextScores()
+        var scores = ContextScores(users: userModel)
         let (previous, beforePrevious) = document.lastWords
         let bigram = pack.bigramSuccessors(of: previous ?? pack.sentenceStartID)
         let trigram = previous.flatMap { p in beforePrevious.flatMap { pack.trigramSuccessors(of: $0, p) } }
         let unknownPrevious = previous == nil && !WordText.isSentenceStart(context)
         // Successor probabilities of the previous words, by id.
         if let trigram {
-            scores.trigramProb.reserveCapacity(trigram.entries.count)
+            scores.trigramProb = IDTable(capacity: trigram.entries.count)
             for entry in trigram.entries {
                 let (id, probability) = successorProbability(entry)
-                scores.trigramProb[id] = probability
+                scores.trigramProb.set(id, probability)
             }
         }
         if !unknownPrevious {
-            scores.bigramProb.reserveCapacity(bigram.entries.count)
+            scores.bigramProb = IDTable(capacity: bigram.entries.count)
             for entry in bigram.entries {
                 let (id, probability) = successorProbability(entry)
-                scores.bigramProb[id] = probability
+                scores.bigramProb.set(id, probability)
             }
         }
         scores.bigramBackoff = unknownPrevious ? 1 : bigram.weight
@@ -415,6 +519,15 @@ public final class Predictor {
         let cacheMass = Double(document.totalWords)
         scores.cacheWeight = Float(options.cacheWeight * cacheMass / (cacheMass + 20))
         scores.followers = document.lastWordFollowers
+        scores.documentCounts = IDTable(capacity: document.words.count)
+        for (key, entry) in document.words {
+            if let id = entry.id { scores.documentCounts.set(id, entry.count) }
+            if Self.mayEqualASCII(key) { scores.byID = false }
+        }
+        for (key, count) in scores.followers {
+            if let id = document.words[key]?.id { scores.followersByID.set(id, count) }
+        }
+        if learnedWords.isStale { learnedWords.rebuild(from: userModel, pack: pack) }
         scores.followerMass = Float(scores.followers.values.reduce(0, +))
         scores.followerWeight =
             scores.followerMass > 0
@@ -434,19 +547,54 @@ public final class Predictor {
         } else {
             p = 1e-7
         }
-        let cacheWeight = scores.cacheWeight
         let cached = document.words[key].map { Float($0.count) / Float(max(1, document.totalWords)) } ?? 0
+        let followed = Float(scores.followers[key] ?? 0)
+        return mixed(p, cached: cached, followed: followed, key: key, scores)
+    }
+
+    /// `wordProbability(id:key:scores)` of a pack word, by id: its key's string is made only
+    /// where a lookup by string may find what a lookup by id does not (a key that is not ASCII,
+    /// a word the learned model may hold).
+    private func wordProbability(id: Int, _ scores: ContextScores) -> Float {
+        // The reference (`reusesCandidates` off) looks up by string, for tests that compare both.
+        guard reusesCandidates, scores.byID, keyIsASCII(id) else {
+            return wordProbability(id: id, key: pack.key(id), scores)
+        }
+        let unigram = unigramProbability(id)
+        let lower = (scores.bigramProb[id] ?? 0) + scores.bigramBackoff * unigram
+        let p = (scores.trigramProb[id] ?? 0) + scores.trigramBackoff * lower
+        let cached = scores.documentCounts[id].map { Float($0) / Float(max(1, document.totalWords)) } ?? 0
+        let followed = Float(scores.followersByID[id] ?? 0)
+        return mixed(
+            p, cached: cached, followed: followed, key: learnedWords.mayHold(id) ? pack.key(id) : nil, scores)
+    }
+
+    /// The word model's probability mixed with the document cache and the user's counts (`key`
+    /// nil: a word the learned model does not hold).
+    @inline(__always)
+    private func mixed(_ model: Float, cached: Float, followed: Float, key: String?, _ scores: ContextScores) -> Float {
+        var p = model
+        let cacheWeight = scores.cacheWeight
         p = (1 - cacheWeight) * p + cacheWeight * cached
         let followerWeight = scores.followerWeight
         if followerWeight > 0 {
-            p = (1 - followerWeight) * p + followerWeight * Float(scores.followers[key] ?? 0) / scores.followerMass
+            p = (1 - followerWeight) * p + followerWeight * followed / scores.followerMass
         }
         let userTotals = scores.userTotals
         if userTotals.one > 0 {
             // Back-off over the user's own counts: two words of context, one, none.
-            let one = Float(userModel.word(key)?.count ?? 0) / userTotals.one
-            let two = userTotals.two > 0 ? Float(scores.userBigram[key]?.count ?? 0) / userTotals.two : 0
-            let three = userTotals.three > 0 ? Float(scores.userTrigram[key]?.count ?? 0) / userTotals.three : 0
+            var one: Float = 0
+            var two: Float = 0
+            var three: Float = 0
+            if let key {
+                one = Float(scores.users.word(key)?.count ?? 0) / userTotals.one
+                two = userTotals.two > 0 ? Float(scores.userBigram[key]?.count ?? 0) / userTotals.two : 0
+                three = userTotals.three > 0 ? Float(scores.userTrigram[key]?.count ?? 0) / userTotals.three : 0
+            } else {
+                one = 0 / userTotals.one
+                two = userTotals.two > 0 ? 0 / userTotals.two : 0
+                three = userTotals.three > 0 ? 0 / userTotals.three : 0
+            }
             let w3 = userTotals.three / (userTotals.three + 2)
             let w2 = (1 - w3) * userTotals.two / (userTotals.two + 2)
             let personal = w3 * three + w2 * two + (1 - w3 - w2) * one
@@ -479,7 +627,7 @@ public final class Predictor {
     /// Candidates from the learned model: words with the prefix and the most used successors
     /// of the previous words (a bounded window, like the pack's successor lists).
     private func learnedCandidates(prefixKey: String, _ scores: ContextScores) -> [LearnedEntry] {
-        var learned = userModel.words(withPrefix: prefixKey, limit: 12)
+        var learned = scores.users.words(withPrefix: prefixKey, limit: 12)
         if scores.userBigram.isEmpty && scores.userTrigram.isEmpty { return learned }
         let learnedSuccessors =
             (scores.userBigram.values.filter { $0.key.hasPrefix(prefixKey) }
@@ -497,12 +645,11 @@ public final class Predictor {
 
     /// A pack word's key and word score in the current context, computed once per context:
     /// the next word's candidates and those of each prefix of the word overlap.
-    private func scoredWord(_ id: Int, _ scores: ContextScores) -> (key: String, probability: Float) {
+    private func scoredWord(_ id: Int, _ scores: ContextScores) -> Float {
         if let known = scoredWords[id] { return known }
-        let key = pack.key(id)
-        let scored = (key, wordProbability(id: id, key: key, scores))
-        if scoredWords.count >= 8192 { scoredWords.removeAll(keepingCapacity: true) }
-        scoredWords[id] = scored
+        let scored = wordProbability(id: id, scores)
+        if scoredWords.count >= 8192 { scoredWords.removeAll() }
+        scoredWords.set(id, scored)
         return scored
     }
 
@@ -516,7 +663,7 @@ public final class Predictor {
     /// candidate whose `max(probability, 1e-12)` is below `0.999 * floor` scores more than 1e-3
     /// lower than each of them (a penalty only lowers it), so it is strictly behind `limit`
     /// others and never among the best.
-    private static func window(_ limit: Int, of candidates: inout [Candidate], prunes: Bool) -> [Candidate] {
+    private func window(_ limit: Int, of candidates: inout [Candidate], prunes: Bool) -> [Candidate] {
         var floor: Float = 0
         if prunes, candidates.count > limit {
             // The `limit`-th highest bound among candidates without a penalty (0: fewer of them).
@@ -537,9 +684,10 @@ public final class Predictor {
         for index in candidates.indices {
             if candidates[index].penalty >= 0, max(candidates[index].probability, 1e-12) < cut { continue }
             candidates[index].settle()
+            candidates[index].withKey(pack)  // `best` breaks ties by key
             kept.append(candidates[index])
         }
-        return best(limit, of: kept)
+        return Self.best(limit, of: kept)
     }
 
     /// The best `limit` candidates by word score, best first: what sorting all of them and
@@ -569,12 +717,12 @@ public final class Predictor {
     ) -> CandidatePool {
         var ids: [Int] = []
         var sources: [CandidateSources] = []
-        var position: [Int: Int] = [:]
+        var position = IDTable<Int>()
         func add(_ id: Int, _ source: CandidateSources) {
             if let index = position[id] {
                 sources[index].formUnion(source)
             } else {
-                position[id] = ids.count
+                position.set(id, ids.count)
                 ids.append(id)
                 sources.append(source)
             }
@@ -598,8 +746,8 @@ public final class Predictor {
                 }
             }
         }
-        for id in scores.trigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id, .range) }
-        for id in scores.bigramProb.keys where range.contains(id) || prefixKey.isEmpty { add(id, .range) }
+        scores.trigramProb.forEachID { id in if range.contains(id) || prefixKey.isEmpty { add(id, .range) } }
+        scores.bigramProb.forEachID { id in if range.contains(id) || prefixKey.isEmpty { add(id, .range) } }
         var documentOnly: [(key: String, display: String, sources: CandidateSources)] = []
         var documentOnlyKeys = Set<String>()
         for (key, entry) in document.words where key.hasPrefix(prefixKey) {
@@ -619,11 +767,13 @@ public final class Predictor {
 
         var candidates: [Candidate] = []
         candidates.reserveCapacity(ids.count + documentOnly.count)
+        let prefixIsASCII = !prefixKey.utf8.contains { $0 >= 0x80 }
         for (index, id) in ids.enumerated() {
-            let (key, score) = scoredWord(id, scores)
-            if key == prefixKey { continue }  // the typed text itself is already in the field
-            // The display form is settled later, for the window only.
-            var candidate = Candidate(id: id, key: key, display: "", probability: score, sources: sources[index])
+            // The typed text itself is already in the field.
+            if packKey(id, equals: prefixKey, keyIsASCII: prefixIsASCII) { continue }
+            // The key and the display form are settled later, for the window only.
+            var candidate = Candidate(
+                id: id, key: "", display: "", probability: scoredWord(id, scores), sources: sources[index])
             if let penalty = corrections[id] {
                 candidate.isCorrection = true
                 candidate.penalty = penalty
@@ -670,28 +820,43 @@ public final class Predictor {
 
         var candidates: [Candidate] = []
         candidates.reserveCapacity(pool.candidates.count)
-        var presentIDs = Set<Int>()
+        var presentIDs = IDTable<UInt8>(capacity: pool.candidates.count + top.count)
+        /// Whether `id` was not yet present (it is now).
+        func insertID(_ id: Int) -> Bool {
+            guard presentIDs[id] == nil else { return false }
+            presentIDs.set(id, 1)
+            return true
+        }
         var presentKeys = Set<String>()  // words the pack lacks
+        let prefixIsASCII = !prefixKey.utf8.contains { $0 >= 0x80 }
         for var candidate in pool.candidates {
             var sources: CandidateSources = []
             if candidate.sources.contains(.range), let id = candidate.id, range.contains(id) {
                 sources.insert(.range)
             }
-            if candidate.sources.contains(.document), candidate.key.hasPrefix(prefixKey) { sources.insert(.document) }
-            if sources.isEmpty || candidate.key == prefixKey { continue }
+            if candidate.sources.contains(.document) {
+                candidate.withKey(pack)
+                if candidate.key.hasPrefix(prefixKey) { sources.insert(.document) }
+            }
+            if sources.isEmpty { continue }
+            if let id = candidate.id, candidate.key.isEmpty {
+                if packKey(id, equals: prefixKey, keyIsASCII: prefixIsASCII) { continue }
+            } else if candidate.key == prefixKey {
+                continue
+            }
             candidate.sources = sources
-            if let id = candidate.id { presentIDs.insert(id) } else { presentKeys.insert(candidate.key) }
+            if let id = candidate.id { _ = insertID(id) } else { presentKeys.insert(candidate.key) }
             candidates.append(candidate)
         }
         func addWord(_ id: Int, sources: CandidateSources) {
-            let (key, score) = scoredWord(id, scores)
-            if key == prefixKey { return }
-            candidates.append(Candidate(id: id, key: key, display: "", probability: score, sources: sources))
+            if packKey(id, equals: prefixKey, keyIsASCII: prefixIsASCII) { return }
+            candidates.append(
+                Candidate(id: id, key: "", display: "", probability: scoredWord(id, scores), sources: sources))
         }
-        for id in top where presentIDs.insert(id).inserted { addWord(id, sources: .range) }
+        for id in top where insertID(id) { addWord(id, sources: .range) }
         for entry in learnedCandidates(prefixKey: prefixKey, scores) {
             if let id = pack.id(ofKey: entry.key) {
-                if presentIDs.insert(id).inserted { addWord(id, sources: []) }
+                if insertID(id) { addWord(id, sources: []) }
             } else if presentKeys.insert(entry.key).inserted, entry.key != prefixKey {
                 candidates.append(
                     Candidate(
@@ -736,7 +901,7 @@ public final class Predictor {
             pool = freshCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
             lastAnswerPath = prefixKey.isEmpty ? .nextWord : pool.extensible ? .searched : .corrected
         }
-        var candidates = Self.window(options.windowSize, of: &pool.candidates, prunes: reusesCandidates)
+        var candidates = window(options.windowSize, of: &pool.candidates, prunes: reusesCandidates)
         candidatePool = pool  // with the scores settled here, for the next key
         let trigramProb = scores.trigramProb
         let bigramProb = scores.bigramProb
@@ -749,7 +914,7 @@ public final class Predictor {
                 !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty
             {
                 display = written
-            } else if let learned = userModel.word(key)?.display, !WordText.isAllCaps(learned) {
+            } else if let learned = scores.users.word(key)?.display, !WordText.isAllCaps(learned) {
                 // How this user writes the word (`Inkling`, a product, not `inkling`).
                 display = learned
             }
@@ -781,8 +946,16 @@ public final class Predictor {
                 } else {
                     var symbols = model.symbols(key.unicodeScalars)
                     symbols += neutral  // the space after the word
-                    inContext = model.logProb(of: symbols, after: history)
-                    alone = characterScores.alone[key] ?? model.logProb(of: symbols, after: neutral)
+                    if reusesCandidates {
+                        inContext = model.logProb(of: symbols, after: history, memo: &positionScores)
+                        alone =
+                            characterScores.alone[key]
+                            ?? model.logProb(of: symbols, after: neutral, memo: &positionScores)
+                    } else {
+                        // The reference computes every position's score.
+                        inContext = model.logProb(of: symbols, after: history)
+                        alone = characterScores.alone[key] ?? model.logProb(of: symbols, after: neutral)
+                    }
                     characterScores.remember(key: key, inContext: inContext, alone: alone)
                 }
                 let weight = partial.isEmpty ? options.nextWordCharacterWeight : options.characterWeight
@@ -837,7 +1010,7 @@ public final class Predictor {
     /// The re-ranker's view of one window candidate (`RerankFeature` order).
     private func rerankFeatures(
         of candidate: Candidate, rank: Int, partialLength: Int,
-        trigramProb: [Int: Float], bigramProb: [Int: Float], startsSentence: Bool
+        trigramProb: IDTable<Float>, bigramProb: IDTable<Float>, startsSentence: Bool
     ) -> [Float] {
         var features = [Float](repeating: 0, count: RerankFeature.count)
         func set(_ feature: RerankFeature, _ value: Float) { features[feature.rawValue] = value }

@@ -111,7 +111,52 @@ struct DocumentCacheTests {
             #expect(reused.lastKeys == fresh.lastKeys)
             #expect(reused.lastWordFollowers == fresh.lastWordFollowers)
             #expect(reused.lastWordCapitalizedMidSentence == fresh.lastWordCapitalizedMidSentence)
+            #expect(reused.documentKeys == fresh.documentKeys)
         }
+    }
+
+    /// The engine's pattern: a context only at each word's end (the text grows by a word and its
+    /// space) in a window of the last N scalars, so that the window also loses its start once
+    /// the text is longer; the extended cache answers as one built from nothing.
+    @Test("a cache extended word by word, its window moving, equals a fresh one", arguments: [40, 70, 1000])
+    func extendedWordByWordMatchesAFreshBuild(window: Int) {
+        let text =
+            "The cat sat. Zorblax met the cat and ZORBLAX said don\u{2019}t, then the White House "
+            + "paid 12 dollars. Then zorblax met Obama and the cat met the dog again and again. "
+            + "rock 'n' roll, well-known caf\u{E9}s and cafe\u{301}s; I said: \"Hi!\" (then) 3rd v2 "
+            + "an e-mail to someone@example.com! Why? Because. The end... and the start "
+        var reused = DocumentCache()
+        let scalars = Array(text.unicodeScalars)
+        var checked = 0
+        for end in 1...scalars.count where end == scalars.count || scalars[end] == " " || end % 5 == 0 {
+            let cut = String(String.UnicodeScalarView(scalars[max(0, end - window)..<end]))
+            let context = WordText.splitPartialWord(cut).context
+            reused.update(context: context, pack: pack)
+            var fresh = DocumentCache()
+            fresh.update(context: context, pack: pack)
+            checked += 1
+            #expect(reused.totalWords == fresh.totalWords)
+            #expect(
+                reused.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" }
+                    == fresh.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" })
+            #expect(reused.lastWords == fresh.lastWords)
+            #expect(reused.lastKeys == fresh.lastKeys)
+            #expect(reused.lastWordFollowers == fresh.lastWordFollowers)
+            #expect(reused.lastWordCapitalizedMidSentence == fresh.lastWordCapitalizedMidSentence)
+            #expect(reused.documentKeys == fresh.documentKeys)
+        }
+        #expect(checked > 60)
+    }
+
+    @Test("the overlap of a moved, longer window with the last one")
+    func overlap() {
+        #expect(DocumentCache.overlap(of: "the cat ", with: "the cat sat ") == "the cat ")
+        #expect(DocumentCache.overlap(of: "the cat ", with: "cat sat ") == "cat ")
+        #expect(DocumentCache.overlap(of: "the cat ", with: "the dog ") == nil)
+        #expect(DocumentCache.overlap(of: "the cat ", with: "the ") == nil)
+        #expect(DocumentCache.overlap(of: "", with: "the ") == nil)
+        // Never inside a scalar: "é" is two bytes.
+        #expect(DocumentCache.overlap(of: "\u{E9}t\u{E9} ", with: "t\u{E9} x ") == "t\u{E9} ")
     }
 
     @Test("only the last word's followers are counted, each pair once per occurrence")
