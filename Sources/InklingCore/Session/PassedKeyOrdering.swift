@@ -183,6 +183,10 @@ extension FocusClient {
     /// filters, and commits reach the application through text-input-v3, so nothing is held.
     public var passedOnLettersKeepTheirCase: Bool { name != "gnome-shell" }
 
+    /// Whether one answer's edits reach the application as one batch that keeps only its last
+    /// commit: GNOME Shell's text-input-v3 (`EditBatch`).
+    public var editsArriveInBatches: Bool { name == "gnome-shell" }
+
     /// Whether the client reports the sentence around the cursor rather than its paragraph.
     ///
     /// LibreOffice's `SwEditWin::GetSurroundingText` selects from the start to the end of the
