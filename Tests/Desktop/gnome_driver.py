@@ -236,7 +236,8 @@ def fix(ctx, typed, before="", shot=None):
         # key here, so it does not pass.
         return {"ok": False, "outcome": "not applied", "got": got, "reported_after_last_key": reported,
                 "events": ctx.session.engine_events(mark)[-12:]}
-    return {"ok": False, "outcome": "wrong", "got": got, "reported_after_last_key": reported}
+    return {"ok": False, "outcome": "wrong", "got": got, "reported_after_last_key": reported,
+            "events": ctx.session.engine_events(mark)[-24:]}
 
 
 def report_after_last_key(ctx, mark, typed):
@@ -283,12 +284,25 @@ def case_focus(ctx):
     else:
         engine_answered(ctx, mark, "We saw hel", then="table")  # `hel` composing, its table shown
     focus_seen = focus_and_wait(ctx, "other")
+    probe_mark = None if ctx.control else ctx.session.engine_mark()
     type_text(ctx, "x ")
     got_other = ctx.app.wait_for("other", "x ", "text in the other field")
     expected = "We saw hel"
     got = ctx.app.settle(quiet=1.0)
+    # Whether the engine committed the probe, whole, to the newly focused context (its trace: no
+    # focus change between the probe's keys and a commit of its length), as in desktop_driver.py:
+    # tells a probe the application dropped from one the engine lost.
+    committed_probe = None
+    if probe_mark is not None:
+        committed_probe = False
+        for event in ctx.session.engine_events(probe_mark):
+            if event.startswith(("focus-", "reset")):
+                break
+            if event == "commit scalars=2":
+                committed_probe = True
+                break
     return {"ok": got == expected and got_other == "x ", "expected": expected, "got": got, "other": got_other,
-            "focus_seen": focus_seen}
+            "focus_seen": focus_seen, "engine_committed_probe": committed_probe}
 
 
 def focus_and_wait(ctx, field):

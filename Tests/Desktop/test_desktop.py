@@ -63,6 +63,18 @@ def firefox_drops_first_composition(outcome):
             and outcome.get("engine_committed_probe") is True)
 
 
+def gnome_firefox_focus(outcome):
+    """Firefox on GNOME Shell: the Shell's symptom (`gnome_focus_race`), or Firefox's own, as on
+    X11: Firefox keeps the composing word in the old field (`We saw hel`) and the newly focused
+    field takes neither the Shell's commit of it nor the first word composed there, which the
+    engine's trace shows it committed whole to the new field's context (suite runs 1 and 2 of
+    2026-12-02, fifth session; compatibility.md)."""
+    if gnome_focus_race(outcome):
+        return True
+    return (outcome.get("got") == "We saw hel" and (outcome.get("other") or "") == ""
+            and outcome.get("engine_committed_probe") is True)
+
+
 def qt_utf16_no_chip(outcome):
     """Qt's IBus plugin reports positions in UTF-16 units; with emoji before the cursor they
     cannot be read as IBus's code points, so the engine never places a flag there (no chip)."""
@@ -77,12 +89,37 @@ PLATFORM = {
     ("kwrite", "fix-after-emoji"): ("Qt reports UTF-16 positions: no fix is offered after emoji", qt_utf16_no_chip),
     ("gnome-gtk4", "focus"): (SHELL_FOCUS, gnome_focus_race),
     ("gnome-gtk3", "focus"): (SHELL_FOCUS, gnome_focus_race),
-    ("gnome-firefox", "focus"): (SHELL_FOCUS, gnome_focus_race),
+    ("gnome-firefox", "focus"): (SHELL_FOCUS + ", or Firefox drops the first word composed in the new field, as on"
+                                 " X11", gnome_firefox_focus),
 }
+
+
+# A private ibus-daemon that did not accept the driver's connection in time: the machine's, before
+# any key is typed (suite run 2 of 2026-12-02, fifth session: Writer's driver timed out after
+# 10 s waiting for the connection at a load average of 8). The driver is started once more.
+DAEMON_START_ERRORS = ("waiting for a connection to ibus-daemon", "waiting for the ibus-daemon socket")
 
 
 @functools.lru_cache(maxsize=None)
 def run_driver(app, control):
+    report = run_driver_once(app, control)
+    error = report.get("__error__", "")
+    if any(text in error for text in DAEMON_START_ERRORS):
+        report = run_driver_once(app, control)
+        report["__driver_restarted__"] = error[-300:]
+    path = os.environ.get("INKLING_DESKTOP_RESULTS")
+    if path and "__error__" not in report:
+        results = {}
+        if os.path.exists(path):
+            with open(path) as f:
+                results = json.load(f)
+        results["%s%s" % (app, " (control)" if control else "")] = report
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1, ensure_ascii=False)
+    return report
+
+
+def run_driver_once(app, control):
     for tool in ("Xvfb", "xdotool", "dbus-run-session"):
         if shutil.which(tool) is None:
             pytest.fail("%s is missing (scripts/install-deps.sh installs it)" % tool)
@@ -102,17 +139,7 @@ def run_driver(app, control):
     if result.returncode != 0 or not lines:
         return {"__error__": "driver exited %d\n%s\n%s"
                 % (result.returncode, result.stdout[-3000:], result.stderr[-3000:])}
-    report = json.loads(lines[-1])
-    path = os.environ.get("INKLING_DESKTOP_RESULTS")
-    if path:
-        results = {}
-        if os.path.exists(path):
-            with open(path) as f:
-                results = json.load(f)
-        results["%s%s" % (app, " (control)" if control else "")] = report
-        with open(path, "w") as f:
-            json.dump(results, f, indent=1, ensure_ascii=False)
-    return report
+    return json.loads(lines[-1])
 
 
 @pytest.mark.parametrize("app,case", [(a, c) for a in CASES for c in CASES[a] if a in SELECTED])

@@ -61,10 +61,13 @@ extension InputSession {
             lastSuggestionKey = nil
             // One commit per answer: Wayland clients keep only the last (EditBatch). LibreOffice,
             // which shows the preedit in its text, keeps the order it was proven with: it cut the
-            // word's space (`I sawthe cat`) when the preedit went before the deletion.
+            // word's space (`I sawthe cat`) when the preedit went before the deletion. GNOME Shell
+            // batches whatever the application: Firefox on Wayland also shows the preedit in its
+            // text, and the uncoalesced answer gave `I sthe cat` there (2026-12-02, fifth session).
             let answer = effects + auxiliaryEffects()
+            let batches = focusClient?.editsArriveInBatches ?? false
             return KeyResult(
-                handled: true, effects: clientEchoesPreedit ? answer : EditBatch.coalesced(answer),
+                handled: true, effects: clientEchoesPreedit && !batches ? answer : EditBatch.coalesced(answer),
                 needsSuggestions: true)
         }
     }

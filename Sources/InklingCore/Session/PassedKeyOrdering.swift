@@ -4,10 +4,15 @@
 /// event queue, while the engine's commits and preedits for the keys typed after it reach the
 /// application at once; a busy application (LibreOffice Writer at 30 ms a key) then applies
 /// the next word before the Return (`rather spen\nspend`). After passing on a key that
-/// changes the text (Return, Tab, BackSpace), in a client that reports its text, the printable
-/// keys that follow are passed on too, as key events behind it, until a report shows the text
-/// changed by that key and by every key passed on since; then the engine composes again. A
-/// client that never reports again holds composition back for a few keys or a moment only.
+/// changes the text (Return, Tab, BackSpace), the printable keys that follow are passed on too,
+/// as key events behind it, so that all of them keep their order as they do without an input
+/// method. In a client that reports its text the engine composes again once a report shows the
+/// text changed by that key and by every key passed on since (or after many keys or seconds: a
+/// client that stops reporting). Where no report can show it — a client that does not report
+/// its text, or stopped (Firefox on X11 after its first commit), and LibreOffice after a Return
+/// that ends a sentence (it reports the sentence around the cursor, the same with the Return
+/// applied or not) — the engine composes again only once typing pauses: the application has
+/// then worked through the keys it was handed back.
 public struct PassedKeyOrdering: Equatable, Sendable {
     /// Printable keys passed on after the key at most, before composing again regardless.
     public static let maxHeldKeys = 300
@@ -19,6 +24,15 @@ public struct PassedKeyOrdering: Equatable, Sendable {
     /// A client that reports its text reports the held keys once it has applied them, so the
     /// bound is reached only where reports stop.
     public static let maxWaitMilliseconds: Int64 = 10000
+    /// How long typing must pause (milliseconds from the last key) before composing again where
+    /// no report can show the keys applied.
+    ///
+    /// A key reaches the engine only once the application has read it, so a key that comes this
+    /// long after the one before was read by an application that had the engine's answers to the
+    /// keys before it for that long; at 30 ms a key, Firefox on X11 applied a passed-on Return
+    /// after the next word's preedit (`summer.My`, 2 of 7 runs, 2026-12-02) when the letters
+    /// after it were composed at once.
+    public static let pauseMilliseconds: Int64 = 500
 
     /// A key passed on, waiting for the client to report its effect.
     public struct Wait: Equatable, Sendable {
@@ -32,6 +46,12 @@ public struct PassedKeyOrdering: Equatable, Sendable {
         public var held: String = ""
         /// How many printable keys were passed on since.
         public var heldKeys = 0
+        /// When the last key was typed: the key passed on, then each key held.
+        public var lastKeyAt: Int64
+        /// Whether a report of only the keys held proves nothing: a client that reports the
+        /// sentence around the cursor (LibreOffice), after a Return that ended a sentence, shows
+        /// the same text before the cursor whether it applied the Return or not.
+        public let reportsCannotTell: Bool
     }
 
     /// The key waiting for its report (nil: the engine composes as usual).
@@ -45,24 +65,39 @@ public struct PassedKeyOrdering: Equatable, Sendable {
 
     /// A key that changes the text was passed on, with `textBefore` before the cursor just
     /// before it (after anything the engine committed with it; nil: not known); `inserts`: it
-    /// inserts text (Return, Tab), else it deletes (BackSpace).
-    public mutating func passedOn(textBefore: String?, inserts: Bool = true, now: Int64) {
+    /// inserts text (Return, Tab), else it deletes (BackSpace); `reportsSentences`: the client
+    /// reports the sentence around the cursor, not the paragraph (LibreOffice).
+    public mutating func passedOn(textBefore: String?, inserts: Bool = true, reportsSentences: Bool = false, now: Int64)
+    {
         let kept = textBefore.map {
             String(String.UnicodeScalarView($0.unicodeScalars.suffix(TextContext.keptScalars)))
         }
-        wait = Wait(textBefore: kept, since: now, inserts: inserts)
+        let cannotTell = reportsSentences && inserts && Self.endsSentence(textBefore ?? "")
+        wait = Wait(textBefore: kept, since: now, inserts: inserts, lastKeyAt: now, reportsCannotTell: cannotTell)
     }
 
     /// Whether the printable `text` typed now is to be passed on too (and is then counted);
-    /// false ends the wait, after too many keys or too long: the engine composes it.
-    public mutating func holds(_ text: String, now: Int64) -> Bool {
+    /// false ends the wait and the engine composes it. `clientReports`: the client reports its
+    /// text now; where it does not (or its reports cannot tell), the wait ends only when typing
+    /// has paused, else after too many keys or too long.
+    public mutating func holds(_ text: String, now: Int64, clientReports: Bool = true) -> Bool {
         guard var current = wait else { return false }
-        guard current.heldKeys < Self.maxHeldKeys, now - current.since < Self.maxWaitMilliseconds else {
-            wait = nil
-            return false
+        if !clientReports || current.reportsCannotTell {
+            // Composing while the application may still have a passed-on key queued is what
+            // loses it; a continuous stream of keys costs only predictions until the pause.
+            guard now - current.lastKeyAt < Self.pauseMilliseconds else {
+                wait = nil
+                return false
+            }
+        } else {
+            guard current.heldKeys < Self.maxHeldKeys, now - current.since < Self.maxWaitMilliseconds else {
+                wait = nil
+                return false
+            }
         }
         current.held += text
         current.heldKeys += 1
+        current.lastKeyAt = now
         wait = current
         return true
     }
@@ -83,6 +118,9 @@ public struct PassedKeyOrdering: Equatable, Sendable {
         let held = Self.withoutTrailingSpaces(current.held.unicodeScalars)
         guard scalars.count >= held.count, scalars.suffix(held.count).elementsEqual(held) else { return }
         let rest = Self.withoutTrailingSpaces(scalars.dropLast(held.count))
+        // Only the keys held, in a client that reports the sentence: the same with the Return
+        // applied (a new paragraph) as without it (a new sentence after `July.`).
+        if current.reportsCannotTell, rest.isEmpty { return }
         if let textBefore = current.textBefore {
             let expected = Self.withoutTrailingSpaces(textBefore.unicodeScalars).suffix(TextContext.keptScalars)
             let shown = rest.suffix(TextContext.keptScalars)
@@ -116,6 +154,16 @@ public struct PassedKeyOrdering: Equatable, Sendable {
         return withoutTrailingSpaces(remaining.unicodeScalars).suffix(TextContext.keptScalars)
     }
 
+    /// Whether `text` ends a sentence (`.`, `!`, `?` or `…`, perhaps inside a closing bracket or
+    /// quote, trailing spaces aside): LibreOffice starts its next report after it.
+    public static func endsSentence(_ text: String) -> Bool {
+        let closing: Set<Unicode.Scalar> = [")", "]", "}", "\"", "'", "\u{201D}", "\u{2019}"]
+        var scalars = withoutTrailingSpaces(text.unicodeScalars)
+        while let last = scalars.last, closing.contains(last) { scalars.removeLast() }
+        guard let last = scalars.last else { return false }
+        return [".", "!", "?", "\u{2026}"].contains(last)
+    }
+
     static func withoutTrailingSpaces<Scalars: BidirectionalCollection>(_ scalars: Scalars) -> [Unicode.Scalar]
     where Scalars.Element == Unicode.Scalar {
         var kept = Array(scalars)
@@ -134,17 +182,32 @@ extension FocusClient {
     /// 2026-12-02, `summer.\nmy sister`). The Shell's replay keeps the order of the keys it
     /// filters, and commits reach the application through text-input-v3, so nothing is held.
     public var passedOnLettersKeepTheirCase: Bool { name != "gnome-shell" }
+
+    /// Whether one answer's edits reach the application as one batch that keeps only its last
+    /// commit: GNOME Shell's text-input-v3 (`EditBatch`).
+    public var editsArriveInBatches: Bool { name == "gnome-shell" }
+
+    /// Whether the client reports the sentence around the cursor rather than its paragraph.
+    ///
+    /// LibreOffice's `SwEditWin::GetSurroundingText` selects from the start to the end of the
+    /// sentence: after `in July.` and a Return not yet applied, the report of `Tha` typed behind
+    /// it looked like the new paragraph, the wait ended, and Writer put the Return after the
+    /// next words (2026-12-02, fourth session).
+    public var reportsSentences: Bool { name.hasSuffix(":soffice.bin") }
 }
 
 extension InputSession {
-    /// A key that changes the text is being passed on: in a client that reports its text, the
-    /// printable keys after it follow it as key events until the client shows it applied.
+    /// A key that changes the text is being passed on: the printable keys after it follow it as
+    /// key events until the client shows it applied, or, where it cannot, until typing pauses.
     func passingOnTextChangingKey(inserts: Bool = true) {
-        guard capabilities.contains(.surroundingText), !context.stoppedReporting else { return }
         guard focusClient?.passedOnLettersKeepTheirCase ?? true else { return }
         passedKeyOrdering.passedOn(
-            textBefore: context.isKnown ? context.before : nil, inserts: inserts, now: clock.now())
+            textBefore: context.isKnown ? context.before : nil, inserts: inserts,
+            reportsSentences: focusClient?.reportsSentences ?? false, now: clock.now())
     }
+
+    /// Whether the client reports its text now (it offers the capability and has not stopped).
+    var clientReportsText: Bool { capabilities.contains(.surroundingText) && !context.stoppedReporting }
 
     /// A printable key while a passed-on key waits for its report: passed on too, unless the
     /// wait is over (then nil: the next handlers compose it).
@@ -152,7 +215,9 @@ extension InputSession {
         guard passedKeyOrdering.isHolding else { return nil }
         guard let character = event.character, character.value >= 0x20, character.value != 0x7F, !event.isShortcut
         else { return nil }
-        guard composition.isEmpty, passedKeyOrdering.holds(String(character), now: clock.now()) else {
+        guard composition.isEmpty,
+            passedKeyOrdering.holds(String(character), now: clock.now(), clientReports: clientReportsText)
+        else {
             passedKeyOrdering.clear()
             return nil
         }

@@ -60,6 +60,22 @@ struct EditBatchTests {
         #expect(field.preedit == nil)
     }
 
+    /// Firefox on GNOME Shell shows the preedit in the text it reports (as LibreOffice does), and
+    /// the engine then sent the fix uncoalesced, for LibreOffice's order: `I sthe cat` (suite runs
+    /// 2 and 4 of 2026-12-02, fifth session; the engine's trace: commit 3, delete 7, commit 7).
+    @Test func aFixIsExactInGnomeShellWhenTheApplicationEchoesThePreedit() {
+        let field = FakeField(reporting: .codePoints)
+        field.batchesLikeTextInputV3 = true
+        field.reportsPreedit = true
+        field.session.setFocusClient(
+            FocusClient(contextPath: "/org/freedesktop/IBus/InputContext_3", name: "gnome-shell"))
+        field.type("I saw teh cat")
+        #expect(field.session.clientEchoesPreedit)
+        #expect(field.auxiliary == "teh → the")
+        field.press(applyFix)
+        #expect(field.visible == "I saw the cat")
+    }
+
     @Test func theSameFixIsExactInAClientThatAppliesEachEdit() {
         let field = FakeField(reporting: .codePoints)
         field.type("I saw teh cat")

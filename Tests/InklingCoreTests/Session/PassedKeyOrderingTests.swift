@@ -259,13 +259,137 @@ import Testing
         #expect(press(session, .typing("a")).handled)
     }
 
-    @Test func clientsWithoutSurroundingTextComposeRightAfterReturn() {
+    /// Firefox on X11, as traced in suite run 4 (2026-12-02): the field reports its text until
+    /// the engine's first commit, then ibus-gtk3 takes the capability away. Return is passed on
+    /// (`key handled=false`), then Shift (`handled=false`), then `M` was composed at once
+    /// (`handled=true`, `preedit scalars=1`): its preedit reached Firefox before the Return that
+    /// ibus-gtk3 had put back at the end of GTK's queue, and the Return was lost
+    /// (`summer.My`). Now the keys after it follow it as key events until typing pauses.
+    @Test func lettersAfterAReturnFollowItInAClientThatStoppedReporting() {
+        let clock = ManualClock()
+        let session = reportingSession(clock)
+        for letter in "summer".unicodeScalars {
+            clock.now += 30
+            _ = press(session, .typing(letter))
+        }
+        clock.now += 30
+        #expect(commits(press(session, .typing("."))) == ["summer."])
+        // ibus-gtk3's request for the text failed right after that commit.
+        session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus])
+        clock.now += 30
+        let returnKey = press(session, .key(Keysym.returnKey))
+        #expect(!returnKey.handled, "Return stays a key event")
+        clock.now += 15
+        #expect(!press(session, .key(0xFFE1)).handled, "Shift")
+        var typed = ""
+        for letter in "My sister".unicodeScalars {
+            clock.now += 30
+            let result = press(session, .typing(letter))
+            #expect(!result.handled, "`\(letter)` passed on behind the Return")
+            #expect(commits(result).isEmpty && !showsPreedit(result), "nothing of the engine's overtakes it")
+            typed.unicodeScalars.append(letter)
+        }
+        #expect(session.composingText.isEmpty)
+        // Typing paused: Firefox has worked through the keys it was handed back.
+        clock.now += PassedKeyOrdering.pauseMilliseconds
+        let next = press(session, .typing("w"))
+        #expect(next.handled && showsPreedit(next), "composing again after the pause")
+        #expect(session.knownContext.hasSuffix("summer.\n" + typed))
+    }
+
+    /// Chromium never reports its text: the same order, kept the same way.
+    @Test func clientsWithoutSurroundingTextHoldUntilTypingPauses() {
+        let clock = ManualClock()
         let session = InputSession(predictor: Predictor(pack: RealPack.pack))
+        session.clock = ProductClock { clock.now }
         _ = session.focusIn()
         for letter in "spend".unicodeScalars { _ = press(session, .typing(letter)) }
         #expect(!press(session, .key(Keysym.returnKey)).handled)
+        for letter in "We".unicodeScalars {
+            clock.now += PassedKeyOrdering.pauseMilliseconds - 1
+            let result = press(session, .typing(letter))
+            #expect(!result.handled && !showsPreedit(result), "`\(letter)` passed on")
+        }
+        for keyval in [Keysym.backSpace, Keysym.tab] {
+            clock.now += PassedKeyOrdering.pauseMilliseconds
+            #expect(!press(session, .key(keyval)).handled)
+            clock.now += 30
+            let letter = press(session, .typing("a"))
+            #expect(!letter.handled && !showsPreedit(letter), "keyval \(keyval)")
+        }
+        clock.now += PassedKeyOrdering.pauseMilliseconds
         let letter = press(session, .typing("W"))
         #expect(letter.handled && showsPreedit(letter))
+    }
+
+    /// No report can end the wait in a client that does not report: many keys and many seconds
+    /// of continuous typing are still passed on (only a pause ends it).
+    @Test func aClientThatDoesNotReportHoldsThroughLongTyping() {
+        var ordering = PassedKeyOrdering()
+        ordering.passedOn(textBefore: nil, now: 0)
+        var now: Int64 = 0
+        for _ in 0..<(2 * PassedKeyOrdering.maxHeldKeys) {
+            now += 30
+            let held = ordering.holds("a", now: now, clientReports: false)
+            #expect(held)
+        }
+        #expect(now > PassedKeyOrdering.maxWaitMilliseconds)
+        let held = ordering.holds("a", now: now + PassedKeyOrdering.pauseMilliseconds, clientReports: false)
+        #expect(!held)
+        #expect(!ordering.isHolding)
+    }
+
+    /// LibreOffice reports the sentence around the cursor: after `July.` and a Return it has not
+    /// applied yet, the letters typed behind it are reported as a sentence of their own (`Tha`),
+    /// which looked like the new paragraph; the wait ended and Writer put the Return after
+    /// `Thanks a` (suite run 3, 2026-12-02). After a Return that ends a sentence the wait in
+    /// LibreOffice now ends at a pause.
+    @Test func writersReportOfTheNextSentenceDoesNotEndTheWait() {
+        let clock = ManualClock()
+        let session = reportingSession(clock)
+        session.setFocusClient(
+            FocusClient(contextPath: "/org/freedesktop/IBus/InputContext_7", name: "gtk3-im:soffice.bin"))
+        _ = session.focusIn()
+        _ = session.setSurroundingText(SurroundingText(text: "in July.", cursor: 8, anchor: 8))
+        #expect(!press(session, .key(Keysym.returnKey)).handled)
+        for letter in "Tha".unicodeScalars {
+            clock.now += 30
+            #expect(!press(session, .typing(letter)).handled)
+        }
+        _ = session.setSurroundingText(SurroundingText(text: "Tha", cursor: 3, anchor: 3))
+        clock.now += 30
+        let held = press(session, .typing("n"))
+        #expect(!held.handled && !showsPreedit(held), "the report cannot tell whether the Return is applied")
+        clock.now += PassedKeyOrdering.pauseMilliseconds
+        let next = press(session, .typing("k"))
+        #expect(next.handled && showsPreedit(next))
+    }
+
+    /// A Return after text that does not end a sentence: LibreOffice's report of the held keys
+    /// alone is the new paragraph, and ends the wait as in other clients.
+    @Test func writersReportAfterAReturnWithinASentenceEndsTheWait() {
+        let clock = ManualClock()
+        let session = reportingSession(clock)
+        session.setFocusClient(
+            FocusClient(contextPath: "/org/freedesktop/IBus/InputContext_7", name: "gtk3-im:soffice.bin"))
+        _ = session.focusIn()
+        _ = session.setSurroundingText(SurroundingText(text: "Dear Ann,", cursor: 9, anchor: 9))
+        #expect(!press(session, .key(Keysym.returnKey)).handled)
+        clock.now += 30
+        #expect(!press(session, .typing("T")).handled)
+        _ = session.setSurroundingText(SurroundingText(text: "T", cursor: 1, anchor: 1))
+        clock.now += 30
+        let next = press(session, .typing("h"))
+        #expect(next.handled && showsPreedit(next))
+    }
+
+    @Test func sentenceEnds() {
+        for text in ["in July.", "Friday!", "hotels? ", "the maps).", "he said.\u{201D}", "wait\u{2026}"] {
+            #expect(PassedKeyOrdering.endsSentence(text), "\(text)")
+        }
+        for text in ["", "Dear Ann,", "one", "3.5 kg", "(maps)"] {
+            #expect(!PassedKeyOrdering.endsSentence(text), "\(text)")
+        }
     }
 
     /// GNOME Shell replays a passed-on key with the modifiers of the moment it replays it: a held
