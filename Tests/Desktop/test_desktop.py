@@ -94,32 +94,8 @@ PLATFORM = {
 }
 
 
-# A private ibus-daemon that did not accept the driver's connection in time: the machine's, before
-# any key is typed (suite run 2 of 2026-12-02, fifth session: Writer's driver timed out after
-# 10 s waiting for the connection at a load average of 8). The driver is started once more.
-DAEMON_START_ERRORS = ("waiting for a connection to ibus-daemon", "waiting for the ibus-daemon socket")
-
-
 @functools.lru_cache(maxsize=None)
 def run_driver(app, control):
-    report = run_driver_once(app, control)
-    error = report.get("__error__", "")
-    if any(text in error for text in DAEMON_START_ERRORS):
-        report = run_driver_once(app, control)
-        report["__driver_restarted__"] = error[-300:]
-    path = os.environ.get("INKLING_DESKTOP_RESULTS")
-    if path and "__error__" not in report:
-        results = {}
-        if os.path.exists(path):
-            with open(path) as f:
-                results = json.load(f)
-        results["%s%s" % (app, " (control)" if control else "")] = report
-        with open(path, "w") as f:
-            json.dump(results, f, indent=1, ensure_ascii=False)
-    return report
-
-
-def run_driver_once(app, control):
     for tool in ("Xvfb", "xdotool", "dbus-run-session"):
         if shutil.which(tool) is None:
             pytest.fail("%s is missing (scripts/install-deps.sh installs it)" % tool)
@@ -139,7 +115,17 @@ def run_driver_once(app, control):
     if result.returncode != 0 or not lines:
         return {"__error__": "driver exited %d\n%s\n%s"
                 % (result.returncode, result.stdout[-3000:], result.stderr[-3000:])}
-    return json.loads(lines[-1])
+    report = json.loads(lines[-1])
+    path = os.environ.get("INKLING_DESKTOP_RESULTS")
+    if path:
+        results = {}
+        if os.path.exists(path):
+            with open(path) as f:
+                results = json.load(f)
+        results["%s%s" % (app, " (control)" if control else "")] = report
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1, ensure_ascii=False)
+    return report
 
 
 @pytest.mark.parametrize("app,case", [(a, c) for a in CASES for c in CASES[a] if a in SELECTED])
