@@ -204,21 +204,9 @@ public struct CharacterModel: Sendable {
 
     /// `logProb(of:after:)`, each position's score remembered in `memo`.
     public func logProb(of continuation: [UInt8], after history: [UInt8], memo: inout PositionScores) -> Float {
-        let historyCount = min(history.count, order - 1)
-        let count = historyCount + continuation.count
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { storage in
-            var index = 0
-            for symbol in history.suffix(historyCount) {
-                storage[index] = symbol
-                index += 1
-            }
-            for symbol in continuation {
-                storage[index] = symbol
-                index += 1
-            }
-            let buffer = UnsafeBufferPointer(storage)
+        withSymbols(continuation, after: history) { buffer, scored in
             var total: Float = 0
-            for position in historyCount..<count {
+            for position in scored {
                 let key = Self.packedKey(buffer, from: position - min(order - 1, position), to: position + 1)
                 let slot = Int(truncatingIfNeeded: Self.mix(key)) & (PositionScores.slotCount - 1)
                 if memo.keys[slot] == key {
@@ -236,7 +224,20 @@ public struct CharacterModel: Sendable {
 
     /// The log probability of `continuation` following `history` (both already symbols).
     public func logProb(of continuation: [UInt8], after history: [UInt8]) -> Float {
-        // On the stack: this runs for every candidate of every new context.
+        withSymbols(continuation, after: history) { buffer, scored in
+            var total: Float = 0
+            for position in scored { total += logProb(buffer, at: position) }
+            return total
+        }
+    }
+
+    /// Calls `body` with the history's last `order - 1` symbols and the continuation in one
+    /// buffer, and the positions of the continuation in it. On the stack: this runs for every
+    /// candidate of every new context.
+    private func withSymbols(
+        _ continuation: [UInt8], after history: [UInt8],
+        _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Float
+    ) -> Float {
         let historyCount = min(history.count, order - 1)
         let count = historyCount + continuation.count
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { storage in
@@ -249,10 +250,7 @@ public struct CharacterModel: Sendable {
                 storage[index] = symbol
                 index += 1
             }
-            let buffer = UnsafeBufferPointer(storage)
-            var total: Float = 0
-            for position in historyCount..<count { total += logProb(buffer, at: position) }
-            return total
+            return body(UnsafeBufferPointer(storage), historyCount..<count)
         }
     }
 }

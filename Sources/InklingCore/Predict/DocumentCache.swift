@@ -63,6 +63,30 @@ struct DocumentCache {
     /// One word of the last context: where it stands, counted in UTF-8 bytes from the context's
     /// end (a context that lost its first scalars keeps these), its token, and whether it starts
     /// a sentence there.
+    /// Whether the text between two words ends a sentence.
+    private static func endsSentence(_ gap: Substring) -> Bool {
+        gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
+    }
+
+    /// `word` of `context` as an occurrence (its token kept in `tokens`); `previousEnd`, the end
+    /// of the word before it, moves to this word's end.
+    private mutating func readOccurrence(
+        _ word: Substring, of context: Substring, after previousEnd: inout Substring.Index, pack: LanguagePack,
+        previous: [String: Token]
+    ) -> Occurrence {
+        let sentenceStart =
+            previousEnd == context.startIndex || Self.endsSentence(context[previousEnd..<word.startIndex])
+        previousEnd = word.endIndex
+        let surface = String(word)
+        let token = token(word, surface: surface, pack: pack, previous: previous)
+        tokens[surface] = token
+        let count = context.utf8.count
+        return Occurrence(
+            startFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.startIndex),
+            endFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.endIndex),
+            token: token, sentenceStart: sentenceStart)
+    }
+
     private struct Occurrence {
         var startFromEnd: Int
         var endFromEnd: Int
@@ -174,18 +198,9 @@ struct DocumentCache {
             occurrences.removeLast()
         }
         for word in WordText.words(in: context[readFrom...]) {
-            let gap = context[previousEnd..<word.startIndex]
-            let sentenceStart =
-                previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
-            previousEnd = word.endIndex
-            let surface = String(word)
-            let token = token(word, surface: surface, pack: pack, previous: [:])
-            tokens[surface] = token
-            occurrences.append(
-                Occurrence(
-                    startFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.startIndex),
-                    endFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.endIndex),
-                    token: token, sentenceStart: sentenceStart))
+            let occurrence = readOccurrence(word, of: context, after: &previousEnd, pack: pack, previous: [:])
+            occurrences.append(occurrence)
+            let token = occurrence.token
             if !token.containsDigit {
                 touchedKeys.append(token.key)
                 totalWords += 1
@@ -193,7 +208,7 @@ struct DocumentCache {
         }
         let gap = context[previousEnd...]
         endsWithSentenceEnd =
-            previousEnd == context.startIndex || gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" })
+            previousEnd == context.startIndex || Self.endsSentence(gap)
         for (index, key) in touchedKeys.enumerated() where !touchedKeys[..<index].contains(key) { recountWord(key) }
         // The tokens grow by the words read here: bounded like a rebuild's (the words of a context).
         if tokens.count > 4 * occurrences.count + 64 { tokens.removeAll(keepingCapacity: true) }
@@ -207,21 +222,13 @@ struct DocumentCache {
         words.removeAll(keepingCapacity: true)
         occurrences.removeAll(keepingCapacity: true)
         totalWords = 0
-        let count = context.utf8.count
         var previousEnd = context.startIndex
         for word in WordText.words(in: context) {
-            let gap = context[previousEnd..<word.startIndex]
-            let sentenceStart =
-                previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
-            previousEnd = word.endIndex
-            let surface = String(word)
-            let token = token(word, surface: surface, pack: pack, previous: previousTokens)
-            tokens[surface] = token
-            occurrences.append(
-                Occurrence(
-                    startFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.startIndex),
-                    endFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.endIndex),
-                    token: token, sentenceStart: sentenceStart))
+            let occurrence = readOccurrence(
+                word, of: context, after: &previousEnd, pack: pack, previous: previousTokens)
+            occurrences.append(occurrence)
+            let token = occurrence.token
+            let sentenceStart = occurrence.sentenceStart
             if token.containsDigit { continue }
             // Show the word as the user wrote it, unless the only evidence is a sentence-initial capital.
             let key = token.key
@@ -235,7 +242,7 @@ struct DocumentCache {
         // A sentence end after the last word starts a new sentence.
         let gap = context[previousEnd...]
         endsWithSentenceEnd =
-            previousEnd == context.startIndex || gap.contains(where: { $0 == "." || $0 == "!" || $0 == "?" })
+            previousEnd == context.startIndex || Self.endsSentence(gap)
         updateLastWords(pack: pack)
     }
 
@@ -261,18 +268,8 @@ struct DocumentCache {
             let remnant = context[context.startIndex..<end]
             var previousEnd = context.startIndex
             for word in WordText.words(in: remnant) {
-                let gap = context[previousEnd..<word.startIndex]
-                let sentenceStart =
-                    previousEnd == context.startIndex || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
-                previousEnd = word.endIndex
-                let surface = String(word)
-                let token = token(word, surface: surface, pack: pack, previous: tokens)
-                tokens[surface] = token
                 replacements.append(
-                    Occurrence(
-                        startFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.startIndex),
-                        endFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.endIndex),
-                        token: token, sentenceStart: sentenceStart))
+                    readOccurrence(word, of: context, after: &previousEnd, pack: pack, previous: tokens))
             }
             // The rest of a word ends where the word did; anything else is left to a rebuild.
             if let rest = replacements.last, rest.endFromEnd != last.endFromEnd { return false }

@@ -8,6 +8,19 @@ import Testing
 struct DocumentCacheTests {
     let pack = FixturePacks.english
 
+    /// Every answer of a cache kept across contexts equals that of one built for the last context.
+    func expectSameAnswers(_ reused: DocumentCache, _ fresh: DocumentCache) {
+        #expect(reused.totalWords == fresh.totalWords)
+        #expect(
+            reused.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" }
+                == fresh.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" })
+        #expect(reused.lastWords == fresh.lastWords)
+        #expect(reused.lastKeys == fresh.lastKeys)
+        #expect(reused.lastWordFollowers == fresh.lastWordFollowers)
+        #expect(reused.lastWordCapitalizedMidSentence == fresh.lastWordCapitalizedMidSentence)
+        #expect(reused.documentKeys == fresh.documentKeys)
+    }
+
     func cache(_ context: String) -> DocumentCache {
         var cache = DocumentCache()
         cache.update(context: Substring(context), pack: pack)
@@ -103,15 +116,7 @@ struct DocumentCacheTests {
             reused.update(context: context, pack: pack)
             var fresh = DocumentCache()
             fresh.update(context: context, pack: pack)
-            #expect(reused.totalWords == fresh.totalWords)
-            #expect(
-                reused.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" }
-                    == fresh.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" })
-            #expect(reused.lastWords == fresh.lastWords)
-            #expect(reused.lastKeys == fresh.lastKeys)
-            #expect(reused.lastWordFollowers == fresh.lastWordFollowers)
-            #expect(reused.lastWordCapitalizedMidSentence == fresh.lastWordCapitalizedMidSentence)
-            #expect(reused.documentKeys == fresh.documentKeys)
+            expectSameAnswers(reused, fresh)
         }
     }
 
@@ -135,15 +140,7 @@ struct DocumentCacheTests {
             var fresh = DocumentCache()
             fresh.update(context: context, pack: pack)
             checked += 1
-            #expect(reused.totalWords == fresh.totalWords)
-            #expect(
-                reused.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" }
-                    == fresh.words.mapValues { "\($0.id ?? -1) \($0.display) \($0.count)" })
-            #expect(reused.lastWords == fresh.lastWords)
-            #expect(reused.lastKeys == fresh.lastKeys)
-            #expect(reused.lastWordFollowers == fresh.lastWordFollowers)
-            #expect(reused.lastWordCapitalizedMidSentence == fresh.lastWordCapitalizedMidSentence)
-            #expect(reused.documentKeys == fresh.documentKeys)
+            expectSameAnswers(reused, fresh)
         }
         #expect(checked > 60)
     }
