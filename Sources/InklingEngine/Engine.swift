@@ -245,6 +245,41 @@ final class EngineInstance {
         }
     }
 
+    /// The serial of the waiting fix a timer was set for, and the refusals already traced.
+    private var watchedFix = 0
+    private var tracedRefusals = 0
+
+    /// A fix that waits for the client's report gets a timer (and the client is asked for its
+    /// text); a refused fix leaves its reason in the trace.
+    private func afterRender() {
+        guard let session else { return }
+        if EngineTrace.enabled, session.fixRefusals != tracedRefusals {
+            tracedRefusals = session.fixRefusals
+            trace("fix refused reason=\(session.lastFixRefusal?.name ?? "none")")
+        }
+        guard let waiting = session.waitingFix, waiting.serial != watchedFix else { return }
+        watchedFix = waiting.serial
+        trace("fix waiting for a report")
+        requestSurroundingText()
+        let target = Unmanaged.passRetained(FixWait(instance: self, serial: waiting.serial)).toOpaque()
+        g_timeout_add_full(
+            G_PRIORITY_DEFAULT, guint(AwaitedFix.waitMilliseconds),
+            { data in
+                guard let data else { return 0 }
+                let wait = Unmanaged<FixWait>.fromOpaque(data).takeUnretainedValue()
+                MainActor.assumeIsolated {
+                    if let session = wait.instance.session {
+                        wait.instance.render(session.awaitedReportTimedOut(serial: wait.serial))
+                    }
+                }
+                return 0  // G_SOURCE_REMOVE
+            }, target,
+            { data in
+                guard let data else { return }
+                Unmanaged<FixWait>.fromOpaque(data).release()
+            })
+    }
+
     private func trace(_ event: @autoclosure () -> String) {
         if EngineTrace.enabled { log("event engine=\(id) " + event()) }
     }
@@ -309,6 +344,7 @@ final class EngineInstance {
 
     private func render(_ effects: [SessionEffect]) {
         guard let engine else { return }
+        defer { afterRender() }
         for effect in effects {
             if EngineTrace.enabled { traceEffect(effect) }
             switch effect {
@@ -350,6 +386,16 @@ final class EngineInstance {
                 ibus_engine_delete_surrounding_text(engine, gint(offset), guint(max(0, count)))
             }
         }
+    }
+}
+
+/// The user data of a waiting fix's timer: the engine and the wait it ends.
+private final class FixWait {
+    let instance: EngineInstance
+    let serial: Int
+    init(instance: EngineInstance, serial: Int) {
+        self.instance = instance
+        self.serial = serial
     }
 }
 

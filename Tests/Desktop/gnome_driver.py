@@ -232,12 +232,47 @@ def fix(ctx, typed, before="", shot=None):
     if got == fixed:
         return {"ok": True, "outcome": "applied", "got": got}
     if got == before + typed:
-        # The refusal is shown in the Shell's popup only: a refusal cannot be told from a lost
-        # key here, so it does not pass.
+        # The Shell's popup cannot be read from here; the engine's trace names the reason it
+        # showed there. A refusal passes when its reason is true of what the trace shows.
+        refusal = traced_refusal(ctx.session.engine_events(mark), len(typed))
+        if refusal is not None:
+            return {"ok": True, "outcome": "refused: " + REFUSALS.get(refusal, refusal), "got": got,
+                    "reported_after_last_key": reported}
         return {"ok": False, "outcome": "not applied", "got": got, "reported_after_last_key": reported,
                 "events": ctx.session.engine_events(mark)[-12:]}
     return {"ok": False, "outcome": "wrong", "got": got, "reported_after_last_key": reported,
             "events": ctx.session.engine_events(mark)[-24:]}
+
+
+# The engine's messages by the reason's name in its trace (`FixRefusal.name`).
+REFUSALS = {
+    "unconfirmed": "fix not applied: the application has not reported the text before the cursor yet",
+    "text-changed": "fix not applied: the text changed",
+}
+
+
+def complete_report(event):
+    """A report holding all the text the engine knows (`scalars == known` in the trace)."""
+    fields = dict(part.split("=", 1) for part in event.split()[1:] if "=" in part)
+    return event.startswith("set-surrounding-text") and fields.get("scalars") == fields.get("known")
+
+
+def traced_refusal(events, typed_keys):
+    """The reason the engine gave for not applying the fix asked for after `typed_keys` keys,
+    when it is accurate: `unconfirmed` only when no report with the whole known text came
+    between the fix key and the refusal (the engine waits for one, `AwaitedFix`). None when the
+    trace shows no refusal or an inaccurate one."""
+    handled = [i for i, event in enumerate(events) if event.startswith("key handled=true")]
+    if len(handled) <= typed_keys:
+        return None
+    fix_key = handled[typed_keys]
+    for index in range(fix_key, len(events)):
+        if events[index].startswith("fix refused reason="):
+            reason = events[index].split("=", 1)[1]
+            if reason == "unconfirmed" and any(complete_report(e) for e in events[fix_key:index]):
+                return None
+            return reason
+    return None
 
 
 def report_after_last_key(ctx, mark, typed):
@@ -245,16 +280,12 @@ def report_after_last_key(ctx, mark, typed):
     typed since `mark`, a report that holds all the text the engine knows (the engine's trace:
     `set-surrounding-text scalars=N … known=N`; Firefox sent one without the last `. ` first,
     and the fix was refused); True when it did."""
-    def complete(event):
-        fields = dict(part.split("=", 1) for part in event.split()[1:] if "=" in part)
-        return event.startswith("set-surrounding-text") and fields.get("scalars") == fields.get("known")
-
     def reported():
         events = ctx.session.engine_events(mark)
         handled = [i for i, event in enumerate(events) if event.startswith("key handled=true")]
         if len(handled) < len(typed):
             return False
-        return any(complete(event) for event in events[handled[len(typed) - 1] + 1:])
+        return any(complete_report(event) for event in events[handled[len(typed) - 1] + 1:])
 
     try:
         pump_until(reported, timeout=15, what="a surrounding-text report after the last key")

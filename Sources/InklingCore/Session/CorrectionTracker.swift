@@ -46,6 +46,20 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     /// cursor since (LibreOffice trims it from its reports), so the position cannot be proven.
     case whitespaceNotReported
 
+    /// The reason's name, for the engine's event trace (never a translated message).
+    public var name: String {
+        switch self {
+        case .noSurroundingText: return "no-surrounding-text"
+        case .stoppedReportingText: return "stopped-reporting"
+        case .notReportedYet: return "not-reported-yet"
+        case .unreliableOffsets: return "unreliable-offsets"
+        case .textChanged: return "text-changed"
+        case .selection: return "selection"
+        case .unconfirmed: return "unconfirmed"
+        case .whitespaceNotReported: return "whitespace-not-reported"
+        }
+    }
+
     public var description: String {
         switch self {
         case .noSurroundingText: return tr("fix not applied: this application does not report its text")
@@ -60,6 +74,22 @@ public enum FixRefusal: Error, Equatable, Sendable, CustomStringConvertible {
             return tr("fix not applied: this application has not reported the space before the cursor")
         }
     }
+}
+
+/// A fix asked for while the application had not yet reported the text the engine last put
+/// before the cursor: applied when a report proves the word's place, refused when none comes in
+/// time or a key, focus change or reset comes first.
+public struct AwaitedFix: Equatable, Sendable {
+    /// How long a fix waits for the application's report before it is refused. A report came
+    /// within a few milliseconds of the fix key in every traced case; a person expects to see
+    /// the fix (or the reason) at once.
+    public static let waitMilliseconds = 800
+    /// The flag to fix.
+    public let id: Int
+    /// The chosen replacement (nil: the flag's first).
+    public let replacement: String?
+    /// Tells one wait from the next (the glue's timer names the wait it ends).
+    public let serial: Int
 }
 
 /// The flags of the current text and the verified edits that fix them.

@@ -18,6 +18,12 @@ extension InputSession {
     }
 
     /// Applies a flag's fix after proving the word is exactly where it was.
+    ///
+    /// When the application reports its text but has not yet reported what the engine last put
+    /// before the cursor, the fix waits for that report (`AwaitedFix`) instead of being refused
+    /// at once: through GNOME Shell, Firefox's report came a moment after the fix key in 2 of 4
+    /// runs (2026-12-02, sixth session), and the fix was refused although the next report proved
+    /// the word's place.
     func applyFix(id: Int, replacement: String?) -> KeyResult {
         // Only what the client has reported proves the word's position; a word this key commits
         // below goes out before the edits, in order, so it needs no report.
@@ -30,17 +36,42 @@ extension InputSession {
         }
         corrections.closePanel()
         effects += hideTable()
-        if let refusal {
-            corrections.tracker.remove(id: id)
-            notice = refusal.description
+        if refusal == .unconfirmed {
+            awaitedFixSerial += 1
+            awaitedFix = AwaitedFix(id: id, replacement: replacement, serial: awaitedFixSerial)
             return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
         }
+        if let refusal {
+            refuseFix(id: id, refusal)
+            return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
+        }
+        return KeyResult(
+            handled: true, effects: carryOutFix(id: id, replacement: replacement, after: effects),
+            needsSuggestions: true)
+    }
+
+    /// Drops a fix and says why.
+    func refuseFix(id: Int, _ refusal: FixRefusal) {
+        corrections.tracker.remove(id: id)
+        noteRefusal(refusal)
+    }
+
+    /// Shows why a fix was not applied (until the next key) and counts it for the trace.
+    func noteRefusal(_ refusal: FixRefusal) {
+        notice = refusal.description
+        lastFixRefusal = refusal
+        fixRefusals += 1
+    }
+
+    /// The verified plan's edits after `effects` (what the fix key committed first), or the
+    /// reason it failed.
+    private func carryOutFix(id: Int, replacement: String?, after effects: [SessionEffect]) -> [SessionEffect] {
+        var effects = effects
         let chosen = replacement ?? corrections.flags.first { $0.id == id }?.flag.replacements.first ?? ""
         switch corrections.tracker.plan(id: id, replacement: chosen, before: Substring(context.before)) {
         case .failure(let why):
-            corrections.tracker.remove(id: id)
-            notice = why.description
-            return KeyResult(handled: true, effects: effects + auxiliaryEffects(), needsSuggestions: true)
+            refuseFix(id: id, why)
+            return effects + auxiliaryEffects()
         case .success(let edits):
             for edit in edits {
                 switch edit {
@@ -66,9 +97,41 @@ extension InputSession {
             // text, and the uncoalesced answer gave `I sthe cat` there (2026-12-02, fifth session).
             let answer = effects + auxiliaryEffects()
             let batches = focusClient?.editsArriveInBatches ?? false
-            return KeyResult(
-                handled: true, effects: clientEchoesPreedit && !batches ? answer : EditBatch.coalesced(answer),
-                needsSuggestions: true)
+            return clientEchoesPreedit && !batches ? answer : EditBatch.coalesced(answer)
+        }
+    }
+
+    /// A report came while a fix waits for one: applied once the report proves the text before
+    /// the cursor, refused with the reason when it shows something else.
+    func resolveAwaitedFix() -> [SessionEffect] {
+        guard let awaited = awaitedFix else { return [] }
+        let refusal = context.fixRefusal(clientReports: capabilities.contains(.surroundingText))
+        if refusal == .unconfirmed { return [] }  // an earlier state: the next report may prove it
+        awaitedFix = nil
+        if let refusal {
+            refuseFix(id: awaited.id, refusal)
+            return auxiliaryEffects()
+        }
+        return carryOutFix(id: awaited.id, replacement: awaited.replacement, after: [])
+    }
+
+    /// No report proved the text in time (`AwaitedFix.waitMilliseconds`): the fix is refused.
+    public func awaitedReportTimedOut(serial: Int) -> [SessionEffect] {
+        guard let awaited = awaitedFix, awaited.serial == serial else { return [] }
+        awaitedFix = nil
+        refuseFix(id: awaited.id, .unconfirmed)
+        return auxiliaryEffects()
+    }
+
+    /// A key, focus change or reset ends the wait for a report: the user moved on (`saying`:
+    /// the reason is shown now).
+    func abandonAwaitedFix(saying: Bool) {
+        guard let awaited = awaitedFix else { return }
+        awaitedFix = nil
+        if saying {
+            refuseFix(id: awaited.id, .unconfirmed)
+        } else {
+            corrections.tracker.remove(id: awaited.id)
         }
     }
 

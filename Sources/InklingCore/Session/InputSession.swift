@@ -64,6 +64,12 @@ public final class InputSession {
     var shownAuxiliary: String? = nil
     /// A one-off message (a refused fix), shown until the next change.
     var notice: String? = nil
+    /// A fix waiting for the application's report (`AwaitedFix`).
+    var awaitedFix: AwaitedFix? = nil
+    var awaitedFixSerial = 0
+    /// The reason the last fix was refused, and how many were (for the engine's trace).
+    public internal(set) var lastFixRefusal: FixRefusal? = nil
+    public internal(set) var fixRefusals = 0
 
     /// Creates a session over a predictor.
     public init(predictor: Predictor, settings: SessionSettings = SessionSettings(), clock: ProductClock = .monotonic) {
@@ -85,6 +91,9 @@ public final class InputSession {
     public var clientEchoesPreedit: Bool { context.clientEchoesPreedit }
     /// Whether the correction panel (every flag with its explanation) is shown in the table.
     public var correctionPanelIsOpen: Bool { corrections.panelIsOpen }
+    /// The fix waiting for the application's report, if any: the glue ends the wait after
+    /// `AwaitedFix.waitMilliseconds` with `awaitedReportTimedOut(serial:)`.
+    public var waitingFix: AwaitedFix? { awaitedFix }
 
     var isInert: Bool { contentType.isSecret || !capabilities.contains(.preedit) }
 
@@ -111,6 +120,7 @@ public final class InputSession {
         self.predictor = predictor
         useKeyboardLayout()
         clearComposition()
+        abandonAwaitedFix(saying: false)
         corrections.tracker.expireAll()
         learning.dropAll()
         return kept + [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
@@ -126,6 +136,7 @@ public final class InputSession {
         recallStoppedReporting()
         fieldHeldConfidentialText = contentType.isSecret || contentType.isPrivate
         confidentialOnlyByTypeAtFocusIn = fieldHeldConfidentialText
+        abandonAwaitedFix(saying: false)
         corrections.tracker.clear()
         dropCloudRequest()
         predictor.reset()
@@ -143,6 +154,7 @@ public final class InputSession {
     /// of the password.
     public func focusOut() -> [SessionEffect] {
         let effects = suggestions.isShown || composition.hasWordOrSpace ? [SessionEffect.hideLookupTable] : []
+        abandonAwaitedFix(saying: false)  // the report would come from another field
         noteWordAtFocusOut()
         absorbPreeditIntoContext()
         learning.dropUnfinished()
@@ -161,6 +173,7 @@ public final class InputSession {
         preeditRecovery.reset()
         learning.dropUnfinished()
         clearComposition()
+        abandonAwaitedFix(saying: true)  // the cursor may have moved: the position is unknown
         context.invalidate()
         corrections.tracker.expireAll()
         return [.hidePreedit, .hideLookupTable] + auxiliaryEffects()
@@ -193,6 +206,7 @@ public final class InputSession {
             let kept = commitShownComposition()
             clearComposition()
             context.forgetText()
+            abandonAwaitedFix(saying: false)
             corrections.tracker.clear()
             dropCloudRequest()
             predictor.reset()
@@ -212,7 +226,7 @@ public final class InputSession {
         guard !contentType.isSecret else { return ([], false) }
         notePassedKeyReport(text: text, cursor: cursor, anchor: anchor)
         let outcome = context.apply(text: text, cursor: cursor, anchor: anchor, shownPreedit: composition.preedit?.text)
-        return confirmRecoveredWord(reportOutcome(outcome))
+        return withAwaitedFix(confirmRecoveredWord(reportOutcome(outcome)))
     }
 
     /// The client reported its text around the cursor (nil: offsets that cannot be code points).
@@ -224,7 +238,17 @@ public final class InputSession {
     ) {
         guard !contentType.isSecret else { return ([], false) }
         notePassedKeyReport(surrounding)
-        return confirmRecoveredWord(reportOutcome(context.apply(surrounding, shownPreedit: composition.preedit?.text)))
+        return withAwaitedFix(
+            confirmRecoveredWord(reportOutcome(context.apply(surrounding, shownPreedit: composition.preedit?.text))))
+    }
+
+    /// A report's answer, followed by the fix that waited for it, when it proves the word's place.
+    private func withAwaitedFix(_ answer: (effects: [SessionEffect], needsSuggestions: Bool)) -> (
+        effects: [SessionEffect], needsSuggestions: Bool
+    ) {
+        guard awaitedFix != nil else { return answer }
+        let fix = resolveAwaitedFix()
+        return (answer.effects + fix, answer.needsSuggestions || !fix.isEmpty)
     }
 
     /// What a report means for the flags and suggestions: a change the engine did not cause asks
@@ -243,7 +267,15 @@ public final class InputSession {
     /// Handles a key event and answers at once; suggestions follow via `refreshSuggestions()`.
     public func processKey(_ event: KeyEvent) -> KeyResult {
         let hadNotice = notice != nil
+        // A key before the report that a waiting fix needs: the user moved on; say why it was
+        // not applied once the key is answered.
+        let abandonsFix = awaitedFix != nil && !event.isRelease && !Keysym.isModifierOnly(event.keyval)
+        if abandonsFix { abandonAwaitedFix(saying: false) }
         var result = applyKeyRules(event)
+        if abandonsFix, notice == nil {
+            noteRefusal(.unconfirmed)
+            result.effects += auxiliaryEffects()
+        }
         // A one-off message goes with the next key, whatever that key does.
         if hadNotice, !event.isRelease, !Keysym.isModifierOnly(event.keyval) { result.effects += auxiliaryEffects() }
         // Judged under the settings the key asked for (the reader applies them after the answer);

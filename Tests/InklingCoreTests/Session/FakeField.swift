@@ -41,6 +41,8 @@ final class FakeField {
     var handlesPassedKeyBeforeCommit = false
     /// Like ibus-gtk3: a report identical to the previous one is not sent again.
     var skipsUnchangedReports = false
+    /// Like Firefox through GNOME Shell under load: no report until `deliverReport()`.
+    var holdsReports = false
     private var lastReport: (String, Int)? = nil
 
     var text: String { String(String.UnicodeScalarView(scalars)) }
@@ -155,8 +157,17 @@ final class FakeField {
         apply(effects)
     }
 
+    /// Sends the report a held-back client sends late (`holdsReports`).
+    func deliverReport() {
+        let held = holdsReports
+        holdsReports = false
+        report()
+        holdsReports = held
+    }
+
     /// Reports the text around the cursor, as the client does after changes.
     func report() {
+        guard !holdsReports else { return }
         switch reporting {
         case .none: return
         case .codePoints:

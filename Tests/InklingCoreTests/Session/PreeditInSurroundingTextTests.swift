@@ -128,12 +128,15 @@ struct TrimmedSurroundingTextTests {
         #expect(field.auxiliary == FixRefusal.whitespaceNotReported.description)
     }
 
-    @Test func aFixWaitsForTheApplicationToReportTheText() {
+    @Test func aFixWaitsForTheApplicationToReportTheText() throws {
         let field = FakeField(reporting: .none)
         field.session.setCapabilities([.preedit, .auxiliaryText, .lookupTable, .focus, .surroundingText])
         _ = field.session.setSurroundingText(text: "", cursor: 0, anchor: 0)
         field.type("I saw teh cat ")
         field.press(applyFix)
+        #expect(field.text == "I saw teh cat ")
+        let waiting = try #require(field.session.waitingFix, "waits for the report (AwaitedFixTests)")
+        field.apply(field.session.awaitedReportTimedOut(serial: waiting.serial))
         #expect(field.text == "I saw teh cat ")
         #expect(field.auxiliary == FixRefusal.unconfirmed.description)
     }
