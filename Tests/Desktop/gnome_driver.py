@@ -221,7 +221,7 @@ def fix(ctx, typed, before="", shot=None):
     # The engine applies a fix only where the client's last report confirms the text before the
     # cursor: wait for a report sent after the last key (the Shell sends one after each change;
     # on a loaded machine it came after the fix key, and the fix of `cat. ` was refused).
-    reported = report_after_last_key(ctx, mark, typed)
+    reported = report_after_last_key(ctx, mark, typed, before)
     if shot:
         ctx.shot(shot)
     ctx.session.key("ctrl+alt+Return")
@@ -234,7 +234,7 @@ def fix(ctx, typed, before="", shot=None):
     if got == before + typed:
         # The Shell's popup cannot be read from here; the engine's trace names the reason it
         # showed there. A refusal passes when its reason is true of what the trace shows.
-        refusal = traced_refusal(ctx.session.engine_events(mark), len(typed))
+        refusal = traced_refusal(ctx.session.engine_events(mark), len(typed), before + typed)
         if refusal is not None:
             return {"ok": True, "outcome": "refused: " + REFUSALS.get(refusal, refusal), "got": got,
                     "reported_after_last_key": reported}
@@ -251,17 +251,24 @@ REFUSALS = {
 }
 
 
-def complete_report(event):
-    """A report holding all the text the engine knows (`scalars == known` in the trace)."""
+def complete_report(event, text):
+    """A report of all the text the engine knows (`scalars == known` in the trace: the start
+    of `text`, up to the word composing) with the cursor at its end (counted in code points, or
+    in UTF-8 bytes as GNOME Shell 43 passes them). Firefox once reported the whole text with the
+    cursor one byte short."""
     fields = dict(part.split("=", 1) for part in event.split()[1:] if "=" in part)
-    return event.startswith("set-surrounding-text") and fields.get("scalars") == fields.get("known")
+    if not event.startswith("set-surrounding-text") or fields.get("scalars") != fields.get("known"):
+        return False
+    known = text[:int(fields.get("known", "0"))]
+    ends = {str(len(known)), str(len(known.encode("utf-8")))}
+    return fields.get("cursor") in ends and fields.get("anchor") in ends
 
 
-def traced_refusal(events, typed_keys):
+def traced_refusal(events, typed_keys, text):
     """The reason the engine gave for not applying the fix asked for after `typed_keys` keys,
-    when it is accurate: `unconfirmed` only when no report with the whole known text came
-    between the fix key and the refusal (the engine waits for one, `AwaitedFix`). None when the
-    trace shows no refusal or an inaccurate one."""
+    when it is accurate: `unconfirmed` only when no complete report of `text` came between the
+    fix key and the refusal (the engine waits for one, `AwaitedFix`). None when the trace shows
+    no refusal or an inaccurate one."""
     handled = [i for i, event in enumerate(events) if event.startswith("key handled=true")]
     if len(handled) <= typed_keys:
         return None
@@ -269,13 +276,13 @@ def traced_refusal(events, typed_keys):
     for index in range(fix_key, len(events)):
         if events[index].startswith("fix refused reason="):
             reason = events[index].split("=", 1)[1]
-            if reason == "unconfirmed" and any(complete_report(e) for e in events[fix_key:index]):
+            if reason == "unconfirmed" and any(complete_report(e, text) for e in events[fix_key:index]):
                 return None
             return reason
     return None
 
 
-def report_after_last_key(ctx, mark, typed):
+def report_after_last_key(ctx, mark, typed, before=""):
     """Waits until the client has reported its text to the engine after the last of the keys
     typed since `mark`, a report that holds all the text the engine knows (the engine's trace:
     `set-surrounding-text scalars=N … known=N`; Firefox sent one without the last `. ` first,
@@ -285,7 +292,7 @@ def report_after_last_key(ctx, mark, typed):
         handled = [i for i, event in enumerate(events) if event.startswith("key handled=true")]
         if len(handled) < len(typed):
             return False
-        return any(complete_report(event) for event in events[handled[len(typed) - 1] + 1:])
+        return any(complete_report(event, before + typed) for event in events[handled[len(typed) - 1] + 1:])
 
     try:
         pump_until(reported, timeout=15, what="a surrounding-text report after the last key")
