@@ -768,6 +768,16 @@ public final class SessionFuzzer {
         snapshots.append((step, client.scalars, client.cursor, client.anchor))
         if snapshots.count > 6 { snapshots.removeFirst() }
         guard reportsText, session.capabilities.contains(.surroundingText) else { return nil }
+        if let waiting = session.waitingFix {
+            counts["a fix waits for a report", default: 0] += 1
+            // No report in time: the timer that ends the wait fires (or one from an ended wait).
+            if rng.chance(30) {
+                counts["awaited report timed out", default: 0] += 1
+                let serial = waiting.serial - (rng.chance(80) ? 0 : 1)
+                return unchangedText { client.apply(session.awaitedReportTimedOut(serial: serial)) }
+                    .map { "the awaited report timing out: " + $0 }
+            }
+        }
         let roll = Int.random(in: 0..<100, using: &rng)
         var deliveries: [(scalars: [Unicode.Scalar], cursor: Int, anchor: Int)] = []
         let current = (client.scalars, client.cursor, client.anchor)
@@ -783,6 +793,7 @@ public final class SessionFuzzer {
             }
         }
         if !deliveries.isEmpty, roll < 55 || roll >= 70 { reportFloor = max(reportFloor, step) }
+
         for delivery in deliveries {
             let text = String(String.UnicodeScalarView(delivery.scalars))
             var cursor = delivery.cursor
@@ -791,10 +802,19 @@ public final class SessionFuzzer {
                 cursor = String(String.UnicodeScalarView(delivery.scalars[..<cursor])).utf16.count
                 anchor = String(String.UnicodeScalarView(delivery.scalars[..<anchor])).utf16.count
             }
+            // A fix waiting for the application's report is applied by the report that proves the
+            // text; no other report edits.
+            let waiting = session.waitingFix != nil
+            let flags = session.corrections.flags
+            let before = client.visible
             let failure = unchangedText {
                 let result = session.setSurroundingText(text: text, cursor: cursor, anchor: anchor)
                 client.apply(result.effects)
                 if result.needsSuggestions { client.apply(session.refreshSuggestions()) }
+            }
+            if failure != nil, waiting, Self.isFix(before: before, after: client.visible, flags: flags) {
+                counts["outcome: awaited fix applied", default: 0] += 1
+                continue
             }
             if let failure { return "reporting the text: " + failure }
         }
