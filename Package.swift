@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Every function in a section of its own (issue 18), for the code linked into the engine: the
 /// linker can then place the functions that typing runs next to each other (see `engineLinking`).
-let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"])]
+let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux]))]
 
 /// The engine's code in the order of `Sources/InklingEngine/FunctionOrder.txt` (issue 18): the
 /// functions a typing run executes first, together, then the rest. The kernel maps a file's pages
@@ -15,7 +15,7 @@ let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-s
 let engineLinking: [LinkerSetting] = [
     .unsafeFlags(
         [
-            "-use-ld=gold", "-Xlinker",
+            "-use-ld=gold", "-Xlinker", "-z", "-Xlinker", "now", "-Xlinker",
             "--section-ordering-file=\(Context.packageDirectory)/Sources/InklingEngine/FunctionOrder.txt",
         ], .when(platforms: [.linux]))
 ]
