@@ -68,14 +68,6 @@ static inline int inkling_lower_thread_priority(void) {
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 }
 
-/* One malloc arena for every thread (issue 18). glibc gives each thread that allocates while
- * another holds the main arena's lock an arena of its own (up to 8 per core), and an arena keeps
- * its pages for good: the thread that reads the learned store at start, the store's writer and
- * GDBus's worker each held one (1.6 MB resident with the store at its cap) that the main thread's
- * frees could not reuse. The engine's threads rarely allocate at the same moment, so sharing one
- * costs next to nothing. Call before any thread starts. Returns 1 on success. */
-static inline int inkling_heap_single_arena(void) { return mallopt(M_ARENA_MAX, 1); }
-
 /* Gives the allocator's free pages back to the system (every arena, not only the top of the
  * main one): after a burst of temporary allocations, such as reading the learned store. */
 static inline void inkling_heap_trim(void) { malloc_trim(0); }

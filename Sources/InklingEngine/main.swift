@@ -91,8 +91,6 @@ enum EngineProcess {
 
 @MainActor
 func runEngine(ownName: Bool) -> Never {
-    // Before the first thread (GDBus's worker, the learned store's reader, Dispatch's pool).
-    _ = inkling_heap_single_arena()
     EngineRecovery.adoptSupervisor()
     // Flush learning and leave the main loop on SIGTERM, SIGINT or SIGHUP (exit status 0).
     TerminationSignals.install(onMainLoop: { _ in
