@@ -6,11 +6,12 @@
 Runs the release engine under Valgrind's callgrind through a real headless ibus-daemon (as
 `engine_memory.py` does, with the learned store at its cap), types the dev text's first N
 letters (default 3000) once the engine has started, and writes the functions of the engine
-binary that ran while typing, one linker section name a line (`.text.<symbol>`), sorted, to
-`Sources/InklingEngine/FunctionOrder.txt`. The release link places those sections first
-(Package.swift, `engineLinking`), so typing's code shares a few dozen 64 kB blocks instead of
-touching most of the binary. Needs `valgrind` (Debian package) and a release build; slow
-(the engine runs ~50 times slower under callgrind: several minutes).
+binary that ran while typing, then those that only the start ran, one linker section name a
+line (`.text.<symbol>`, sorted within each part), to `Sources/InklingEngine/FunctionOrder.txt`.
+The release link places those sections first, in that order (Package.swift, `engineLinking`),
+so typing's code shares a few dozen 64 kB blocks instead of touching most of the binary.
+Needs `valgrind` (Debian package) and a release build; slow (the engine runs ~50 times slower
+under callgrind: several minutes).
 """
 
 import argparse
@@ -94,7 +95,8 @@ def main():
             end = index + 1
             break
     data_home = os.path.join(folder, "data-home")
-    daemon = Daemon(env={"XDG_DATA_HOME": data_home}, verbose=True)
+    # As engine_memory.py runs it: its one memory line at the last key is part of that run.
+    daemon = Daemon(env={"INKLING_DEBUG_MEMORY": str(end), "XDG_DATA_HOME": data_home}, verbose=True)
     lines = "".join("%s\t%s\t%s\t2\t1700000000\n" % e for e in engine_memory.learned_entries(whole, engine_memory.CAP))
     db = os.path.join(data_home, "inkling", "user.sqlite3")
     os.makedirs(os.path.dirname(db), exist_ok=True)
@@ -104,10 +106,10 @@ def main():
     try:
         client = Client(daemon, caps=ALL_CAPS, name="engine-function-order")
         client.focus_in()
-        # Start-up code does not count (the engine gives its pages back after the start): wait
-        # for the start under callgrind, then zero the counters.
+        # The start's profile apart (a dump zeroes the counters): the engine gives the start's
+        # pages back after it, so start-up code goes after typing's, not among it.
         pump_for(40)
-        subprocess.run(["callgrind_control", "-z"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["callgrind_control", "-d"], check=True, stdout=subprocess.DEVNULL)
         for ch in whole[:end]:
             if ch == "\n":
                 ch = " "
@@ -122,16 +124,22 @@ def main():
         pump_for(10)
     finally:
         daemon.stop()
-    executed = set()
+    # Per process (the supervisor and the engine): dump 1 is the start, dump 2 the typing.
+    phases = {1: set(), 2: set()}
     for name in os.listdir(folder):
-        if re.match(r"cg\.\d+\.out\.\d+$", name):
-            executed |= executed_functions(os.path.join(folder, name), real)
-    names = sorted(executed & text_symbols(real))
-    if not names:
+        match = re.match(r"cg\.\d+\.out\.(\d+)$", name)
+        if match and int(match.group(1)) in phases:
+            phases[int(match.group(1))] |= executed_functions(os.path.join(folder, name), real)
+    symbols = text_symbols(real)
+    typing = sorted(phases[2] & symbols)
+    starting = sorted((phases[1] & symbols) - phases[2])
+    if not typing:
         sys.exit("no profile of the engine's typing was found in %s (see valgrind.log)" % folder)
     with open(args.out, "w") as f:
-        f.write("".join(".text.%s\n" % name for name in names if not re.search(r"[*?\[]", name)))
-    print("%d functions written to %s" % (len(names), args.out))
+        # Typing's functions first, then those only the start ran (next to each other too: some
+        # run again later, once, such as a lazily initialised global).
+        f.write("".join(".text.%s\n" % name for name in typing + starting if not re.search(r"[*?\[]", name)))
+    print("%d functions of typing and %d of the start written to %s" % (len(typing), len(starting), args.out))
     shutil.rmtree(folder)
 
 
