@@ -1,6 +1,27 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Every function in a section of its own (issue 18), for the code linked into the engine: the
+/// linker can then place the functions that typing runs next to each other (see `engineLinking`).
+let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux]))]
+
+/// The engine's code in the order of `Sources/InklingEngine/FunctionOrder.txt` (issue 18): the
+/// functions a typing run executes first, together, then the rest. The kernel maps a file's pages
+/// 64 KB around every page a fault touches, so typing's ~600 kB of code scattered over 10 MB of
+/// text kept ~7 MB of the binary resident; packed, the same code spans a few dozen such blocks.
+/// Functions the file names that no longer exist are ignored (a stale file only packs less);
+/// `bench/engine_function_order.py` writes a fresh one. gold (binutils) reads the file; it is
+/// the linker Swift uses on Linux, named here so that the option is always understood. `-z now`
+/// binds every library symbol at the start: bound lazily, the first call of each while typing
+/// ran ld.so's code and read the binary's symbol tables, which then stayed resident (~0.9 MB).
+let engineLinking: [LinkerSetting] = [
+    .unsafeFlags(
+        [
+            "-use-ld=gold", "-Xlinker", "-z", "-Xlinker", "now", "-Xlinker",
+            "--section-ordering-file=\(Context.packageDirectory)/Sources/InklingEngine/FunctionOrder.txt",
+        ], .when(platforms: [.linux]))
+]
+
 let package = Package(
     name: "Inkling",
     platforms: [.macOS(.v14)],
@@ -16,12 +37,12 @@ let package = Package(
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
         /// Pure Swift (standard library and FoundationEssentials), no C imports.
-        .target(name: "InklingCore"),
+        .target(name: "InklingCore", swiftSettings: functionSections),
         /// Fixtures and helpers shared by the test targets (tiny packs, marked text).
         .target(name: "InklingTestSupport", dependencies: ["InklingCore"]),
         /// The command-line conventions of the three executables: options, help, usage errors,
         /// bounded line reading. Pure Swift (Glibc for the terminal); InklingCore for `tr`.
-        .target(name: "InklingCommandLine", dependencies: ["InklingCore"]),
+        .target(name: "InklingCommandLine", dependencies: ["InklingCore"], swiftSettings: functionSections),
         .testTarget(name: "InklingCommandLineTests", dependencies: ["InklingCommandLine"]),
         /// The `inkling` command-line tool: a thin shell over InklingCore.
         .executableTarget(
@@ -31,7 +52,7 @@ let package = Package(
                 "InklingServerProtocol", "InklingGettext",
             ]),
         /// SHA-256 of pack files (GLib's GChecksum), shared by the CLI and the engine.
-        .target(name: "InklingDigest", dependencies: ["CGio"]),
+        .target(name: "InklingDigest", dependencies: ["CGio"], swiftSettings: functionSections),
         /// GIO (pkg-config `gio-2.0`) for `inkling config` (GSettings) and `InklingDigest` (GChecksum).
         .systemLibrary(
             name: "CGio",
@@ -57,10 +78,10 @@ let package = Package(
         .systemLibrary(name: "CIntl", path: "Sources/CIntl"),
         /// Binds the `inkling` text domain and installs gettext as InklingCore's `Translation`
         /// lookup; used by the engine, the settings app and the CLI (see `po/`).
-        .target(name: "InklingGettext", dependencies: ["InklingCore", "CIntl"]),
+        .target(name: "InklingGettext", dependencies: ["InklingCore", "CIntl"], swiftSettings: functionSections),
         /// The log of the engine and the cloud helper: GLib structured logging, to the journal
         /// when ibus-daemon discarded stderr (the choice is `LogDestination` in InklingCore).
-        .target(name: "InklingLog", dependencies: ["InklingCore", "CGio"]),
+        .target(name: "InklingLog", dependencies: ["InklingCore", "CGio"], swiftSettings: functionSections),
         /// `ibus-engine-inkling`: the IBus glue. Translates callbacks to the InputSession, renders effects.
         .executableTarget(
             name: "InklingEngine",
@@ -68,7 +89,10 @@ let package = Package(
                 "InklingCore", "InklingCommandLine", "CIBus", "CXkbCommon", "InklingStore", "InklingDigest",
                 "InklingLog", "InklingGettext",
             ],
-            path: "Sources/InklingEngine"
+            path: "Sources/InklingEngine",
+            exclude: ["FunctionOrder.txt"],
+            swiftSettings: functionSections,
+            linkerSettings: engineLinking
         ),
         /// libcurl (pkg-config `libcurl`) for the cloud helper's HTTPS client; inline setopt wrappers.
         .systemLibrary(
@@ -142,7 +166,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         /// The user's learned words on disk (SQLite, WAL) and the engine's background writer.
-        .target(name: "InklingStore", dependencies: ["InklingCore", "CSQLite"]),
+        .target(name: "InklingStore", dependencies: ["InklingCore", "CSQLite"], swiftSettings: functionSections),
         .testTarget(
             name: "InklingStoreTests",
             dependencies: ["InklingStore", "InklingCore"]

@@ -456,6 +456,10 @@ enum PackLoader {
                 let fresh = PackVerificationRecord(identity: identity, sha256: digest, verifiedAt: started)
                 if PackVerification.isSettled(fresh) { writeRecord(fresh, to: recordPath) }
             }
+            // The code this check ran (hashing, the record's file writing: Foundation's) is used
+            // once; without this its pages, 64 kB around each one touched, stayed resident until
+            // typing paused (issue 18: ~1 MB of the engine's code for someone typing from the start).
+            ResidentFilePages.drop()
         }
     }
 
