@@ -468,6 +468,9 @@ public final class Predictor {
         var trigramBackoff: Float = 1
         var userTrigram: [String: LearnedEntry] = [:]
         var userBigram: [String: LearnedEntry] = [:]
+        /// `userBigram`'s entries then `userTrigram`'s, most used first (`learnedCandidates`),
+        /// sorted once per context instead of once per key.
+        var learnedSuccessors: [LearnedEntry] = []
         var userTotals: (one: Float, two: Float, three: Float) = (0, 0, 0)
         /// The learned model these scores were made with: read from here, a value the scoring
         /// does not copy (reading the predictor's property copied it, with a retain and release
@@ -512,6 +515,11 @@ public final class Predictor {
         let userContexts = [lastKeys.joined(separator: " "), lastKeys.last ?? ""]
         scores.userTrigram = lastKeys.count == 2 ? userModel.successors(of: userContexts[0]) : [:]
         scores.userBigram = lastKeys.isEmpty ? [:] : userModel.successors(of: userContexts[1])
+        // A stable sort: entries that tie keep this order, so filtering the sorted list by a
+        // prefix gives what sorting the filtered entries gave.
+        scores.learnedSuccessors = (Array(scores.userBigram.values) + Array(scores.userTrigram.values)).sorted {
+            ($0.count, $1.key) > ($1.count, $0.key)
+        }
         scores.userTotals = (
             one: Float(userModel.total(of: "")), two: Float(userModel.total(of: userContexts[1])),
             three: lastKeys.count == 2 ? Float(userModel.total(of: userContexts[0])) : 0
@@ -628,12 +636,13 @@ public final class Predictor {
     /// of the previous words (a bounded window, like the pack's successor lists).
     private func learnedCandidates(prefixKey: String, _ scores: ContextScores) -> [LearnedEntry] {
         var learned = scores.users.words(withPrefix: prefixKey, limit: 12)
-        if scores.userBigram.isEmpty && scores.userTrigram.isEmpty { return learned }
-        let learnedSuccessors =
-            (scores.userBigram.values.filter { $0.key.hasPrefix(prefixKey) }
-            + scores.userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
-            .sorted { ($0.count, $1.key) > ($1.count, $0.key) }
-        learned += learnedSuccessors.prefix(options.learnedSuccessorWindow)
+        // The context's successors are sorted already (`ContextScores.learnedSuccessors`).
+        var taken = 0
+        for entry in scores.learnedSuccessors where entry.key.hasPrefix(prefixKey) {
+            guard taken < options.learnedSuccessorWindow else { break }
+            learned.append(entry)
+            taken += 1
+        }
         return learned
     }
 
@@ -829,14 +838,22 @@ public final class Predictor {
         }
         var presentKeys = Set<String>()  // words the pack lacks
         let prefixIsASCII = !prefixKey.utf8.contains { $0 >= 0x80 }
+        // `hasPrefix` compares characters: for ASCII on both sides they are the bytes, except
+        // that CR LF is one character (a prefix without CR never ends inside one).
+        let prefixBytesDecide = prefixIsASCII && !prefixKey.utf8.contains(0x0D)
         for var candidate in pool.candidates {
             var sources: CandidateSources = []
             if candidate.sources.contains(.range), let id = candidate.id, range.contains(id) {
                 sources.insert(.range)
             }
             if candidate.sources.contains(.document) {
-                candidate.withKey(pack)
-                if candidate.key.hasPrefix(prefixKey) { sources.insert(.document) }
+                if let id = candidate.id, candidate.key.isEmpty, prefixBytesDecide, keyIsASCII(id) {
+                    // Most of the document's words leave the pool here: no string made for them.
+                    if pack.keyBytes(id).starts(with: prefixKey.utf8) { sources.insert(.document) }
+                } else {
+                    candidate.withKey(pack)
+                    if candidate.key.hasPrefix(prefixKey) { sources.insert(.document) }
+                }
             }
             if sources.isEmpty { continue }
             if let id = candidate.id, candidate.key.isEmpty {
