@@ -85,6 +85,10 @@ public final class Predictor {
     private var priorTops: [String: [Int]] = [:]
     /// Word scores of pack words in the current context (`scoredWord`).
     private var scoredWords = IDTable<Float>()
+    /// Display forms of pack words in the current context (`displayForm`): an index into
+    /// `displayForms` by id.
+    private var displayIndex = IDTable<Int>()
+    private var displayForms: [String] = []
     /// The pack words the learned model may hold, so that the word score of a pack word the
     /// user never typed skips the learned model's lookups (by string).
     private var learnedWords = LearnedWords()
@@ -210,6 +214,8 @@ public final class Predictor {
         contextScores = nil
         candidatePool = nil
         scoredWords.removeAll()
+        displayIndex.removeAll()
+        displayForms.removeAll(keepingCapacity: true)
     }
 
     /// Records a committed word with the text before it (call only where learning is allowed).
@@ -477,6 +483,8 @@ public final class Predictor {
         /// of each of its buffers, for every candidate).
         var users: UserModel
         var cacheWeight: Float = 0
+        /// Whether the context ends a sentence (`WordText.isSentenceStart`), read once per context.
+        var startsSentence = false
         /// `document.words` counts and `followers` of pack words, by id: for ASCII keys, when
         /// no document word may equal an ASCII key as a string but not as bytes (`byID`).
         var documentCounts = IDTable<Int>()
@@ -489,10 +497,11 @@ public final class Predictor {
 
     private func makeContextScores(context: Substring) -> ContextScores {
         var scores = ContextScores(users: userModel)
+        scores.startsSentence = WordText.isSentenceStart(context)
         let (previous, beforePrevious) = document.lastWords
         let bigram = pack.bigramSuccessors(of: previous ?? pack.sentenceStartID)
         let trigram = previous.flatMap { p in beforePrevious.flatMap { pack.trigramSuccessors(of: $0, p) } }
-        let unknownPrevious = previous == nil && !WordText.isSentenceStart(context)
+        let unknownPrevious = previous == nil && !scores.startsSentence
         // Successor probabilities of the previous words, by id.
         if let trigram {
             scores.trigramProb = IDTable(capacity: trigram.entries.count)
@@ -898,7 +907,6 @@ public final class Predictor {
         lastAnswerPath = .none
         if WordText.containsDigit(partial) { return [] }
         let prefixKey = WordText.key(partial)
-        let startsSentence = WordText.isSentenceStart(context)
         // After a capitalised word mid-sentence, words often written with a capital continue a name.
         let continuesName = partial.isEmpty && document.lastWordCapitalizedMidSentence
         let scores: ContextScores
@@ -908,6 +916,7 @@ public final class Predictor {
             scores = makeContextScores(context: context)
             contextScores = scores
         }
+        let startsSentence = scores.startsSentence
         let partialScalarCount = partial.unicodeScalars.count
         var pool: CandidatePool
         if let narrowed = narrowedCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores) {
@@ -924,17 +933,7 @@ public final class Predictor {
         let bigramProb = scores.bigramProb
         for index in candidates.indices {
             guard let id = candidates[index].id else { continue }
-            let key = candidates[index].key
-            // The document's own spelling wins only for words often written as (part of) a name.
-            var display = pack.display(id)
-            if let written = document.words[key]?.display, !WordText.isAllCaps(written),
-                !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty
-            {
-                display = written
-            } else if let learned = scores.users.word(key)?.display, !WordText.isAllCaps(learned) {
-                // How this user writes the word (`Inkling`, a product, not `inkling`).
-                display = learned
-            }
+            var display = displayForm(id, key: candidates[index].key, scores)
             if continuesName, pack.wordFlags(id).contains(.sometimesCapitalized) {
                 display = WordText.capitalizingFirst(display)
             }
@@ -1022,6 +1021,31 @@ public final class Predictor {
             if result.count == count { break }
         }
         return result
+    }
+
+    /// How a pack word is shown in the current context (before a name's capital), remembered
+    /// per context: the keys of a word mostly show the same words.
+    private func displayForm(_ id: Int, key: String, _ scores: ContextScores) -> String {
+        if reusesCandidates, let known = displayIndex[id] { return displayForms[known] }
+        // The document's own spelling wins only for words often written as (part of) a name.
+        var display = pack.display(id)
+        if let written = document.words[key]?.display, !WordText.isAllCaps(written),
+            !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty
+        {
+            display = written
+        } else if let learned = scores.users.word(key)?.display, !WordText.isAllCaps(learned) {
+            // How this user writes the word (`Inkling`, a product, not `inkling`).
+            display = learned
+        }
+        if reusesCandidates {
+            if displayForms.count >= 4096 {
+                displayIndex.removeAll()
+                displayForms.removeAll(keepingCapacity: true)
+            }
+            displayIndex.set(id, displayForms.count)
+            displayForms.append(display)
+        }
+        return display
     }
 
     /// The re-ranker's view of one window candidate (`RerankFeature` order).
