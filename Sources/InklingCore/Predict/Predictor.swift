@@ -389,6 +389,34 @@ public final class Predictor {
     /// The pack word whose key is empty, if any (a string equals the empty one only when it is).
     private lazy var emptyKeyID: Int? = pack.id(ofKey: "")
 
+    /// `pack.id(ofKey:)` of learned keys, remembered (a key by its bytes, as the pack finds
+    /// it): the learned candidates of a prefix are asked again at every key, and a search in
+    /// the pack reads a few dozen of its keys, mostly missing the caches. -1: not in the pack.
+    private var learnedKeyIDs: [BytesKey: Int] = [:]
+
+    private func packID(ofLearnedKey key: String) -> Int? {
+        guard reusesCandidates else { return pack.id(ofKey: key) }
+        if let known = learnedKeyIDs[BytesKey(text: key)] { return known >= 0 ? known : nil }
+        let id = pack.id(ofKey: key)
+        if learnedKeyIDs.count >= 4096 { learnedKeyIDs.removeAll(keepingCapacity: true) }
+        learnedKeyIDs[BytesKey(text: key)] = id ?? -1
+        return id
+    }
+
+    /// A string compared and hashed as its UTF-8 bytes (equal exactly when the scalars are).
+    private struct BytesKey: Hashable {
+        var text: String
+
+        static func == (a: BytesKey, b: BytesKey) -> Bool { DocumentCache.sameScalars(a.text[...], b.text[...]) }
+
+        func hash(into hasher: inout Hasher) {
+            let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
+                hasher.combine(bytes: UnsafeRawBufferPointer($0))
+            }
+            if hashed == nil { Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
+        }
+    }
+
     /// Whether a pack word's key is `key` (as a Swift string), without making the word's string
     /// when both are ASCII.
     private func packKey(_ id: Int, equals key: String, keyIsASCII: Bool) -> Bool {
@@ -396,6 +424,21 @@ public final class Predictor {
         if key.isEmpty { return id == emptyKeyID }
         let bytes = pack.keyBytes(id)
         if keyIsASCII, self.keyIsASCII(id) {
+            guard bytes.count == key.utf8.count else { return false }
+            return bytes.elementsEqual(key.utf8)
+        }
+        return pack.key(id) == key
+    }
+
+    /// `packKey(id, equals: key, keyIsASCII:)` of a pool candidate, remembering the byte count
+    /// of its key when it is ASCII: at the next keys of the word, a key of another length is
+    /// not the prefix, and the pack's key (a random read, mostly missing the caches) is not read.
+    private func poolKey(_ candidate: inout Candidate, _ id: Int, equals key: String, keyIsASCII: Bool) -> Bool {
+        if key.isEmpty { return id == emptyKeyID }
+        if keyIsASCII, candidate.asciiKeyBytes >= 0 { guard Int(candidate.asciiKeyBytes) == key.utf8.count else { return false } }
+        let bytes = pack.keyBytes(id)
+        if keyIsASCII, self.keyIsASCII(id) {
+            candidate.asciiKeyBytes = Int32(bytes.count)
             guard bytes.count == key.utf8.count else { return false }
             return bytes.elementsEqual(key.utf8)
         }
@@ -422,6 +465,8 @@ public final class Predictor {
         var isCorrection = false
         /// Which prefix-narrowable sources offered it (see `narrowedCandidates`).
         var sources: CandidateSources = []
+        /// The byte count of a pack word's key once it is known to be ASCII (-1: not known).
+        var asciiKeyBytes: Int32 = -1
 
         /// Fills in a pack word's key.
         mutating func withKey(_ pack: LanguagePack) {
@@ -776,7 +821,7 @@ public final class Predictor {
             }
         }
         for entry in learnedCandidates(prefixKey: prefixKey, scores) {
-            if let id = pack.id(ofKey: entry.key) {
+            if let id = packID(ofLearnedKey: entry.key) {
                 add(id, [])
             } else if documentOnlyKeys.insert(entry.key).inserted {
                 documentOnly.append((entry.key, entry.display, []))
@@ -866,7 +911,7 @@ public final class Predictor {
             }
             if sources.isEmpty { continue }
             if let id = candidate.id, candidate.key.isEmpty {
-                if packKey(id, equals: prefixKey, keyIsASCII: prefixIsASCII) { continue }
+                if poolKey(&candidate, id, equals: prefixKey, keyIsASCII: prefixIsASCII) { continue }
             } else if candidate.key == prefixKey {
                 continue
             }
@@ -881,7 +926,7 @@ public final class Predictor {
         }
         for id in top where insertID(id) { addWord(id, sources: .range) }
         for entry in learnedCandidates(prefixKey: prefixKey, scores) {
-            if let id = pack.id(ofKey: entry.key) {
+            if let id = packID(ofLearnedKey: entry.key) {
                 if insertID(id) { addWord(id, sources: []) }
             } else if presentKeys.insert(entry.key).inserted, entry.key != prefixKey {
                 candidates.append(
