@@ -102,6 +102,10 @@ public final class Predictor {
     /// by id (off: every key is computed in full, by string; the reference for tests that
     /// compare both).
     var reusesCandidates = true
+    /// The pack words present in a narrowed pool (`narrowedCandidates`), kept for the next key.
+    private var narrowingIDs = IDTable<UInt8>()
+    /// Where each pack word is among a search's candidates (`freshCandidates`), kept likewise.
+    private var searchPositions = IDTable<Int>()
     /// Keys answered by narrowing the last key's candidates (for tests).
     private(set) var narrowedKeys = 0
 
@@ -394,7 +398,7 @@ public final class Predictor {
     /// the pack reads a few dozen of its keys, mostly missing the caches. -1: not in the pack.
     private var learnedKeyIDs: [BytesKey: Int] = [:]
 
-    private func packID(ofLearnedKey key: String) -> Int? {
+    func packID(ofLearnedKey key: String) -> Int? {
         guard reusesCandidates else { return pack.id(ofKey: key) }
         if let known = learnedKeyIDs[BytesKey(text: key)] { return known >= 0 ? known : nil }
         let id = pack.id(ofKey: key)
@@ -780,7 +784,11 @@ public final class Predictor {
     ) -> CandidatePool {
         var ids: [Int] = []
         var sources: [CandidateSources] = []
+        // The table of the last search, emptied (grown afresh from nothing at every search before).
         var position = IDTable<Int>()
+        swap(&position, &searchPositions)
+        position.removeAll()
+        defer { swap(&position, &searchPositions) }
         func add(_ id: Int, _ source: CandidateSources) {
             if let index = position[id] {
                 sources[index].formUnion(source)
@@ -883,7 +891,11 @@ public final class Predictor {
 
         var candidates: [Candidate] = []
         candidates.reserveCapacity(pool.candidates.count)
-        var presentIDs = IDTable<UInt8>(capacity: pool.candidates.count + top.count)
+        // The table of the last key, emptied (a new one per key was allocated and zeroed).
+        var presentIDs = IDTable<UInt8>()
+        swap(&presentIDs, &narrowingIDs)
+        presentIDs.removeAll()
+        defer { swap(&presentIDs, &narrowingIDs) }
         /// Whether `id` was not yet present (it is now).
         func insertID(_ id: Int) -> Bool {
             guard presentIDs[id] == nil else { return false }
