@@ -439,7 +439,9 @@ public final class Predictor {
     /// not the prefix, and the pack's key (a random read, mostly missing the caches) is not read.
     private func poolKey(_ candidate: inout Candidate, _ id: Int, equals key: String, keyIsASCII: Bool) -> Bool {
         if key.isEmpty { return id == emptyKeyID }
-        if keyIsASCII, candidate.asciiKeyBytes >= 0 { guard Int(candidate.asciiKeyBytes) == key.utf8.count else { return false } }
+        if keyIsASCII, candidate.asciiKeyBytes >= 0 {
+            guard Int(candidate.asciiKeyBytes) == key.utf8.count else { return false }
+        }
         let bytes = pack.keyBytes(id)
         if keyIsASCII, self.keyIsASCII(id) {
             candidate.asciiKeyBytes = Int32(bytes.count)
