@@ -90,10 +90,10 @@ final class DictationBridge {
     }
 
     /// Keeps the controller's settings in step with the session's (live).
-    private func sync(_ client: Client, _ session: InputSession, now: Int64) {
+    private func sync(_ client: Client, _ session: InputSession, now: @autoclosure () -> Int64) {
         let enabled = environmentEnabled || session.settings.dictation
         if client.controller.enabled != enabled {
-            render(client.controller.setEnabled(enabled, now: now), for: client)
+            render(client.controller.setEnabled(enabled, now: now()), for: client)
         }
         if client.controller.key != session.settings.dictationKey {
             client.controller.key = session.settings.dictationKey
@@ -112,10 +112,13 @@ final class DictationBridge {
     /// A key press before the session sees it; true when dictation consumed it.
     func processKey(_ instance: EngineInstance, _ event: KeyEvent) -> Bool {
         guard let session = instance.session, !event.isRelease else { return false }
-        let now = EngineProcess.clock.now()
         let client = client(for: instance)
-        sync(client, session, now: now)
-        let action = client.controller.key(event, secretField: session.contentType.isSecret, now: now)
+        sync(client, session, now: EngineProcess.clock.now())
+        // Nearly every key: not the dictation key with nothing listening, which the controller
+        // passes on unchanged; the clock is read only for the others.
+        guard client.controller.isActive || client.controller.key?.matches(event) == true else { return false }
+        let action = client.controller.key(
+            event, secretField: session.contentType.isSecret, now: EngineProcess.clock.now())
         guard action.handled else { return false }
         render(action, for: client)
         return true

@@ -130,8 +130,12 @@ public struct UserModel: Sendable {
         }
     }
 
-    private static func bucket(_ key: String) -> String {
-        String(String.UnicodeScalarView(key.unicodeScalars.prefix(2)))
+    /// The key's first two scalars (a slice copied whole: building the string scalar by scalar
+    /// was most of a learned-word lookup on the key path).
+    static func bucket(_ key: String) -> String {
+        let scalars = key.unicodeScalars
+        let end = scalars.index(scalars.startIndex, offsetBy: 2, limitedBy: scalars.endIndex) ?? scalars.endIndex
+        return String(scalars[..<end])
     }
 
     /// Records a committed word after its context words (most recent last).

@@ -85,6 +85,10 @@ public final class Predictor {
     private var priorTops: [String: [Int]] = [:]
     /// Word scores of pack words in the current context (`scoredWord`).
     private var scoredWords = IDTable<Float>()
+    /// Display forms of pack words in the current context (`displayForm`): an index into
+    /// `displayForms` by id.
+    private var displayIndex = IDTable<Int>()
+    private var displayForms: [String] = []
     /// The pack words the learned model may hold, so that the word score of a pack word the
     /// user never typed skips the learned model's lookups (by string).
     private var learnedWords = LearnedWords()
@@ -98,6 +102,10 @@ public final class Predictor {
     /// by id (off: every key is computed in full, by string; the reference for tests that
     /// compare both).
     var reusesCandidates = true
+    /// The pack words present in a narrowed pool (`narrowedCandidates`), kept for the next key.
+    private var narrowingIDs = IDTable<UInt8>()
+    /// Where each pack word is among a search's candidates (`freshCandidates`), kept likewise.
+    private var searchPositions = IDTable<Int>()
     /// Keys answered by narrowing the last key's candidates (for tests).
     private(set) var narrowedKeys = 0
 
@@ -210,6 +218,8 @@ public final class Predictor {
         contextScores = nil
         candidatePool = nil
         scoredWords.removeAll()
+        displayIndex.removeAll()
+        displayForms.removeAll(keepingCapacity: true)
     }
 
     /// Records a committed word with the text before it (call only where learning is allowed).
@@ -383,6 +393,34 @@ public final class Predictor {
     /// The pack word whose key is empty, if any (a string equals the empty one only when it is).
     private lazy var emptyKeyID: Int? = pack.id(ofKey: "")
 
+    /// `pack.id(ofKey:)` of learned keys, remembered (a key by its bytes, as the pack finds
+    /// it): the learned candidates of a prefix are asked again at every key, and a search in
+    /// the pack reads a few dozen of its keys, mostly missing the caches. -1: not in the pack.
+    private var learnedKeyIDs: [BytesKey: Int] = [:]
+
+    func packID(ofLearnedKey key: String) -> Int? {
+        guard reusesCandidates else { return pack.id(ofKey: key) }
+        if let known = learnedKeyIDs[BytesKey(text: key)] { return known >= 0 ? known : nil }
+        let id = pack.id(ofKey: key)
+        if learnedKeyIDs.count >= 4096 { learnedKeyIDs.removeAll(keepingCapacity: true) }
+        learnedKeyIDs[BytesKey(text: key)] = id ?? -1
+        return id
+    }
+
+    /// A string compared and hashed as its UTF-8 bytes (equal exactly when the scalars are).
+    private struct BytesKey: Hashable {
+        var text: String
+
+        static func == (a: BytesKey, b: BytesKey) -> Bool { DocumentCache.sameScalars(a.text[...], b.text[...]) }
+
+        func hash(into hasher: inout Hasher) {
+            let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
+                hasher.combine(bytes: UnsafeRawBufferPointer($0))
+            }
+            if hashed == nil { Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
+        }
+    }
+
     /// Whether a pack word's key is `key` (as a Swift string), without making the word's string
     /// when both are ASCII.
     private func packKey(_ id: Int, equals key: String, keyIsASCII: Bool) -> Bool {
@@ -390,6 +428,23 @@ public final class Predictor {
         if key.isEmpty { return id == emptyKeyID }
         let bytes = pack.keyBytes(id)
         if keyIsASCII, self.keyIsASCII(id) {
+            guard bytes.count == key.utf8.count else { return false }
+            return bytes.elementsEqual(key.utf8)
+        }
+        return pack.key(id) == key
+    }
+
+    /// `packKey(id, equals: key, keyIsASCII:)` of a pool candidate, remembering the byte count
+    /// of its key when it is ASCII: at the next keys of the word, a key of another length is
+    /// not the prefix, and the pack's key (a random read, mostly missing the caches) is not read.
+    private func poolKey(_ candidate: inout Candidate, _ id: Int, equals key: String, keyIsASCII: Bool) -> Bool {
+        if key.isEmpty { return id == emptyKeyID }
+        if keyIsASCII, candidate.asciiKeyBytes >= 0 {
+            guard Int(candidate.asciiKeyBytes) == key.utf8.count else { return false }
+        }
+        let bytes = pack.keyBytes(id)
+        if keyIsASCII, self.keyIsASCII(id) {
+            candidate.asciiKeyBytes = Int32(bytes.count)
             guard bytes.count == key.utf8.count else { return false }
             return bytes.elementsEqual(key.utf8)
         }
@@ -416,6 +471,8 @@ public final class Predictor {
         var isCorrection = false
         /// Which prefix-narrowable sources offered it (see `narrowedCandidates`).
         var sources: CandidateSources = []
+        /// The byte count of a pack word's key once it is known to be ASCII (-1: not known).
+        var asciiKeyBytes: Int32 = -1
 
         /// Fills in a pack word's key.
         mutating func withKey(_ pack: LanguagePack) {
@@ -468,12 +525,17 @@ public final class Predictor {
         var trigramBackoff: Float = 1
         var userTrigram: [String: LearnedEntry] = [:]
         var userBigram: [String: LearnedEntry] = [:]
+        /// `userBigram`'s entries then `userTrigram`'s, most used first (`learnedCandidates`),
+        /// sorted once per context instead of once per key.
+        var learnedSuccessors: [LearnedEntry] = []
         var userTotals: (one: Float, two: Float, three: Float) = (0, 0, 0)
         /// The learned model these scores were made with: read from here, a value the scoring
         /// does not copy (reading the predictor's property copied it, with a retain and release
         /// of each of its buffers, for every candidate).
         var users: UserModel
         var cacheWeight: Float = 0
+        /// Whether the context ends a sentence (`WordText.isSentenceStart`), read once per context.
+        var startsSentence = false
         /// `document.words` counts and `followers` of pack words, by id: for ASCII keys, when
         /// no document word may equal an ASCII key as a string but not as bytes (`byID`).
         var documentCounts = IDTable<Int>()
@@ -486,10 +548,11 @@ public final class Predictor {
 
     private func makeContextScores(context: Substring) -> ContextScores {
         var scores = ContextScores(users: userModel)
+        scores.startsSentence = WordText.isSentenceStart(context)
         let (previous, beforePrevious) = document.lastWords
         let bigram = pack.bigramSuccessors(of: previous ?? pack.sentenceStartID)
         let trigram = previous.flatMap { p in beforePrevious.flatMap { pack.trigramSuccessors(of: $0, p) } }
-        let unknownPrevious = previous == nil && !WordText.isSentenceStart(context)
+        let unknownPrevious = previous == nil && !scores.startsSentence
         // Successor probabilities of the previous words, by id.
         if let trigram {
             scores.trigramProb = IDTable(capacity: trigram.entries.count)
@@ -512,6 +575,11 @@ public final class Predictor {
         let userContexts = [lastKeys.joined(separator: " "), lastKeys.last ?? ""]
         scores.userTrigram = lastKeys.count == 2 ? userModel.successors(of: userContexts[0]) : [:]
         scores.userBigram = lastKeys.isEmpty ? [:] : userModel.successors(of: userContexts[1])
+        // A stable sort: entries that tie keep this order, so filtering the sorted list by a
+        // prefix gives what sorting the filtered entries gave.
+        scores.learnedSuccessors = (Array(scores.userBigram.values) + Array(scores.userTrigram.values)).sorted {
+            ($0.count, $1.key) > ($1.count, $0.key)
+        }
         scores.userTotals = (
             one: Float(userModel.total(of: "")), two: Float(userModel.total(of: userContexts[1])),
             three: lastKeys.count == 2 ? Float(userModel.total(of: userContexts[0])) : 0
@@ -628,12 +696,13 @@ public final class Predictor {
     /// of the previous words (a bounded window, like the pack's successor lists).
     private func learnedCandidates(prefixKey: String, _ scores: ContextScores) -> [LearnedEntry] {
         var learned = scores.users.words(withPrefix: prefixKey, limit: 12)
-        if scores.userBigram.isEmpty && scores.userTrigram.isEmpty { return learned }
-        let learnedSuccessors =
-            (scores.userBigram.values.filter { $0.key.hasPrefix(prefixKey) }
-            + scores.userTrigram.values.filter { $0.key.hasPrefix(prefixKey) })
-            .sorted { ($0.count, $1.key) > ($1.count, $0.key) }
-        learned += learnedSuccessors.prefix(options.learnedSuccessorWindow)
+        // The context's successors are sorted already (`ContextScores.learnedSuccessors`).
+        var taken = 0
+        for entry in scores.learnedSuccessors where entry.key.hasPrefix(prefixKey) {
+            guard taken < options.learnedSuccessorWindow else { break }
+            learned.append(entry)
+            taken += 1
+        }
         return learned
     }
 
@@ -717,7 +786,11 @@ public final class Predictor {
     ) -> CandidatePool {
         var ids: [Int] = []
         var sources: [CandidateSources] = []
+        // The table of the last search, emptied (grown afresh from nothing at every search before).
         var position = IDTable<Int>()
+        swap(&position, &searchPositions)
+        position.removeAll()
+        defer { swap(&position, &searchPositions) }
         func add(_ id: Int, _ source: CandidateSources) {
             if let index = position[id] {
                 sources[index].formUnion(source)
@@ -758,7 +831,7 @@ public final class Predictor {
             }
         }
         for entry in learnedCandidates(prefixKey: prefixKey, scores) {
-            if let id = pack.id(ofKey: entry.key) {
+            if let id = packID(ofLearnedKey: entry.key) {
                 add(id, [])
             } else if documentOnlyKeys.insert(entry.key).inserted {
                 documentOnly.append((entry.key, entry.display, []))
@@ -820,7 +893,11 @@ public final class Predictor {
 
         var candidates: [Candidate] = []
         candidates.reserveCapacity(pool.candidates.count)
-        var presentIDs = IDTable<UInt8>(capacity: pool.candidates.count + top.count)
+        // The table of the last key, emptied (a new one per key was allocated and zeroed).
+        var presentIDs = IDTable<UInt8>()
+        swap(&presentIDs, &narrowingIDs)
+        presentIDs.removeAll()
+        defer { swap(&presentIDs, &narrowingIDs) }
         /// Whether `id` was not yet present (it is now).
         func insertID(_ id: Int) -> Bool {
             guard presentIDs[id] == nil else { return false }
@@ -829,18 +906,26 @@ public final class Predictor {
         }
         var presentKeys = Set<String>()  // words the pack lacks
         let prefixIsASCII = !prefixKey.utf8.contains { $0 >= 0x80 }
+        // `hasPrefix` compares characters: for ASCII on both sides they are the bytes, except
+        // that CR LF is one character (a prefix without CR never ends inside one).
+        let prefixBytesDecide = prefixIsASCII && !prefixKey.utf8.contains(0x0D)
         for var candidate in pool.candidates {
             var sources: CandidateSources = []
             if candidate.sources.contains(.range), let id = candidate.id, range.contains(id) {
                 sources.insert(.range)
             }
             if candidate.sources.contains(.document) {
-                candidate.withKey(pack)
-                if candidate.key.hasPrefix(prefixKey) { sources.insert(.document) }
+                if let id = candidate.id, candidate.key.isEmpty, prefixBytesDecide, keyIsASCII(id) {
+                    // Most of the document's words leave the pool here: no string made for them.
+                    if pack.keyBytes(id).starts(with: prefixKey.utf8) { sources.insert(.document) }
+                } else {
+                    candidate.withKey(pack)
+                    if candidate.key.hasPrefix(prefixKey) { sources.insert(.document) }
+                }
             }
             if sources.isEmpty { continue }
             if let id = candidate.id, candidate.key.isEmpty {
-                if packKey(id, equals: prefixKey, keyIsASCII: prefixIsASCII) { continue }
+                if poolKey(&candidate, id, equals: prefixKey, keyIsASCII: prefixIsASCII) { continue }
             } else if candidate.key == prefixKey {
                 continue
             }
@@ -855,7 +940,7 @@ public final class Predictor {
         }
         for id in top where insertID(id) { addWord(id, sources: .range) }
         for entry in learnedCandidates(prefixKey: prefixKey, scores) {
-            if let id = pack.id(ofKey: entry.key) {
+            if let id = packID(ofLearnedKey: entry.key) {
                 if insertID(id) { addWord(id, sources: []) }
             } else if presentKeys.insert(entry.key).inserted, entry.key != prefixKey {
                 candidates.append(
@@ -881,7 +966,6 @@ public final class Predictor {
         lastAnswerPath = .none
         if WordText.containsDigit(partial) { return [] }
         let prefixKey = WordText.key(partial)
-        let startsSentence = WordText.isSentenceStart(context)
         // After a capitalised word mid-sentence, words often written with a capital continue a name.
         let continuesName = partial.isEmpty && document.lastWordCapitalizedMidSentence
         let scores: ContextScores
@@ -891,6 +975,7 @@ public final class Predictor {
             scores = makeContextScores(context: context)
             contextScores = scores
         }
+        let startsSentence = scores.startsSentence
         let partialScalarCount = partial.unicodeScalars.count
         var pool: CandidatePool
         if let narrowed = narrowedCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores) {
@@ -907,17 +992,7 @@ public final class Predictor {
         let bigramProb = scores.bigramProb
         for index in candidates.indices {
             guard let id = candidates[index].id else { continue }
-            let key = candidates[index].key
-            // The document's own spelling wins only for words often written as (part of) a name.
-            var display = pack.display(id)
-            if let written = document.words[key]?.display, !WordText.isAllCaps(written),
-                !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty
-            {
-                display = written
-            } else if let learned = scores.users.word(key)?.display, !WordText.isAllCaps(learned) {
-                // How this user writes the word (`Inkling`, a product, not `inkling`).
-                display = learned
-            }
+            var display = displayForm(id, key: candidates[index].key, scores)
             if continuesName, pack.wordFlags(id).contains(.sometimesCapitalized) {
                 display = WordText.capitalizingFirst(display)
             }
@@ -1005,6 +1080,31 @@ public final class Predictor {
             if result.count == count { break }
         }
         return result
+    }
+
+    /// How a pack word is shown in the current context (before a name's capital), remembered
+    /// per context: the keys of a word mostly show the same words.
+    private func displayForm(_ id: Int, key: String, _ scores: ContextScores) -> String {
+        if reusesCandidates, let known = displayIndex[id] { return displayForms[known] }
+        // The document's own spelling wins only for words often written as (part of) a name.
+        var display = pack.display(id)
+        if let written = document.words[key]?.display, !WordText.isAllCaps(written),
+            !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty
+        {
+            display = written
+        } else if let learned = scores.users.word(key)?.display, !WordText.isAllCaps(learned) {
+            // How this user writes the word (`Inkling`, a product, not `inkling`).
+            display = learned
+        }
+        if reusesCandidates {
+            if displayForms.count >= 4096 {
+                displayIndex.removeAll()
+                displayForms.removeAll(keepingCapacity: true)
+            }
+            displayIndex.set(id, displayForms.count)
+            displayForms.append(display)
+        }
+        return display
     }
 
     /// The re-ranker's view of one window candidate (`RerankFeature` order).
