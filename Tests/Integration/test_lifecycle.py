@@ -114,6 +114,10 @@ def test_a_crash_loop_gives_up_instead_of_restarting_forever():
     run_scenario("crash_loop")
 
 
+def test_a_termination_signal_while_the_engine_is_down_ends_the_supervisor_with_a_word():
+    run_scenario("term_while_down")
+
+
 # -- journal -----------------------------------------------------------------------------------
 
 
@@ -415,6 +419,49 @@ def scenario_crash_loop(checks):
         checks.check("after a handful of restarts", 3 <= len(killed) <= 10, sorted(killed))
         log = daemon.log()
         checks.check("it said why", "giving up" in log, log[-700:])
+    finally:
+        daemon.stop()
+
+
+def scenario_term_while_down(checks):
+    """The user logs out between a crash and its (delayed) restart: the supervisor has no engine
+    to forward SIGTERM to; it must end, say why, and start nothing."""
+    from ibus_harness import IBus
+
+    daemon, client = daemon_with_client()
+    try:
+        supervisor = supervisor_pid(daemon)
+        killed = []
+        # Crashes 1-3 are answered after 0, 500 and 1000 ms (EngineRestartPolicy): the third
+        # leaves a second in which no engine runs. Each engine is killed only once it serves keys
+        # (see scenario_crash_loop for the daemon's own race).
+        deadline = time.monotonic() + 90
+        while len(killed) < 3 and time.monotonic() < deadline:
+            pid = daemon.engine_pid()
+            if pid is not None and pid != supervisor and pid not in killed and client.key(IBus.unicode_to_keyval("p")):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                if len(killed) == 3:
+                    break
+            pump_for(0.05)
+        checks.check("three engines were killed", len(killed) == 3, killed)
+        # The supervisor has taken the crash once the dead engine is reaped.
+        while os.path.exists("/proc/%d" % killed[-1]) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        reaped = time.monotonic()
+        restarted = daemon.engine_pid() not in (None, killed[-1])
+        os.kill(supervisor, signal.SIGTERM)
+        checks.check("SIGTERM came inside the restart delay", not restarted and time.monotonic() - reaped < 0.9,
+                     "%.3f s after the crash was taken" % (time.monotonic() - reaped))
+        end = time.monotonic() + SLOW
+        while alive(supervisor) and time.monotonic() < end:
+            pump_for(0.05)
+        checks.check("the supervisor ended", not alive(supervisor))
+        pump_for(1.5)  # the restart would have been due within a second
+        checks.check("no engine was started after the signal", daemon.engine_pid() is None,
+                     descendants(daemon.process.pid))
+        log = daemon.log()
+        checks.check("it said why", "while the engine was down after a crash; not restarting it" in log, log[-1500:])
     finally:
         daemon.stop()
 
