@@ -8,7 +8,8 @@ CASES = [("prose", "prose typed exactly"), ("select", "`recomm` + F-key → `rec
          ("fix-after-space", "`I saw teh cat. ` + Ctrl+Alt+Return"),
          ("fix-after-emoji", "`👨‍👩‍👧 👍🏽 I saw teh cat` + Ctrl+Alt+Return"),
          ("fix-after-script-edit", "`I saw teh cat `, the page's script adds text, Ctrl+Alt+Return"),
-         ("focus", "focus change mid-word"), ("password", "password field")]
+         ("focus", "focus change mid-word"), ("password", "password field"),
+         ("dead-keys", "US-International dead keys: `café naïve señor `")]
 APPS = [("writer", "Writer (X11)"), ("kwrite", "KWrite (X11)"), ("firefox", "Firefox (X11)"),
         ("chromium", "Chromium (X11)"),
         ("gnome-gtk4", "GTK 4 (GNOME Wayland)"), ("gnome-gtk3", "GTK 3 (GNOME Wayland)"),

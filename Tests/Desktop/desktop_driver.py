@@ -383,14 +383,37 @@ def warm_up(ctx):
         ctx.panel.aux.clear()
 
 
+# US-International dead keys, the way people type accents on a US keyboard.
+DEAD_KEY_WORDS = "café naïve señor "
+DEAD_KEYS = ["c", "a", "f", "dead_acute", "e", "space", "n", "a", "dead_diaeresis", "i", "v", "e", "space",
+             "s", "e", "dead_tilde", "n", "o", "r", "space"]
+
+
+def case_dead_keys(ctx):
+    """US-International dead keys (`setxkbmap us intl`) compose inside the word: every accented
+    letter arrives once, nothing of the dead keys themselves, in the application's own text."""
+
+    def typing():
+        press(ctx.env, *DEAD_KEYS, delay=ctx.delay)
+        got = ctx.app.wait_for("main", DEAD_KEY_WORDS, "the words typed with dead keys")
+        if got != DEAD_KEY_WORDS:
+            got = ctx.app.settle()
+        result = {"ok": got == DEAD_KEY_WORDS, "expected": DEAD_KEY_WORDS, "got": got}
+        if got != DEAD_KEY_WORDS:
+            result["detail"] = describe_difference(DEAD_KEY_WORDS, got)
+        return result
+
+    return e2e_driver.with_layout(ctx.env, "us", "intl", typing)
+
+
 CASES = {
     "prose": case_prose, "select": case_select, "fix": case_fix, "fix-after-space": case_fix_after_space,
     "fix-after-emoji": case_fix_after_emoji, "fix-after-script-edit": case_fix_after_script_edit,
-    "focus": case_focus, "password": case_password,
+    "focus": case_focus, "password": case_password, "dead-keys": case_dead_keys,
 }
 NEEDS_ENGINE = {"select", "fix", "fix-after-space", "fix-after-emoji", "fix-after-script-edit"}
-APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
-        "kwrite": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
+APPS = {"writer": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "dead-keys"],
+        "kwrite": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "dead-keys"],
         "firefox": list(CASES), "chromium": list(CASES)}
 
 

@@ -36,7 +36,7 @@ from ibus_harness import Timeout, cli_path, engine_path, pump_until  # noqa: E40
 import apps  # noqa: E402
 import e2e_driver  # noqa: E402
 import gnome_session  # noqa: E402
-from desktop_driver import PROSE, describe_difference  # noqa: E402
+from desktop_driver import DEAD_KEY_WORDS, DEAD_KEYS, PROSE, describe_difference  # noqa: E402
 
 PAGE_SIZE = 5  # the engine's candidate table (F1…F5, then Page_Down)
 
@@ -406,9 +406,23 @@ def case_password(ctx):
             "marker_seen": marker_seen}
 
 
+def case_dead_keys(ctx):
+    """Dead-key keysyms (mutter gives a keysym that the US layout lacks a spare keycode, as it
+    does for the emoji): every accented letter arrives once, nothing of the dead keys themselves."""
+    ctx.session.key(*DEAD_KEYS, delay=ctx.delay)
+    got = ctx.app.wait_for("main", DEAD_KEY_WORDS, "the words typed with dead keys")
+    if got != DEAD_KEY_WORDS:
+        got = ctx.app.settle()
+    result = {"ok": got == DEAD_KEY_WORDS, "expected": DEAD_KEY_WORDS, "got": got}
+    if got != DEAD_KEY_WORDS:
+        result["detail"] = describe_difference(DEAD_KEY_WORDS, got)
+    return result
+
+
 CASES = {
     "prose": case_prose, "select": case_select, "fix": case_fix, "fix-after-space": case_fix_after_space,
     "fix-after-emoji": case_fix_after_emoji, "focus": case_focus, "password": case_password,
+    "dead-keys": case_dead_keys,
 }
 NEEDS_ENGINE = {"select", "fix", "fix-after-space", "fix-after-emoji"}
 APPS = {"gtk4": list(CASES), "gtk3": list(CASES), "firefox": list(CASES)}

@@ -74,6 +74,7 @@ KEYSYMS = {
     "Return": 0xFF0D, "BackSpace": 0xFF08, "Tab": 0xFF09, "Escape": 0xFF1B, "space": 0x20,
     "Shift_L": 0xFFE1, "Control_L": 0xFFE3, "Alt_L": 0xFFE9, "Left": 0xFF51, "Right": 0xFF53,
     "Home": 0xFF50, "End": 0xFF57, "Next": 0xFF56, "Prior": 0xFF55,
+    "dead_acute": 0xFE51, "dead_tilde": 0xFE53, "dead_diaeresis": 0xFE57,
 }
 for _n in range(1, 13):
     KEYSYMS["F%d" % _n] = 0xFFBE + _n - 1

@@ -23,14 +23,14 @@ BINARIES = {
     "writer": "soffice", "firefox": "firefox-esr", "chromium": "chromium", "kwrite": "kwrite",
     "gnome-gtk4": "gnome-shell", "gnome-gtk3": "gnome-shell", "gnome-firefox": "gnome-shell",
 }
-GNOME_CASES = ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "password"]
+GNOME_CASES = ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "password", "dead-keys"]
 CASES = {
-    "writer": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
-    "kwrite": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus"],
+    "writer": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "dead-keys"],
+    "kwrite": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "focus", "dead-keys"],
     "firefox": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "fix-after-script-edit", "focus",
-                "password"],
+                "password", "dead-keys"],
     "chromium": ["prose", "select", "fix", "fix-after-space", "fix-after-emoji", "fix-after-script-edit", "focus",
-                 "password"],
+                 "password", "dead-keys"],
     "gnome-gtk4": GNOME_CASES, "gnome-gtk3": GNOME_CASES, "gnome-firefox": GNOME_CASES,
 }
 NEEDS_ENGINE = {"select", "fix", "fix-after-space", "fix-after-emoji", "fix-after-script-edit"}
