@@ -44,6 +44,9 @@ SYSTEM_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus
 </busconfig>
 """
 
+# The keyboard layout and variant of the session, with and without Inkling.
+KEYBOARD = ("us", "intl")
+
 # Key repeat is off: on a loaded machine a key's release (a separate RemoteDesktop call) can come
 # later than the repeat delay, and mutter then repeats the key (GTK 3 prose got `offfffff`).
 SETTINGS = """[org/gnome/desktop/input-sources]
@@ -111,14 +114,25 @@ class GnomeSession:
             f.write('#!/bin/sh\nexec "%s" "$@" 2>>"%s"\n' % (engine, self.engine_log))
         os.chmod(wrapper, 0o755)
         xml = re.sub(r"<exec>\S+", "<exec>" + wrapper, component_xml(engine), count=1)
+        # The keyboard is US-International (KEYBOARD), as for a user who types accents with dead
+        # keys. Mutter types only keysyms its keymap has (a dead key sent to a plain US keymap is
+        # dropped), and the Shell sets the keymap from the selected IBus engine's layout: a real
+        # user's `[('xkb', 'us+intl'), ('ibus', 'inkling')]` keeps the last layout for Inkling's
+        # `default` one, but at start the Shell may select the layout source for good (IBus not
+        # ready yet: "Cannot find engine xkb:us::eng"). So this session's copy of the component
+        # names the layout as the Shell's id `us+intl`: GNOME Shell 43's keyboard.js builds the
+        # id from `engineDesc.variant`, which IBus.EngineDesc does not have (`layout-variant`), so
+        # a separate `<layout_variant>` would be lost.
+        xml = re.sub(r"<layout>default</layout>", "<layout>%s+%s</layout>" % KEYBOARD, xml, count=1)
         with open(os.path.join(paths["components"], "inkling.xml"), "w") as f:
             f.write(xml)
         # The daemon's registry cache would keep an earlier component's exec line.
         shutil.rmtree(os.path.join(paths["cache"], "ibus"), ignore_errors=True)
         os.makedirs(os.path.join(paths["config"], "glib-2.0", "settings"))
         with open(os.path.join(paths["config"], "glib-2.0", "settings", "keyfile"), "w") as f:
-            # The control run: no input source, so no IBus; keys go by the keymap alone.
-            f.write(SETTINGS if input_method else SETTINGS.replace("('ibus', 'inkling')", ""))
+            # The control run: no IBus input source; keys go by the keymap alone.
+            # (The same US-International keyboard.)
+            f.write(SETTINGS if input_method else SETTINGS.replace("('ibus', 'inkling')", "('xkb', '%s+%s')" % KEYBOARD))
 
         self.system_bus_socket = os.path.join(self.root, "system_bus_socket")
         config = os.path.join(self.root, "system-bus.conf")
