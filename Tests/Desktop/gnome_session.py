@@ -130,9 +130,9 @@ class GnomeSession:
         shutil.rmtree(os.path.join(paths["cache"], "ibus"), ignore_errors=True)
         os.makedirs(os.path.join(paths["config"], "glib-2.0", "settings"))
         with open(os.path.join(paths["config"], "glib-2.0", "settings", "keyfile"), "w") as f:
-            # The control run: no IBus input source; keys go by the keymap alone.
-            # (The same US-International keyboard.)
-            f.write(SETTINGS if input_method else SETTINGS.replace("('ibus', 'inkling')", "('xkb', '%s+%s')" % KEYBOARD))
+            # The control run: no IBus input source; keys go by the (same US-International) keymap.
+            layout_only = SETTINGS.replace("('ibus', 'inkling')", "('xkb', '%s+%s')" % KEYBOARD)
+            f.write(SETTINGS if input_method else layout_only)
 
         self.system_bus_socket = os.path.join(self.root, "system_bus_socket")
         config = os.path.join(self.root, "system-bus.conf")
