@@ -43,7 +43,7 @@ def speak(text, path, voice="en-us", speed=160, before=0.3, after=1.5):
         raw = os.path.join(tmp, "raw.wav")
         subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-w", raw, text], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", path, "pad", str(before), str(after)],
+        subprocess.run(["sox", "-R", raw, "-r", "16000", "-c", "1", "-b", "16", path, "pad", str(before), str(after)],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return path
 
