@@ -79,8 +79,8 @@ setup-test: deps build
 
 # Real applications typed into, each with a control run without IBus: Writer, KWrite, Firefox
 # and Chromium under Xvfb; GTK 4, GTK 3 and Firefox on a headless GNOME Shell (Wayland); prints
-# the compatibility table. 11-15 min on a 2-core machine (plus 5-9 min to install the apps the
-# first time); `make test` runs it last (Tests/Desktop/compatibility.md, "CI: seventh session").
+# the compatibility table. 11-15 min on a 2-core machine (plus installing the apps the first
+# time); `make test` runs it last (Tests/Desktop/compatibility.md, "CI: seventh session").
 .PHONY: desktop-test
 desktop-test: build
 	sh scripts/install-desktop-deps.sh
