@@ -456,8 +456,13 @@ public final class SessionFuzzer {
             start = selection.lowerBound
             end = selection.upperBound
         }
+        // After a word's start already in the text, only the rest of the candidate (if it does
+        // not begin with that start, what was typed).
+        let typedText = String(String.UnicodeScalarView(typed))
+        let fragment = InputSession.attachedFragment(before: session.knownContext, typed: typedText)
+        let completion = InputSession.completion(of: word, after: fragment) ?? typedText
         var text = before
-        let inserted = Array((word + suffix).unicodeScalars)
+        let inserted = Array((completion + suffix).unicodeScalars)
         text.replaceSubrange(start..<end, with: inserted)
         return [.exact(text, cursor: start + inserted.count)]
     }

@@ -17,8 +17,8 @@ DRIVER = os.path.join(HERE, "e2e", "e2e_driver.py")
 
 COMMON = ["select", "punctuation", "focus-out", "panel-click", "surrounding-ascii"]
 CASES = {
-    "gtk3": COMMON + ["surrounding", "fix", "dead-keys", "altgr-pl"],
-    "gtk4": COMMON + ["surrounding", "fix", "dead-keys", "altgr-pl"],
+    "gtk3": COMMON + ["surrounding", "fix", "dead-keys", "altgr-pl", "entry"],
+    "gtk4": COMMON + ["surrounding", "fix", "dead-keys", "altgr-pl", "entry"],
     # Qt reports surrounding-text offsets in UTF-16 units: with an emoji before the cursor the
     # offsets cannot be code points, the text is rejected (by design), and no prediction follows.
     "qt5": COMMON,

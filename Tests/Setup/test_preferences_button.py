@@ -30,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
 from ibus_harness import Daemon  # noqa: E402
 import pyatspi  # noqa: E402
-from test_setup_app import BIN, compile_schema, find, find_app, showing, start_xvfb, wait_for  # noqa: E402
+from test_setup_app import BIN, compile_schema, find, showing, start_xvfb, wait_for  # noqa: E402
 
 # Runs as its own process, as gnome-control-center and ibus-setup are: reads the engine through
 # IBus and starts its settings program the way the named program does.
@@ -122,21 +122,52 @@ def press_preferences(d, how):
     return started
 
 
-def app_listed():
+def listed_app():
+    """The inkling-setup application on the accessibility bus, or None."""
     desktop = pyatspi.Registry.getDesktop(0)
-    return any((desktop.getChildAtIndex(i) or desktop).name == "inkling-setup" for i in range(desktop.childCount))
+    for index in range(desktop.childCount):
+        app = desktop.getChildAtIndex(index)
+        if app is not None and app.name == "inkling-setup":
+            return app
+    return None
 
 
-def window_of_the_app():
-    """The app's window, shown, with its first page drawn; and the app's process id."""
+def app_listed():
+    return listed_app() is not None
+
+
+def running_setup_processes():
+    """Process ids of every live inkling-setup of this build (for a failure's message)."""
+    target = os.path.realpath(os.path.join(BIN, "inkling-setup"))
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.path.realpath("/proc/%s/exe" % entry) == target:
+                found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
+def window_of_the_app(d, how):
+    """The app's window, shown, with its first page drawn; and the app's process id. A loaded
+    machine can take many seconds to start a GTK app: one deadline for all of it, and a failure
+    says whether the app runs and what it printed (it inherits the launcher's output files)."""
     def shown():
-        app = find_app("inkling-setup")
-        frame = find(app, "Inkling Preferences", "frame")
+        app = listed_app()
+        frame = app and find(app, "Inkling Preferences", "frame")
         if frame is None or not showing(frame) or find(app, "Suggestions per page", "spin button") is None:
             return None
         return app, frame
 
-    app, frame = wait_for(shown, "the Inkling Preferences window", timeout=40)
+    try:
+        app, frame = wait_for(shown, "the Inkling Preferences window", timeout=60)
+    except AssertionError:
+        with open(os.path.join(d.root, how + ".err")) as err:
+            printed = err.read()[-2000:]
+        raise AssertionError("no Inkling Preferences window within 60 s; inkling-setup processes: %r; listed on "
+                             "the accessibility bus: %s; it printed: %r" % (running_setup_processes(),
+                                                                            app_listed(), printed))
     return frame, app.get_process_id()
 
 
@@ -167,7 +198,7 @@ def environment_of(pid):
 def test_gnome_settings_preferences_button_opens_the_app(desk):
     command = press_preferences(desk, "gnome-settings")
     assert command.split()[0] == "inkling-setup", command
-    frame, pid = window_of_the_app()
+    frame, pid = window_of_the_app(desk, "gnome-settings")
     try:
         # The process is the one the desktop file names, started with GNOME Settings' environment.
         assert os.path.realpath("/proc/%d/exe" % pid) == os.path.realpath(os.path.join(BIN, "inkling-setup"))
@@ -180,7 +211,7 @@ def test_gnome_settings_preferences_button_opens_the_app(desk):
 def test_ibus_setup_preferences_button_opens_the_app(desk):
     setup = press_preferences(desk, "ibus-setup")
     assert os.path.realpath(setup) == os.path.realpath(os.path.join(BIN, "inkling-setup")), setup
-    frame, pid = window_of_the_app()
+    frame, pid = window_of_the_app(desk, "ibus-setup")
     try:
         assert os.path.realpath("/proc/%d/exe" % pid) == os.path.realpath(setup)
     finally:

@@ -11,12 +11,52 @@ extension InputSession {
 
     /// Finishes the typed word: commits it (or `replacement`, a highlighted candidate, in its
     /// place) followed by `suffix`, hides the preedit, and queues the typed word's check.
+    ///
+    /// A word begun before the composition (`attachedFragment()`) is completed, not repeated:
+    /// only the candidate's part after it is committed, and the check sees the whole word.
     func finishWord(as replacement: String? = nil, suffix: String = "", checked: Bool = true) -> [SessionEffect] {
+        let fragment = attachedFragment()
         let before = context.before
         let word = composition.takeWord()
-        let effects = [commit((replacement ?? word) + suffix), .hidePreedit]
-        if checked, replacement == nil { corrections.queueCheck(word: word, before: before) }
+        let completion = replacement.flatMap { Self.completion(of: $0, after: fragment) }
+        let effects = [commit((completion ?? word) + suffix), .hidePreedit]
+        if checked, completion == nil {
+            let wordStart = before.unicodeScalars.count - fragment.unicodeScalars.count
+            corrections.queueCheck(
+                word: fragment + word,
+                before: String(String.UnicodeScalarView(before.unicodeScalars.prefix(wordStart))))
+        }
         return effects
+    }
+
+    /// The start of the composing word that is already in the application's text, right before
+    /// the cursor: letters passed on behind a BackSpace (`PassedKeyOrdering`), or a word the
+    /// cursor was put at the end of. The predictor completes the whole word, so a candidate
+    /// commits only what follows this (a candidate committed whole doubled it: `rrecommend`).
+    func attachedFragment() -> String {
+        guard !composition.typed.isEmpty else { return "" }
+        return Self.attachedFragment(before: context.before, typed: composition.typed)
+    }
+
+    /// The part of the word ending `before + typed` that lies in `before`.
+    public static func attachedFragment(before: String, typed: String) -> String {
+        guard let first = typed.unicodeScalars.first, WordText.isWordScalar(first), !before.isEmpty else { return "" }
+        let partial = WordText.splitPartialWord(before + typed).partial
+        let extra = partial.unicodeScalars.count - typed.unicodeScalars.count
+        guard extra > 0 else { return "" }
+        return String(String.UnicodeScalarView(partial.unicodeScalars.prefix(extra)))
+    }
+
+    /// What to commit for the candidate `word` after `fragment`, the word's start already in the
+    /// text; nil when the candidate does not begin exactly with it (it would change those letters,
+    /// and edits are inserts and deletions proven by a report only).
+    public static func completion(of word: String, after fragment: String) -> String? {
+        guard !fragment.isEmpty else { return word }
+        let scalars = word.unicodeScalars
+        guard scalars.count > fragment.unicodeScalars.count, scalars.starts(with: fragment.unicodeScalars) else {
+            return nil
+        }
+        return String(String.UnicodeScalarView(scalars.dropFirst(fragment.unicodeScalars.count)))
     }
 
     /// Commits a pending autocorrection or space.

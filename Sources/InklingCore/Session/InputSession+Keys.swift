@@ -215,7 +215,10 @@ extension InputSession {
     func space() -> KeyResult {
         if !composition.typed.isEmpty {
             let highlighted = suggestions.highlighted
-            if highlighted == nil, let replacement = autocorrection(for: composition.typed) {
+            // No autocorrection of a word begun before the composition: it would rewrite letters
+            // already in the text (the finished word's check flags it instead).
+            if highlighted == nil, attachedFragment().isEmpty, let replacement = autocorrection(for: composition.typed)
+            {
                 composition.pendingAutocorrection = .init(replacement: replacement, typed: composition.takeWord())
                 composition.pendingSpace = true
                 return KeyResult(handled: true, effects: [preeditEffect()] + hideTable(), needsSuggestions: true)
@@ -273,8 +276,11 @@ extension InputSession {
         let word = suggestions.items[index]
         var effects: [SessionEffect] = []
         if composition.typed.isEmpty { effects += commitPending(keepSpace: true) }
+        // After the word's start already in the text, only the rest (the table keeps only
+        // candidates that begin with it; if a report changed it since, what was typed).
+        let completion = Self.completion(of: word, after: attachedFragment()) ?? composition.typed
         composition.typed = ""
-        effects.append(commit(word))
+        effects.append(commit(completion))
         composition.pendingSpace = true
         effects.append(preeditEffect())
         effects += hideTable()

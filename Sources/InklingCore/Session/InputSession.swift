@@ -333,7 +333,12 @@ public final class InputSession {
         }
         if before == lastSuggestionKey, suggestions.isShown || suggestions.items.isEmpty { return [] }
         lastSuggestionKey = before
-        let predicted = predictor.suggestions(before: before, count: settings.candidateCount)
+        var predicted = predictor.suggestions(before: before, count: settings.candidateCount)
+        if !composition.typed.isEmpty {
+            // The word began before the composition: only candidates that keep its start.
+            let fragment = Self.attachedFragment(before: context.before, typed: composition.typed)
+            if !fragment.isEmpty { predicted.removeAll { Self.completion(of: $0.text, after: fragment) == nil } }
+        }
         let wasShown = suggestions.isShown
         suggestions.replace(items: predicted.map(\.text), marks: predicted.map(\.isCorrection))
         if suggestions.items.isEmpty { return hideTable() }

@@ -17,8 +17,14 @@ public struct LearningQueue: Sendable {
 
     /// `text` reached the application after `before`: its words wait for their chunk to end.
     public mutating func reached(_ text: String, after before: String) {
-        for word in WordText.words(in: text) {
-            unfinished.append((String(word), before + text[..<word.startIndex]))
+        // A word begun in `before` (letters passed on, a completion of a word already in the
+        // text) is learned whole, not from the letters this text adds.
+        let startsWord = text.unicodeScalars.first.map(WordText.isWordScalar) ?? false
+        let fragment = startsWord ? WordText.splitPartialWord(before).partial : before[before.endIndex...]
+        let head = String(before[..<fragment.startIndex])
+        let joined = String(fragment) + text
+        for word in WordText.words(in: joined) {
+            unfinished.append((String(word), head + joined[..<word.startIndex]))
         }
     }
 

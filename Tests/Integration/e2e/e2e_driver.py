@@ -254,6 +254,22 @@ def case_surrounding_ascii(app, env, panel):
     return case_surrounding(app, env, panel, "Today I would like to ")
 
 
+def case_entry(app, env, panel):
+    """A one-line entry cleared as people clear it (Ctrl+A, BackSpace), then a word completed
+    from the table: the word once. The BackSpace is passed on and the first letter after it too
+    (PassedKeyOrdering); the candidate was committed whole after that letter (`rrecommend` in
+    GTK 3 and GTK 4, 2026-12-03)."""
+    app.request("focus entry")
+    press(env, "ctrl+a", "BackSpace")
+    type_text(env, "recomm")
+    show_completions(env, panel, "recomm", "recommend")
+    select(env, panel, "recommend")
+    type_text(env, " it")
+    app.request("focus other")
+    expected = "recommend it"
+    return expected, app.wait_for_text("entry", expected, "the completed word in the entry")
+
+
 def case_fix(app, env, panel):
     """A typo is flagged when its word ends and Ctrl+Alt+Return fixes it in the app's own buffer."""
     type_text(env, "I saw teh cat. ")
@@ -312,6 +328,7 @@ CASES = {
     "panel-click": case_panel_click,
     "surrounding": case_surrounding,
     "fix": case_fix,
+    "entry": case_entry,
     "dead-keys": case_dead_keys,
     "altgr-pl": case_altgr_polish,
 }

@@ -111,7 +111,8 @@ class App:
         self.window.set_default_size(600, 300)
         box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
         self.views = {"main": Gtk.TextView(), "other": Gtk.TextView()}
-        self.entries = {}
+        # A one-line entry (GTK 4: a GtkText inside, as libadwaita's entry rows have).
+        self.entries = {"entry": Gtk.Entry()}
         if args.password:
             entry = Gtk.PasswordEntry() if GTK4 else Gtk.Entry(visibility=False,
                                                                input_purpose=Gtk.InputPurpose.PASSWORD)
