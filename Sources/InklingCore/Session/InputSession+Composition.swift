@@ -20,7 +20,8 @@ extension InputSession {
         let word = composition.takeWord()
         let completion = replacement.flatMap { Self.completion(of: $0, after: fragment) }
         let effects = [commit((completion ?? word) + suffix), .hidePreedit]
-        if checked, completion == nil {
+        // Inside a word, what was typed is not a word of its own: nothing to check.
+        if checked, completion == nil, !(context.wordContinuesAfterCursor && !fragment.isEmpty) {
             let wordStart = before.unicodeScalars.count - fragment.unicodeScalars.count
             corrections.queueCheck(
                 word: fragment + word,
@@ -36,6 +37,12 @@ extension InputSession {
     func attachedFragment() -> String {
         guard !composition.typed.isEmpty else { return "" }
         return Self.attachedFragment(before: context.before, typed: composition.typed)
+    }
+
+    /// Whether the composition sits inside a word of the text: letters before it and after the
+    /// cursor (typing before a word, or after one, is not inside it).
+    func composingInsideAWord() -> Bool {
+        context.wordContinuesAfterCursor && !attachedFragment().isEmpty
     }
 
     /// The part of the word ending `before + typed` that lies in `before`.

@@ -319,7 +319,11 @@ public final class InputSession {
         runPendingLearning()
         guard !corrections.panelIsOpen else { return [] }
         let before: String
-        if !composition.typed.isEmpty {
+        if !composition.typed.isEmpty, composingInsideAWord() {
+            // Typed inside a word: no completion fits (it would end before the word's rest).
+            lastSuggestionKey = nil
+            return hideTable()
+        } else if !composition.typed.isEmpty {
             before = context.before + composition.typed
         } else if settings.nextWordPredictions && context.isKnown
             && (composition.pendingSpace || endsWithSpace(context.before))

@@ -43,6 +43,10 @@ public struct TextContext: Equatable, Sendable {
     public private(set) var stoppedReporting = false
     /// Whether the last report had a selection.
     public private(set) var hasSelection = false
+    /// Whether the last report showed a letter or digit right after the cursor: with letters
+    /// before it too, the cursor is inside a word (a letter inserted into `cts`), where a
+    /// completion would end in the middle of it (`can` + `ts`).
+    public private(set) var wordContinuesAfterCursor = false
     /// A report whose offsets fit as code points and as UTF-16 was not resolved yet.
     private var offsetsAmbiguous = false
     /// The last preedits shown, oldest first: a report may show one that has already changed.
@@ -66,6 +70,7 @@ public struct TextContext: Equatable, Sendable {
         usedSinceFocusIn = false
         stoppedReporting = false
         hasSelection = false
+        wordContinuesAfterCursor = false
         offsetsAmbiguous = false
         recentPreedits.removeAll()
     }
@@ -74,6 +79,7 @@ public struct TextContext: Equatable, Sendable {
     public mutating func invalidate() {
         isKnown = false
         before = ""
+        wordContinuesAfterCursor = false
     }
 
     /// Forgets the text but not whether the position is known (a field that became a password).
@@ -186,6 +192,7 @@ public struct TextContext: Equatable, Sendable {
         }
         reliability = .reliable
         hasSelection = surrounding.hasSelection
+        wordContinuesAfterCursor = surrounding.after.unicodeScalars.first.map(WordText.isWordScalar) ?? false
         let ours = Array(before.unicodeScalars)
         var theirs = Array(surrounding.before.unicodeScalars.suffix(Self.keptScalars))
         if let withoutPreedit = withoutEchoedPreedit(theirs, ours: ours, shownPreedit: shownPreedit) {

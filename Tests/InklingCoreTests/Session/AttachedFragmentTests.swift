@@ -66,3 +66,40 @@ struct AttachedFragmentTests {
         #expect(InputSession.completion(of: "word", after: "") == "word")
     }
 }
+
+@Suite("Typing inside a word")
+struct TypingInsideAWordTests {
+    @Test func aLetterInsertedInsideAWordGetsNoCompletionsAndReachesTheTextAsTyped() {
+        // `cts` fixed to `cats` with the cursor after `c`: a completion of `ca` (`can`) would
+        // have made `cants`.
+        let field = FakeField(reporting: .codePoints, text: "I like cts a lot")
+        field.edit("I like cts a lot", cursorAt: 8)
+        field.type("a")
+        #expect(field.table == nil, "\(field.pageCandidates)")
+        #expect(field.visible == "I like cats a lot")
+        field.key(Keysym.f1)
+        #expect(field.text == "I like cats a lot")
+    }
+
+    @Test func completionsReturnOnceTheCursorIsAtAWordsEnd() {
+        let field = FakeField(reporting: .codePoints, text: "I like cts a lot")
+        field.edit("I like cts a lot", cursorAt: 8)
+        field.type("a")
+        field.focusOut()
+        _ = field.session.focusIn()
+        field.edit("I like cats a lot. I recomm", cursorAt: 27)
+        field.type("e")
+        #expect(field.pageCandidates.contains("recommend"), "\(field.pageCandidates)")
+    }
+}
+
+extension TypingInsideAWordTests {
+    @Test func wordsTypedBeforeAWordAreCompletedAndChecked() {
+        let field = FakeField(reporting: .codePoints)
+        field.edit("tail", cursorAt: 0)
+        field.type("I saw teh cat ")
+        #expect(field.auxiliary == "teh → the")
+        field.type("recomm")
+        #expect(field.pageCandidates.contains("recommend"), "\(field.pageCandidates)")
+    }
+}
