@@ -173,6 +173,7 @@ public struct TextContext: Equatable, Sendable {
         }
         _ = apply(nil, shownPreedit: shownPreedit)
         guard let guess = asUTF16 else { return .unchanged }
+        wordContinuesAfterCursor = guess.after.unicodeScalars.first.map(WordText.isWordScalar) ?? false
         let guessed = String(guess.before.unicodeScalars.suffix(Self.keptScalars))
         isKnown = true
         if guessed == before { return .unchanged }
@@ -188,6 +189,7 @@ public struct TextContext: Equatable, Sendable {
         usedSinceFocusIn = true
         guard let surrounding else {
             reliability = .unreliable
+            wordContinuesAfterCursor = false  // not known: completions as anywhere else
             return .unchanged
         }
         reliability = .reliable

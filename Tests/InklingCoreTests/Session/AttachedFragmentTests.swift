@@ -103,3 +103,16 @@ extension TypingInsideAWordTests {
         #expect(field.pageCandidates.contains("recommend"), "\(field.pageCandidates)")
     }
 }
+
+extension TypingInsideAWordTests {
+    @Test func aQtReportInUTF16UnitsAlsoTellsAWordAfterTheCursor() {
+        // KWrite: emoji before the cursor count two UTF-16 units each, and here the cursor's
+        // offset is past the text's last code point: only the UTF-16 reading fits (a guess).
+        let field = FakeField(reporting: .utf16)
+        field.edit("😀😀😀😀😀😀 cts", cursorAt: 8)
+        field.type("a")
+        #expect(field.table == nil, "\(field.pageCandidates)")
+        field.key(Keysym.f1)
+        #expect(field.text == "😀😀😀😀😀😀 cats")
+    }
+}
