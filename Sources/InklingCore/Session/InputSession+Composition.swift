@@ -48,10 +48,20 @@ extension InputSession {
     /// The part of the word ending `before + typed` that lies in `before`.
     public static func attachedFragment(before: String, typed: String) -> String {
         guard let first = typed.unicodeScalars.first, WordText.isWordScalar(first), !before.isEmpty else { return "" }
-        let partial = WordText.splitPartialWord(before + typed).partial
-        let extra = partial.unicodeScalars.count - typed.unicodeScalars.count
-        guard extra > 0 else { return "" }
-        return String(String.UnicodeScalarView(partial.unicodeScalars.prefix(extra)))
+        // On the key path: the end of `before` is enough (no copy of the whole context), unless
+        // the word reaches back to near the start of that end.
+        let scalars = before.unicodeScalars
+        var tailLength = 64
+        while true {
+            let tail = scalars.suffix(tailLength)
+            let partial = WordText.splitPartialWord(String(String.UnicodeScalarView(tail)) + typed).partial
+            let extra = partial.unicodeScalars.count - typed.unicodeScalars.count
+            guard extra > 0 else { return "" }
+            if extra < tail.count - 2 || tail.startIndex == scalars.startIndex {
+                return String(String.UnicodeScalarView(partial.unicodeScalars.prefix(extra)))
+            }
+            tailLength *= 4
+        }
     }
 
     /// What to commit for the candidate `word` after `fragment`, the word's start already in the

@@ -60,6 +60,11 @@ struct AttachedFragmentTests {
         #expect(InputSession.attachedFragment(before: "I do", typed: "n") == "do")
         #expect(InputSession.attachedFragment(before: "I ", typed: "do") == "")
         #expect(InputSession.attachedFragment(before: "", typed: "do") == "")
+        let long = String(repeating: "ab", count: 100)
+        #expect(InputSession.attachedFragment(before: "x " + long, typed: "c") == long, "longer than the end looked at")
+        #expect(
+            InputSession.attachedFragment(before: String(repeating: "x", count: 62) + "-", typed: "c")
+                == String(repeating: "x", count: 62) + "-")
         #expect(InputSession.completion(of: "recommend", after: "r") == "ecommend")
         #expect(InputSession.completion(of: "Recommend", after: "r") == nil, "it would change a letter")
         #expect(InputSession.completion(of: "r", after: "r") == nil)
