@@ -21,7 +21,7 @@ extension InputSession {
         let completion = replacement.flatMap { Self.completion(of: $0, after: fragment) }
         let effects = [commit((completion ?? word) + suffix), .hidePreedit]
         // Inside a word, what was typed is not a word of its own: nothing to check.
-        if checked, completion == nil, !(context.wordContinuesAfterCursor && !fragment.isEmpty) {
+        if checked, completion == nil, !isInsideAWord(fragment: fragment) {
             let wordStart = before.unicodeScalars.count - fragment.unicodeScalars.count
             corrections.queueCheck(
                 word: fragment + word,
@@ -39,10 +39,11 @@ extension InputSession {
         return Self.attachedFragment(before: context.before, typed: composition.typed)
     }
 
-    /// Whether the composition sits inside a word of the text: letters before it and after the
-    /// cursor (typing before a word, or after one, is not inside it).
-    func composingInsideAWord() -> Bool {
-        context.wordContinuesAfterCursor && !attachedFragment().isEmpty
+    /// Whether the composition, after `fragment` (its `attachedFragment()`), sits inside a word
+    /// of the text: letters before it and after the cursor (typing before a word, or after one,
+    /// is not inside it).
+    func isInsideAWord(fragment: String) -> Bool {
+        context.wordContinuesAfterCursor && !fragment.isEmpty
     }
 
     /// The part of the word ending `before + typed` that lies in `before`.

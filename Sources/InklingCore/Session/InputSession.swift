@@ -319,11 +319,15 @@ public final class InputSession {
         runPendingLearning()
         guard !corrections.panelIsOpen else { return [] }
         let before: String
-        if !composition.typed.isEmpty, composingInsideAWord() {
-            // Typed inside a word: no completion fits (it would end before the word's rest).
-            lastSuggestionKey = nil
-            return hideTable()
-        } else if !composition.typed.isEmpty {
+        // The start of the word already in the text, before the composition (usually none).
+        var fragment = ""
+        if !composition.typed.isEmpty {
+            fragment = attachedFragment()
+            if isInsideAWord(fragment: fragment) {
+                // Typed inside a word: no completion fits (it would end before the word's rest).
+                lastSuggestionKey = nil
+                return hideTable()
+            }
             before = context.before + composition.typed
         } else if settings.nextWordPredictions && context.isKnown
             && (composition.pendingSpace || endsWithSpace(context.before))
@@ -338,11 +342,8 @@ public final class InputSession {
         if before == lastSuggestionKey, suggestions.isShown || suggestions.items.isEmpty { return [] }
         lastSuggestionKey = before
         var predicted = predictor.suggestions(before: before, count: settings.candidateCount)
-        if !composition.typed.isEmpty {
-            // The word began before the composition: only candidates that keep its start.
-            let fragment = Self.attachedFragment(before: context.before, typed: composition.typed)
-            if !fragment.isEmpty { predicted.removeAll { Self.completion(of: $0.text, after: fragment) == nil } }
-        }
+        // The word began before the composition: only candidates that keep its start.
+        if !fragment.isEmpty { predicted.removeAll { Self.completion(of: $0.text, after: fragment) == nil } }
         let wasShown = suggestions.isShown
         suggestions.replace(items: predicted.map(\.text), marks: predicted.map(\.isCorrection))
         if suggestions.items.isEmpty { return hideTable() }

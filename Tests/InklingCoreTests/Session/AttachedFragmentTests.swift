@@ -96,9 +96,7 @@ struct TypingInsideAWordTests {
         field.type("e")
         #expect(field.pageCandidates.contains("recommend"), "\(field.pageCandidates)")
     }
-}
 
-extension TypingInsideAWordTests {
     @Test func wordsTypedBeforeAWordAreCompletedAndChecked() {
         let field = FakeField(reporting: .codePoints)
         field.edit("tail", cursorAt: 0)
@@ -107,9 +105,7 @@ extension TypingInsideAWordTests {
         field.type("recomm")
         #expect(field.pageCandidates.contains("recommend"), "\(field.pageCandidates)")
     }
-}
 
-extension TypingInsideAWordTests {
     @Test func aQtReportInUTF16UnitsAlsoTellsAWordAfterTheCursor() {
         // KWrite: emoji before the cursor count two UTF-16 units each, and here the cursor's
         // offset is past the text's last code point: only the UTF-16 reading fits (a guess).

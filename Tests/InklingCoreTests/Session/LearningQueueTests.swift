@@ -37,4 +37,17 @@ struct LearningQueueTests {
         queue.inserting(" ", after: "hello", learningAllowed: true)
         #expect(queue.ready.isEmpty)
     }
+
+    @Test func aWordBegunBeforeTheCommitIsLearnedWhole() {
+        // `a` passed on behind a BackSpace, `da` composed and committed: the word is `ada`, and
+        // `recommend` completed after `r` is `recommend`, not `ecommend`.
+        var queue = LearningQueue()
+        queue.reached("da", after: "I met a")
+        queue.inserting(" ", after: "I met ada", learningAllowed: true)
+        queue.reached("ecommend", after: "I met ada r")
+        queue.inserting(" ", after: "I met ada recommend", learningAllowed: true)
+        let ready = queue.takeReady()
+        #expect(ready.map(\.word) == ["ada", "recommend"])
+        #expect(ready.map(\.before) == ["I met ", "I met ada "])
+    }
 }
