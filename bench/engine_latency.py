@@ -270,6 +270,7 @@ def measure(engine_name, args, text, scratch):
                 k: int(fields[k])
                 for k in ("key_us_p50", "key_us_p99", "key_us_max", "suggest_us_p50", "suggest_us_p99",
                           "suggest_us_max", "work_us_p50", "work_us_p99", "work_cpu_us_p50", "work_cpu_us_p99",
+                          "predict_cpu_us_p50", "predict_cpu_us_p99", "send_cpu_us_p50", "send_cpu_us_p99",
                           "after_us_p50", "after_us_p99", "after_us_max", "after_cpu_us_p50", "after_cpu_us_p99")
                 if k in fields
             }
@@ -312,6 +313,10 @@ def show(result):
         if "work_cpu_us_p50" in i:
             print("  the same in CPU time of the engine thread (what a busy machine does not inflate)"
                   " p50 %d µs, p99 %d µs" % (i["work_cpu_us_p50"], i["work_cpu_us_p99"]))
+        if "predict_cpu_us_p50" in i:
+            print("  of the suggestions' CPU time: the table's prediction p50 %d µs, p99 %d µs; sending it"
+                  " p50 %d µs, p99 %d µs" % (i["predict_cpu_us_p50"], i["predict_cpu_us_p99"],
+                                             i["send_cpu_us_p50"], i["send_cpu_us_p99"]))
         if "after_us_p50" in i:
             print("after the table (the finished word's check, same idle callback) p50 %d µs, p99 %d µs (max %d);"
                   " CPU p50 %d µs, p99 %d µs"

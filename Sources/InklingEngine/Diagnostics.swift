@@ -28,6 +28,9 @@ final class MemoryDiagnostics {
     /// The same in CPU time of the main thread (not inflated by other processes on the machine).
     private var pendingKeyCPUMicros = 0
     private var workCPUMicros: [Int] = []
+    /// The suggestions' CPU time split: the table's prediction, and sending it (the effects).
+    private var predictCPUMicros: [Int] = []
+    private var sendCPUMicros: [Int] = []
     /// Work after the table went out (the finished word's check), wall and CPU.
     private var afterMicros: [Int] = []
     private var afterCPUMicros: [Int] = []
@@ -73,8 +76,12 @@ final class MemoryDiagnostics {
         readyCPUMicros = Self.threadCPUTime() - start.cpu
     }
 
-    func recordSuggestions(since start: Stamp) {
+    /// `sendStart`: the thread's CPU time when the table's effects began to go out.
+    func recordSuggestions(since start: Stamp, sendingSince sendStart: Int) {
         let spent = Self.now() - start.wall
+        let cpuNow = Self.threadCPUTime()
+        predictCPUMicros.append(sendStart - start.cpu)
+        sendCPUMicros.append(cpuNow - sendStart)
         if !startupLogged {
             startupLogged = true
             log(
@@ -83,7 +90,7 @@ final class MemoryDiagnostics {
         }
         suggestMicros.append(spent)
         workMicros.append(pendingKeyMicros + spent)
-        workCPUMicros.append(pendingKeyCPUMicros + Self.threadCPUTime() - start.cpu)
+        workCPUMicros.append(pendingKeyCPUMicros + cpuNow - start.cpu)
         pendingKeyMicros = 0
         pendingKeyCPUMicros = 0
     }
@@ -119,6 +126,8 @@ final class MemoryDiagnostics {
                 + " suggest_us_max=\(suggestMicros.max() ?? 0) suggest_count=\(suggestMicros.count)"
                 + " work_us_p50=\(Self.percentile(workMicros, 50)) work_us_p99=\(Self.percentile(workMicros, 99))"
                 + " work_cpu_us_p50=\(Self.percentile(workCPUMicros, 50)) work_cpu_us_p99=\(Self.percentile(workCPUMicros, 99))"
+                + " predict_cpu_us_p50=\(Self.percentile(predictCPUMicros, 50)) predict_cpu_us_p99=\(Self.percentile(predictCPUMicros, 99))"
+                + " send_cpu_us_p50=\(Self.percentile(sendCPUMicros, 50)) send_cpu_us_p99=\(Self.percentile(sendCPUMicros, 99))"
                 + " after_us_p50=\(Self.percentile(afterMicros, 50)) after_us_p99=\(Self.percentile(afterMicros, 99))"
                 + " after_us_max=\(afterMicros.max() ?? 0)"
                 + " after_cpu_us_p50=\(Self.percentile(afterCPUMicros, 50)) after_cpu_us_p99=\(Self.percentile(afterCPUMicros, 99))"
@@ -127,6 +136,8 @@ final class MemoryDiagnostics {
         suggestMicros.removeAll(keepingCapacity: true)
         workMicros.removeAll(keepingCapacity: true)
         workCPUMicros.removeAll(keepingCapacity: true)
+        predictCPUMicros.removeAll(keepingCapacity: true)
+        sendCPUMicros.removeAll(keepingCapacity: true)
         afterMicros.removeAll(keepingCapacity: true)
         afterCPUMicros.removeAll(keepingCapacity: true)
     }

@@ -210,6 +210,7 @@ final class EngineInstance {
         guard engine != nil, let session else { return }
         let start = diagnostics != nil ? MemoryDiagnostics.stamp() : nil
         let effects = session.refreshTable()
+        let sendStart = diagnostics != nil ? MemoryDiagnostics.threadCPUTime() : 0
         if EngineTrace.enabled {
             for case .updateLookupTable(let table) in effects { trace("table candidates=\(table.candidates.count)") }
             if effects.contains(.hideLookupTable) { trace("table hidden") }
@@ -218,7 +219,7 @@ final class EngineInstance {
             if effects.isEmpty, !session.currentCandidates.isEmpty { trace("table unchanged") }
         }
         render(effects)
-        if let start { diagnostics?.recordSuggestions(since: start) }
+        if let start { diagnostics?.recordSuggestions(since: start, sendingSince: sendStart) }
         // The finished word's check, once the table is on its way (in the same idle callback, so
         // it still runs before the next key, as it always did).
         let checkStart = diagnostics != nil ? MemoryDiagnostics.stamp() : nil
@@ -330,18 +331,6 @@ final class EngineInstance {
     /// Renders effects decided outside a signal (settings, language switches, notices).
     func show(_ effects: [SessionEffect]) { render(effects) }
 
-    /// The row labels' texts, made once: every table carries the same few (`F1`…, `1`…), and
-    /// a table only takes a reference to each (issue 18: fewer objects made and destroyed per key).
-    private static var labelTexts: [String: UnsafeMutablePointer<IBusText>] = [:]
-
-    private static func labelText(_ label: String) -> UnsafeMutablePointer<IBusText>? {
-        if let text = labelTexts[label] { return text }
-        guard let text = ibus_text_new_from_string(label) else { return nil }
-        g_object_ref_sink(text)  // kept for the process's life (at most the nine labels of each kind)
-        labelTexts[label] = text
-        return text
-    }
-
     private func render(_ effects: [SessionEffect]) {
         guard let engine else { return }
         defer { afterRender() }
@@ -349,37 +338,34 @@ final class EngineInstance {
             if EngineTrace.enabled { traceEffect(effect) }
             switch effect {
             case .commitText(let text):
-                ibus_engine_commit_text(engine, ibus_text_new_from_string(text))
+                IBusWire.emit(engine, "CommitText", IBusWire.parameters(IBusWire.text(text)))
             case .updatePreedit(let preedit):
-                let text = ibus_text_new_from_string(preedit.text)
-                if preedit.underlined > 0 {
-                    ibus_text_append_attribute(
-                        text, guint(IBUS_ATTR_TYPE_UNDERLINE.rawValue), guint(IBUS_ATTR_UNDERLINE_SINGLE.rawValue),
-                        0, gint(preedit.underlined))
-                }
-                ibus_engine_update_preedit_text_with_mode(
-                    engine, text, guint(max(0, preedit.cursor)), 1, IBUS_ENGINE_PREEDIT_COMMIT)
+                IBusWire.emit(
+                    engine, "UpdatePreeditText",
+                    IBusWire.parameters(
+                        IBusWire.text(preedit.text, underlined: preedit.underlined),
+                        g_variant_new_uint32(guint32(max(0, preedit.cursor))), g_variant_new_boolean(1),
+                        g_variant_new_uint32(guint32(IBUS_ENGINE_PREEDIT_COMMIT.rawValue))))
             case .hidePreedit:
                 // An empty, hidden preedit: nothing is left for the client to commit on focus-out.
-                ibus_engine_update_preedit_text_with_mode(
-                    engine, ibus_text_new_from_string(""), 0, 0, IBUS_ENGINE_PREEDIT_COMMIT)
+                IBusWire.emit(
+                    engine, "UpdatePreeditText",
+                    IBusWire.parameters(
+                        IBusWire.text(""), g_variant_new_uint32(0), g_variant_new_boolean(0),
+                        g_variant_new_uint32(guint32(IBUS_ENGINE_PREEDIT_COMMIT.rawValue))))
             case .updateLookupTable(let full):
                 // Only the shown page's candidates go out (placeholders keep the page's place).
                 let table = full.sentPage
-                let pageSize = guint(clamping: table.pageSize)
-                let cursor = guint(max(0, min(table.cursor, max(0, table.candidates.count - 1))))
-                let lookup = ibus_lookup_table_new(pageSize, cursor, table.cursorVisible ? 1 : 0, 1)
-                for candidate in table.candidates {
-                    ibus_lookup_table_append_candidate(lookup, ibus_text_new_from_string(candidate))
-                }
-                for (index, label) in table.labels.enumerated() {
-                    ibus_lookup_table_set_label(lookup, guint(index), Self.labelText(label))
-                }
-                ibus_engine_update_lookup_table(engine, lookup, 1)
+                let cursor = guint32(max(0, min(table.cursor, max(0, table.candidates.count - 1))))
+                let lookup = IBusWire.lookupTable(
+                    candidates: table.candidates, labels: table.labels, pageSize: guint32(clamping: table.pageSize),
+                    cursor: cursor, cursorVisible: table.cursorVisible)
+                IBusWire.emit(engine, "UpdateLookupTable", IBusWire.parameters(lookup, g_variant_new_boolean(1)))
             case .hideLookupTable:
                 ibus_engine_hide_lookup_table(engine)
             case .updateAuxiliaryText(let text):
-                ibus_engine_update_auxiliary_text(engine, ibus_text_new_from_string(text), 1)
+                IBusWire.emit(
+                    engine, "UpdateAuxiliaryText", IBusWire.parameters(IBusWire.text(text), g_variant_new_boolean(1)))
             case .hideAuxiliaryText:
                 ibus_engine_hide_auxiliary_text(engine)
             case .deleteSurroundingText(let offset, let count):

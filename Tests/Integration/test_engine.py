@@ -86,6 +86,23 @@ def test_letters_build_an_underlined_preedit(client):
     wait_for_completions(client, "hel", "hello")
 
 
+def test_the_table_arrives_whole_with_its_labels_and_settings(client):
+    # The engine serializes its signals itself (IBusWire, issue 18): what the daemon hands the
+    # client must be what libibus would have sent, down to the labels and the table's settings.
+    client.type("hel")
+    wait_for_completions(client, "hel", "hello")
+    table = client.last_table
+    size = table.get_page_size()
+    assert size == 5
+    assert [table.get_label(i).get_text() for i in range(size)] == ["F%d" % (i + 1) for i in range(size)]
+    assert table.get_orientation() == int(IBus.Orientation.SYSTEM)
+    assert table.is_round()
+    assert not table.is_cursor_visible()
+    for i in range(table.get_number_of_candidates()):
+        attributes = table.get_candidate(i).get_attributes()
+        assert attributes is None or attributes.get(0) is None
+
+
 def test_f_key_commits_exactly_the_selected_candidate(client):
     client.type("hel")
     wait_for_completions(client, "hel", "hello")

@@ -253,7 +253,20 @@ public final class Predictor {
     static func learningContext(_ context: Substring) -> [String] {
         func endsSentence(_ text: Substring) -> Bool { text.contains { $0 == "." || $0 == "!" || $0 == "?" } }
         var recent: [String] = []  // newest first
-        chunks: for chunk in context.split(whereSeparator: { $0.isWhitespace }).reversed() {
+        // The chunks between whitespace, newest first, found from the end: only the last few are
+        // read (splitting all of the context walked every character of it at every learned word).
+        var end = context.endIndex
+        chunks: while true {
+            while end > context.startIndex, context[context.index(before: end)].isWhitespace {
+                end = context.index(before: end)
+            }
+            guard end > context.startIndex else { break }
+            var start = end
+            while start > context.startIndex, !context[context.index(before: start)].isWhitespace {
+                start = context.index(before: start)
+            }
+            let chunk = context[start..<end]
+            end = start
             guard LearningPolicy.mayLearnChunk(chunk) else { break }
             let words = WordText.words(in: chunk)
             if endsSentence(chunk[(words.last?.endIndex ?? chunk.startIndex)...]) { break }

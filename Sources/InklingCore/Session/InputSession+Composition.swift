@@ -48,7 +48,12 @@ extension InputSession {
 
     /// The part of the word ending `before + typed` that lies in `before`.
     public static func attachedFragment(before: String, typed: String) -> String {
-        guard let first = typed.unicodeScalars.first, WordText.isWordScalar(first), !before.isEmpty else { return "" }
+        guard let first = typed.unicodeScalars.first, WordText.isWordScalar(first),
+            let last = before.unicodeScalars.last
+        else { return "" }
+        // Nearly every key: the text before ends in a space or punctuation, which no word runs
+        // over (a word reaches back only over a letter, a digit or a joiner after one).
+        guard WordText.isWordScalar(last) || WordText.isJoiner(last) else { return "" }
         // On the key path: the end of `before` is enough (no copy of the whole context), unless
         // the word reaches back to near the start of that end.
         let scalars = before.unicodeScalars
