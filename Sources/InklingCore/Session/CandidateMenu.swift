@@ -100,12 +100,16 @@ public struct CandidateMenu: Equatable, Sendable {
 
     /// The row labels of a page: the keys that select its rows (at most nine rows have one).
     public static func labels(pageSize: Int, keys: SelectionKeys) -> [String] {
-        let rows = 1...max(1, min(9, pageSize))
+        let rows = max(1, min(9, pageSize))
         switch keys {
-        case .functionKeys: return rows.map { "F\($0)" }
-        case .digits: return rows.map { "\($0)" }
+        case .functionKeys: return Array(functionKeyLabels.prefix(rows))
+        case .digits: return Array(digitLabels.prefix(rows))
         }
     }
+
+    /// The nine labels of each kind, made once (a table is drawn after nearly every key).
+    private static let functionKeyLabels = (1...9).map { "F\($0)" }
+    private static let digitLabels = (1...9).map { "\($0)" }
 }
 
 extension CandidateTable {

@@ -60,6 +60,13 @@ struct AttachedFragmentTests {
         #expect(InputSession.attachedFragment(before: "I do", typed: "n") == "do")
         #expect(InputSession.attachedFragment(before: "I ", typed: "do") == "")
         #expect(InputSession.attachedFragment(before: "", typed: "do") == "")
+        // What the quick answer after a space or a punctuation mark must agree with.
+        #expect(InputSession.attachedFragment(before: "I don' ", typed: "t") == "")
+        #expect(InputSession.attachedFragment(before: "well-", typed: "known") == "well-")
+        #expect(InputSession.attachedFragment(before: "x -", typed: "y") == "")
+        #expect(InputSession.attachedFragment(before: "it’", typed: "s") == "it’")
+        #expect(InputSession.attachedFragment(before: "(", typed: "so") == "")
+        #expect(InputSession.attachedFragment(before: "café", typed: "s") == "café")
         let long = String(repeating: "ab", count: 100)
         #expect(InputSession.attachedFragment(before: "x " + long, typed: "c") == long, "longer than the end looked at")
         #expect(
