@@ -4,15 +4,15 @@
 /// processors do.
 
 extension InputSession {
-    /// The key handlers in the order they are asked; the first that answers decides.
-    static var keyHandlers: [(InputSession) -> (KeyEvent) -> KeyResult?] {
-        [
-            InputSession.correctionPanelKeys, InputSession.commandKeys, InputSession.shortcutKeys,
-            InputSession.heldKeys,  // PassedKeyOrdering.swift
-            InputSession.editingKeys, InputSession.navigationKeys, InputSession.selectionKeys,
-            InputSession.compositionKeys,
-        ]
-    }
+    /// The key handlers in the order they are asked; the first that answers decides. Made once,
+    /// and each takes the session as an argument: the list of bound methods it was before made
+    /// an array and a closure per handler at every key event (issue 18).
+    static let keyHandlers: [@Sendable (InputSession, KeyEvent) -> KeyResult?] = [
+        { $0.correctionPanelKeys($1) }, { $0.commandKeys($1) }, { $0.shortcutKeys($1) },
+        { $0.heldKeys($1) },  // PassedKeyOrdering.swift
+        { $0.editingKeys($1) }, { $0.navigationKeys($1) }, { $0.selectionKeys($1) },
+        { $0.compositionKeys($1) },
+    ]
 
     /// Keys while the correction panel is open: it takes its own keys; any other key closes it
     /// and goes on to the next handlers.

@@ -299,7 +299,7 @@ public final class InputSession {
         context.noteTyped()
         notice = nil
         for handler in Self.keyHandlers {
-            if let result = handler(self)(event) { return result }
+            if let result = handler(self, event) { return result }
         }
         // Unreachable: the composition handler answers every key.
         return KeyResult(handled: false, effects: [], needsSuggestions: false)
