@@ -8,8 +8,9 @@ import InklingCore
 /// One IBus engine object and the input session behind it.
 ///
 /// The glue only translates: IBus signals become `InputSession` calls, and the session's effects
-/// are rendered with libibus calls in order. Nothing is decided here. Every signal connection
-/// owns a reference to this object (released by GLib when the engine is finalised).
+/// are sent in order (texts and the table as the GVariants libibus would make: `IBusWire`).
+/// Nothing is decided here. Every signal connection owns a reference to this object (released
+/// by GLib when the engine is finalised).
 @MainActor
 final class EngineInstance {
     /// The engine object; nil once IBus destroyed it.
