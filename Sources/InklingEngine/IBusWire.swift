@@ -8,9 +8,9 @@ import CIBus
 /// values sent here are exactly what `ibus_serializable_serialize` makes of those objects
 /// (libibus 1.5, `src/ibustext.c`, `ibusattrlist.c`, `ibusattribute.c`, `ibuslookuptable.c`):
 /// a tuple of the type name, the attachments `a{sv}` (none) and the fields in order. What never
-/// changes (the empty attribute list, the labels of a page) is built once. The signals are those
-/// of `ibus_engine_update_lookup_table` and `ibus_engine_update_preedit_text_with_mode`
-/// (`src/ibusengine.c`).
+/// changes (the empty attribute list, the labels of a page) is built once. The signals and their
+/// arguments are those of `ibus_engine_commit_text`, `ibus_engine_update_preedit_text_with_mode`,
+/// `ibus_engine_update_auxiliary_text` and `ibus_engine_update_lookup_table` (`src/ibusengine.c`).
 @MainActor
 enum IBusWire {
     /// `{sv}`, the element type of the attachments dictionary (kept for the process's life).

@@ -481,7 +481,8 @@ def test_debug_memory_logs_numbers_and_never_text(tmp_path):
     lines = [line for line in report["log"].splitlines() if "memory keys=" in line]
     assert len(lines) >= 2, report["log"]
     fields = dict(f.split("=", 1) for f in lines[0].split() if "=" in f)
-    for name in ("keys", "rss_kb", "hwm_kb", "pack_mapped_bytes", "engines_live", "suggest_us_p50"):
+    for name in ("keys", "rss_kb", "hwm_kb", "pack_mapped_bytes", "engines_live", "suggest_us_p50",
+                 "work_cpu_us_p50", "predict_cpu_us_p50", "send_cpu_us_p50"):
         assert fields[name].isdigit(), (name, lines[0])
     assert int(fields["pack_mapped_bytes"]) > 1_000_000
     assert int(fields["rss_kb"]) > 0
