@@ -4,6 +4,8 @@ the real engine and a loopback pack server. Run by Tests/Setup/run.sh inside dbu
 Every wait is a poll with a generous deadline (no fixed sleeps decide a result).
 """
 
+import ctypes
+import ctypes.util
 import hashlib
 import http.server
 import json
@@ -103,9 +105,13 @@ def compile_schema(folder):
 
 
 def start_xvfb():
+    # -noreset: by default an X server resets when its last client disconnects, and a client that
+    # connects during the reset fails with "cannot open display". GNOME Settings' button is such a
+    # moment: the launcher (the display's only client) exits right after starting inkling-setup,
+    # which then connects (seen in CI: "Gtk-WARNING: cannot open display: :0").
     read, write = os.pipe()
-    process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x900x24", "-nolisten", "tcp"],
-                               pass_fds=[write], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x900x24", "-nolisten", "tcp",
+                                "-noreset"], pass_fds=[write], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
     number = b""
     while not number.endswith(b"\n"):
@@ -115,6 +121,61 @@ def start_xvfb():
         number += chunk
     os.close(read)
     return process, ":" + number.decode().strip()
+
+
+def root_window_property(display, name, value=None):
+    """Sets (value given) or reads a string property of the display's root window, as its own
+    short-lived X client (libX11 through ctypes: no x11-utils needed)."""
+    x11 = ctypes.CDLL(ctypes.util.find_library("X11"))
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XDefaultRootWindow.restype = ctypes.c_ulong
+    x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+    x11.XInternAtom.restype = ctypes.c_ulong
+    x11.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+    x11.XChangeProperty.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_int,
+                                    ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    x11.XGetWindowProperty.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_long, ctypes.c_long,
+                                       ctypes.c_int, ctypes.c_ulong, ctypes.POINTER(ctypes.c_ulong),
+                                       ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_ulong),
+                                       ctypes.POINTER(ctypes.c_ulong), ctypes.POINTER(ctypes.c_void_p)]
+    x11.XFree.argtypes = [ctypes.c_void_p]
+    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    connection = x11.XOpenDisplay(display.encode())
+    assert connection, "cannot open display " + display
+    try:
+        root = x11.XDefaultRootWindow(connection)
+        atom = x11.XInternAtom(connection, name.encode(), 0)
+        string = x11.XInternAtom(connection, b"STRING", 0)
+        if value is not None:
+            x11.XChangeProperty(connection, root, atom, string, 8, 0, value.encode(), len(value.encode()))
+            x11.XSync(connection, 0)
+            return value
+        kind, size, count, left, data = (ctypes.c_ulong(), ctypes.c_int(), ctypes.c_ulong(), ctypes.c_ulong(),
+                                         ctypes.c_void_p())
+        x11.XGetWindowProperty(connection, root, atom, 0, 1024, 0, string, ctypes.byref(kind), ctypes.byref(size),
+                               ctypes.byref(count), ctypes.byref(left), ctypes.byref(data))
+        if not data.value:
+            return None
+        read = ctypes.string_at(data.value, count.value).decode()
+        x11.XFree(data)
+        return read
+    finally:
+        x11.XCloseDisplay(connection)
+
+
+def test_the_x_server_outlives_its_last_client_without_a_reset():
+    """The launcher of GNOME Settings' button is the display's only client and exits as the app it
+    started connects: a server that resets then refuses the app. A reset clears the root window's
+    properties, so a property set by one client and read by the next shows whether it happened."""
+    process, display = start_xvfb()
+    try:
+        root_window_property(display, "_INKLING_TEST_MARK", "still here")
+        time.sleep(0.5)  # the reset, where there is one, happens when the setter disconnects
+        assert root_window_property(display, "_INKLING_TEST_MARK") == "still here"
+    finally:
+        process.terminate()
+        process.wait()
 
 
 def find_app(name, timeout=DEADLINE):
