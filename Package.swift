@@ -22,6 +22,15 @@ let engineLinking: [LinkerSetting] = [
         ], .when(platforms: [.linux]))
 ]
 
+/// Release builds of the decision code skip the run-time exclusivity checks (issue 18): the
+/// predictor's caches are class properties, and every access to one called `swift_beginAccess`
+/// (a thread-local access set) — 5 % of a prediction's time. Debug builds, where every unit test
+/// and the session fuzzer run, keep the checks, so an overlapping access still fails a test;
+/// the compiler's static checks apply in both.
+let releaseWithoutDynamicExclusivity: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+]
+
 let package = Package(
     name: "Inkling",
     platforms: [.macOS(.v14)],
@@ -37,7 +46,7 @@ let package = Package(
     targets: [
         /// Everything that decides: text units, language packs, prediction, the input session.
         /// Pure Swift (standard library and FoundationEssentials), no C imports.
-        .target(name: "InklingCore", swiftSettings: functionSections),
+        .target(name: "InklingCore", swiftSettings: functionSections + releaseWithoutDynamicExclusivity),
         /// Fixtures and helpers shared by the test targets (tiny packs, marked text).
         .target(name: "InklingTestSupport", dependencies: ["InklingCore"]),
         /// The command-line conventions of the three executables: options, help, usage errors,

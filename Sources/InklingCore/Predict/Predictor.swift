@@ -139,12 +139,15 @@ public final class Predictor {
         /// The symbols the `inContext` scores were computed after: the last `order - 1` of the
         /// context, all the model reads, so contexts that end alike (`of the `, `in the `) share them.
         var history: [UInt8] = []
-        var inContext: [String: Float] = [:]
-        var alone: [String: Float] = [:]
+        var inContext = ScoreTable()
+        var alone = ScoreTable()
         /// The `inContext` scores of earlier histories (a few dozen, dropped together).
-        var earlier: [[UInt8]: [String: Float]] = [:]
+        var earlier: [[UInt8]: ScoreTable] = [:]
         /// The scores in `earlier`, all histories together (bounded by `limit`).
         var earlierCount = 0
+        /// Emptied tables of dropped histories, kept with their room for the next new ones (a
+        /// table grown afresh for every new context rehashed itself several times).
+        var spare: [ScoreTable] = []
         static let limit = 4096
         static let earlierLimit = 32
 
@@ -153,24 +156,55 @@ public final class Predictor {
             guard newHistory != history else { return }
             if keeps {
                 if earlier.count >= Self.earlierLimit || earlierCount + inContext.count > Self.limit {
+                    for var table in earlier.values where spare.count < Self.earlierLimit {
+                        table.removeAll()
+                        spare.append(table)
+                    }
                     earlier.removeAll(keepingCapacity: true)
                     earlierCount = 0
                 }
                 earlier[history] = inContext
                 earlierCount += inContext.count
-                inContext = earlier.removeValue(forKey: newHistory) ?? [:]
-                earlierCount -= inContext.count
+                if let known = earlier.removeValue(forKey: newHistory) {
+                    inContext = known
+                    earlierCount -= inContext.count
+                } else {
+                    inContext = spare.popLast() ?? ScoreTable()
+                }
             } else {
-                inContext.removeAll(keepingCapacity: true)
+                inContext.removeAll()
             }
             history = newHistory
         }
 
-        mutating func remember(key: String, inContext score: Float, alone aloneScore: Float) {
-            if inContext.count >= Self.limit { inContext.removeAll(keepingCapacity: true) }
-            if alone.count >= Self.limit { alone.removeAll(keepingCapacity: true) }
-            inContext[key] = score
-            alone[key] = aloneScore
+        mutating func remember(id: Int?, key: String, inContext score: Float, alone aloneScore: Float) {
+            if inContext.count >= Self.limit { inContext.removeAll() }
+            if alone.count >= Self.limit { alone.removeAll() }
+            inContext.set(id: id, key: key, score)
+            alone.set(id: id, key: key, aloneScore)
+        }
+    }
+
+    /// Scores of candidate words: a pack word's by its id (no string hashed: looking them up by
+    /// key was a tenth of the prediction's time), a word the pack lacks by its key.
+    private struct ScoreTable {
+        private var byID = IDTable<Float>()
+        private var byKey: [String: Float] = [:]
+        var count: Int { byID.count + byKey.count }
+
+        /// The score of the word with this id (a pack word) or else this key.
+        subscript(id: Int?, key: String) -> Float? {
+            if let id { return byID[id] }
+            return byKey[key]
+        }
+
+        mutating func set(id: Int?, key: String, _ score: Float) {
+            if let id { byID.set(id, score) } else { byKey[key] = score }
+        }
+
+        mutating func removeAll() {
+            byID.removeAll()
+            byKey.removeAll(keepingCapacity: true)
         }
     }
 
@@ -1022,14 +1056,14 @@ public final class Predictor {
         let neutral = model.symbols(CollectionOfOne(" "))
         characterScores.use(history: history, keeps: reusesCandidates)
         // The reference computes every score in full.
-        if !reusesCandidates { characterScores.inContext.removeAll(keepingCapacity: true) }
+        if !reusesCandidates { characterScores.inContext.removeAll() }
         for index in candidates.indices {
             var total = candidates[index].wordScore
             if options.useCharacterModel {
-                let key = candidates[index].key
+                let (id, key) = (candidates[index].id, candidates[index].key)
                 let inContext: Float
                 let alone: Float
-                if let known = characterScores.inContext[key], let knownAlone = characterScores.alone[key] {
+                if let known = characterScores.inContext[id, key], let knownAlone = characterScores.alone[id, key] {
                     (inContext, alone) = (known, knownAlone)
                 } else {
                     var symbols = model.symbols(key.unicodeScalars)
@@ -1037,14 +1071,14 @@ public final class Predictor {
                     if reusesCandidates {
                         inContext = model.logProb(of: symbols, after: history, memo: &positionScores)
                         alone =
-                            characterScores.alone[key]
+                            characterScores.alone[id, key]
                             ?? model.logProb(of: symbols, after: neutral, memo: &positionScores)
                     } else {
                         // The reference computes every position's score.
                         inContext = model.logProb(of: symbols, after: history)
-                        alone = characterScores.alone[key] ?? model.logProb(of: symbols, after: neutral)
+                        alone = characterScores.alone[id, key] ?? model.logProb(of: symbols, after: neutral)
                     }
-                    characterScores.remember(key: key, inContext: inContext, alone: alone)
+                    characterScores.remember(id: id, key: key, inContext: inContext, alone: alone)
                 }
                 let weight = partial.isEmpty ? options.nextWordCharacterWeight : options.characterWeight
                 total += weight * (inContext - options.characterPriorShare * alone)
@@ -1101,11 +1135,13 @@ public final class Predictor {
         if reusesCandidates, let known = displayIndex[id] { return displayForms[known] }
         // The document's own spelling wins only for words often written as (part of) a name.
         var display = pack.display(id)
-        if let written = document.words[key]?.display, !WordText.isAllCaps(written),
-            !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty
+        // The flags and the learned words' bitset first: each rules out a string lookup for most words.
+        let mayBeLearned = !(reusesCandidates && !learnedWords.isStale && keyIsASCII(id) && !learnedWords.mayHold(id))
+        if !pack.wordFlags(id).intersection([.capitalized, .sometimesCapitalized]).isEmpty,
+            let written = document.words[key]?.display, !WordText.isAllCaps(written)
         {
             display = written
-        } else if let learned = scores.users.word(key)?.display, !WordText.isAllCaps(learned) {
+        } else if mayBeLearned, let learned = scores.users.word(key)?.display, !WordText.isAllCaps(learned) {
             // How this user writes the word (`Inkling`, a product, not `inkling`).
             display = learned
         }
@@ -1129,8 +1165,8 @@ public final class Predictor {
         func set(_ feature: RerankFeature, _ value: Float) { features[feature.rawValue] = value }
         set(.total, candidate.total)
         set(.wordScore, candidate.wordScore)
-        if options.useCharacterModel, let inContext = characterScores.inContext[candidate.key],
-            let alone = characterScores.alone[candidate.key]
+        if options.useCharacterModel, let inContext = characterScores.inContext[candidate.id, candidate.key],
+            let alone = characterScores.alone[candidate.id, candidate.key]
         {
             set(.characterContext, inContext - alone)
             set(.characterAlone, alone)
