@@ -20,7 +20,6 @@ PLATFORM_NOTES = {
     ("gnome-gtk4", "focus"): SHELL_FOCUS, ("gnome-gtk3", "focus"): SHELL_FOCUS, ("gnome-firefox", "focus"):
         SHELL_FOCUS + ", or Firefox drops the first word composed in the new field (as on X11)",
     ("firefox", "focus"): "Firefox drops the first word composed in the new field (IBUS_ENABLE_SYNC_MODE=1 passes)",
-    ("kwrite", "fix-after-emoji"): "Qt's UTF-16 positions, no fix offered after emoji",
 }
 
 

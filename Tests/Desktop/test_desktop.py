@@ -75,18 +75,11 @@ def gnome_firefox_focus(outcome):
             and outcome.get("engine_committed_probe") is True)
 
 
-def qt_utf16_no_chip(outcome):
-    """Qt's IBus plugin reports positions in UTF-16 units; with emoji before the cursor they
-    cannot be read as IBus's code points, so the engine never places a flag there (no chip)."""
-    return (outcome.get("detail") or "").startswith("no chip")
-
-
 # Failures the platform causes, documented in compatibility.md, with the symptom that names them.
 SHELL_FOCUS = "GNOME Shell 43 commits the composing word into the newly focused field"
 PLATFORM = {
     ("firefox", "focus"): ("Firefox drops the first word composed after a focus change in ibus-gtk3's"
                            " asynchronous mode; passes with IBUS_ENABLE_SYNC_MODE=1", firefox_drops_first_composition),
-    ("kwrite", "fix-after-emoji"): ("Qt reports UTF-16 positions: no fix is offered after emoji", qt_utf16_no_chip),
     ("gnome-gtk4", "focus"): (SHELL_FOCUS, gnome_focus_race),
     ("gnome-gtk3", "focus"): (SHELL_FOCUS, gnome_focus_race),
     ("gnome-firefox", "focus"): (SHELL_FOCUS + ", or Firefox drops the first word composed in the new field, as on"

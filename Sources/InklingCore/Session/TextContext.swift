@@ -153,10 +153,12 @@ public struct TextContext: Equatable, Sendable {
             // the wrong reading deletes the wrong characters. The reading that ends with what the
             // engine knows it wrote wins; when neither or both do, no fix is applied on it.
             guard let asUTF16, asUTF16 != surrounding else { return apply(surrounding, shownPreedit: shownPreedit) }
-            let ours = isKnown ? Array(before.unicodeScalars) : []
-            let codePointsAgree =
-                !ours.isEmpty && surrounding.before.unicodeScalars.reversed().starts(with: ours.reversed())
-            let utf16Agrees = !ours.isEmpty && asUTF16.before.unicodeScalars.reversed().starts(with: ours.reversed())
+            // What the engine wrote and no report has echoed yet is the evidence; the rest of its
+            // record may have come from the wrong reading of an earlier report.
+            let known = isKnown ? Array(before.unicodeScalars) : []
+            let ours = unconfirmedCount > 0 ? Array(known.suffix(unconfirmedCount)) : known
+            let codePointsAgree = endsWith(ours, reading: surrounding, shownPreedit: shownPreedit)
+            let utf16Agrees = endsWith(ours, reading: asUTF16, shownPreedit: shownPreedit)
             // After an unresolved report the engine's context came from the client: agreeing with
             // it proves nothing until the echo carries text the engine wrote itself.
             let evidence = !offsetsAmbiguous || unconfirmedCount > 0
@@ -174,10 +176,21 @@ public struct TextContext: Equatable, Sendable {
         _ = apply(nil, shownPreedit: shownPreedit)
         guard let guess = asUTF16 else { return .unchanged }
         wordContinuesAfterCursor = guess.after.unicodeScalars.first.map(WordText.isWordScalar) ?? false
-        let guessed = String(guess.before.unicodeScalars.suffix(Self.keptScalars))
+        let ours = Array(before.unicodeScalars)
+        var theirs = Array(guess.before.unicodeScalars.suffix(Self.keptScalars))
+        // KWrite reports each change again with the preedit at the cursor: that report is not a
+        // change of the text (taken as one, the preedit stood twice in the context and every
+        // flag was withdrawn at the next letter).
+        if let withoutPreedit = withoutEchoedPreedit(theirs, ours: ours, shownPreedit: shownPreedit) {
+            theirs = withoutPreedit
+        }
+        if isKnown, theirs == ours || lateEchoGap(theirs, ours: ours) != nil {
+            if theirs == ours { unconfirmedCount = 0 }
+            return .unchanged
+        }
         isKnown = true
-        if guessed == before { return .unchanged }
-        before = guessed
+        unconfirmedCount = 0
+        before = String(String.UnicodeScalarView(theirs))
         return .guessed
     }
 
@@ -229,6 +242,20 @@ public struct TextContext: Equatable, Sendable {
             return onlyWhitespace ? .whitespaceNotReported : .unconfirmed
         }
         return nil
+    }
+
+    /// Whether a reading of a report has `ours` just before the cursor, or just before a preedit
+    /// the client echoes (KWrite's second report of each change).
+    private func endsWith(_ ours: [Unicode.Scalar], reading: SurroundingText, shownPreedit: String?) -> Bool {
+        guard !ours.isEmpty else { return false }
+        let theirs = Array(reading.before.unicodeScalars)
+        if theirs.reversed().starts(with: ours.reversed()) { return true }
+        for preedit in recentPreedits.reversed() + [shownPreedit ?? ""] where !preedit.isEmpty {
+            let echoed = Array(preedit.unicodeScalars)
+            guard theirs.count >= echoed.count, theirs.suffix(echoed.count).elementsEqual(echoed) else { continue }
+            if theirs.dropLast(echoed.count).reversed().starts(with: ours.reversed()) { return true }
+        }
+        return false
     }
 
     /// How many of the engine's latest scalars a report lacks when it shows an earlier state of

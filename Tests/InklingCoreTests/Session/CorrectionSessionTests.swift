@@ -160,6 +160,36 @@ struct CorrectionSessionTests {
         #expect(field.auxiliary == FixRefusal.unreliableOffsets.description)
     }
 
+    /// KWrite after emoji: UTF-16 offsets, and each change reported again with the preedit. The
+    /// engine once took that second report for a change of the text (the preedit twice in its
+    /// context), so the flag was never placed, or placed and withdrawn at the next letter.
+    @Test func aQtClientEchoingThePreeditAfterEmojiKeepsTheFlagAndRefusesTheFixWithItsReason() {
+        let field = FakeField(reporting: .utf16, text: "👨‍👩‍👧 👍🏽 ")
+        field.reportsPreedit = true
+        field.type("I saw te")
+        #expect(field.session.knownContext == "👨‍👩‍👧 👍🏽 I saw ", "the echoed preedit is not text")
+        field.type("h ca")
+        #expect(field.auxiliary == "teh → the", "the chip stays while the next word is typed")
+        field.type("t")
+        field.press(applyFix)
+        #expect(field.text == "👨‍👩‍👧 👍🏽 I saw teh cat")
+        #expect(field.auxiliary == FixRefusal.unreliableOffsets.description)
+    }
+
+    /// The same with text after the cursor, where Qt's UTF-16 offsets also fit as code points.
+    @Test func aQtClientEchoingThePreeditBeforeTextKeepsItsContextAndRefusesTheFix() {
+        let field = FakeField(reporting: .utf16)
+        field.reportsPreedit = true
+        field.edit("😀 tail", cursorAt: 2)
+        field.type("I saw te")
+        #expect(field.session.knownContext.hasSuffix("😀 I saw "), "the echoed preedit is not text")
+        field.type("h cat")
+        #expect(field.auxiliary == "teh → the")
+        field.press(applyFix)
+        #expect(field.text == "😀 I saw teh cattail")
+        #expect(field.auxiliary == FixRefusal.unreliableOffsets.description)
+    }
+
     @Test func applyingWhileTypingTheNextWordCommitsItFirst() {
         let field = FakeField(reporting: .codePoints)
         field.type("I saw teh ca")

@@ -32,7 +32,8 @@ final class FakeField {
     private(set) var log: [SessionEffect] = []
     private(set) var predictions = 0
     var reporting: Reporting
-    /// Like LibreOffice: the reported text includes the preedit shown at the cursor.
+    /// Like LibreOffice (and KWrite, after a report without it): the reported text includes the
+    /// preedit shown at the cursor.
     var reportsPreedit = false
     /// Like LibreOffice: the reported text leaves out whitespace at its end.
     var trimsTrailingWhitespace = false
@@ -199,6 +200,15 @@ final class FakeField {
             // Through the entry point the engine uses, which tells the units apart where it can.
             let result = session.setSurroundingText(text: text, cursor: utf16Cursor, anchor: utf16Cursor)
             apply(result.effects)
+            // KWrite (Qt 5) reports each change twice: the text, then the text with the preedit
+            // at the cursor (the engine's event trace, 2026-12-03).
+            if reportsPreedit, let preedit {
+                var shown = scalars
+                shown.insert(contentsOf: Array(preedit.text.unicodeScalars), at: cursor)
+                let shownText = String(String.UnicodeScalarView(shown))
+                let shownCursor = utf16Cursor + preedit.text.utf16.count
+                apply(session.setSurroundingText(text: shownText, cursor: shownCursor, anchor: shownCursor).effects)
+            }
         }
     }
 
