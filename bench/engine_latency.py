@@ -341,6 +341,12 @@ def compare(results):
             line += "; typing-booster %.2f ms (%.1f× Inkling)" % (
                 peer["key_to_table_ms"][p], peer["key_to_table_ms"][p] / ink["key_to_table_ms"][p])
         print(line)
+        if base and peer and peer["tables"]:
+            # The 10× bar against the floor: a table cannot come sooner than a key's bare round
+            # trip through the same daemon and client, which a pass-through engine measures.
+            needed, floor = peer["key_to_table_ms"][p] / 10, base["key_answer_ms"][p]
+            print("        10× the peer needs ≤ %.2f ms: %s the pass-through round trip (%.2f ms)" % (
+                needed, "below" if needed < floor else "above", floor))
 
 
 def main():
