@@ -190,6 +190,21 @@ struct CorrectionSessionTests {
         #expect(field.auxiliary == FixRefusal.unreliableOffsets.description)
     }
 
+    /// LibreOffice after emoji: code points, the preedit in every report. Both readings of the
+    /// offsets fit; the code-point one ends with what the engine wrote (before the echoed
+    /// preedit), the UTF-16 one does not, so the fix is proven and applied. Until 2026-12-03 the
+    /// echoed preedit hid that agreement and the fix was refused ("counts text positions
+    /// differently"; Writer in the desktop tests).
+    @Test func aCodePointClientEchoingThePreeditAfterEmojiGetsItsFix() {
+        let field = FakeField(reporting: .codePoints, text: "👨‍👩‍👧 👍🏽 ")
+        field.reportsPreedit = true
+        field.throughOffsetReadings = true
+        field.type("I saw teh cat")
+        #expect(field.session.knownContext == "👨‍👩‍👧 👍🏽 I saw teh ")
+        field.press(applyFix)
+        #expect(field.text == "👨‍👩‍👧 👍🏽 I saw the cat")
+    }
+
     @Test func applyingWhileTypingTheNextWordCommitsItFirst() {
         let field = FakeField(reporting: .codePoints)
         field.type("I saw teh ca")
