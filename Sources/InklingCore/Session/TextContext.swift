@@ -250,12 +250,17 @@ public struct TextContext: Equatable, Sendable {
         guard !ours.isEmpty else { return false }
         let theirs = Array(reading.before.unicodeScalars)
         if theirs.reversed().starts(with: ours.reversed()) { return true }
-        for preedit in recentPreedits.reversed() + [shownPreedit ?? ""] where !preedit.isEmpty {
-            let echoed = Array(preedit.unicodeScalars)
-            guard theirs.count >= echoed.count, theirs.suffix(echoed.count).elementsEqual(echoed) else { continue }
-            if theirs.dropLast(echoed.count).reversed().starts(with: ours.reversed()) { return true }
+        return (recentPreedits.reversed() + [shownPreedit ?? ""]).contains { preedit in
+            Self.dropping(preedit, fromEndOf: theirs)?.reversed().starts(with: ours.reversed()) ?? false
         }
-        return false
+    }
+
+    /// `scalars` without `preedit` at their end; nil when they do not end with it (or it is empty).
+    private static func dropping(_ preedit: String, fromEndOf scalars: [Unicode.Scalar]) -> [Unicode.Scalar]? {
+        let echoed = Array(preedit.unicodeScalars)
+        guard !echoed.isEmpty, scalars.count >= echoed.count, scalars.suffix(echoed.count).elementsEqual(echoed)
+        else { return nil }
+        return Array(scalars.dropLast(echoed.count))
     }
 
     /// How many of the engine's latest scalars a report lacks when it shows an earlier state of
@@ -278,12 +283,7 @@ public struct TextContext: Equatable, Sendable {
         _ theirs: [Unicode.Scalar], ours: [Unicode.Scalar], shownPreedit: String?
     ) -> [Unicode.Scalar]? {
         guard !recentPreedits.isEmpty, !(isKnown && theirs == ours) else { return nil }
-        func stripping(_ preedit: String) -> [Unicode.Scalar]? {
-            let scalars = Array(preedit.unicodeScalars)
-            guard !scalars.isEmpty, theirs.count >= scalars.count, theirs.suffix(scalars.count).elementsEqual(scalars)
-            else { return nil }
-            return Array(theirs.dropLast(scalars.count))
-        }
+        func stripping(_ preedit: String) -> [Unicode.Scalar]? { Self.dropping(preedit, fromEndOf: theirs) }
         if isKnown {
             // Exactly the known text plus a preedit; then a late echo plus a preedit.
             for preedit in recentPreedits.reversed() {
