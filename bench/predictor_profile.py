@@ -16,6 +16,11 @@ so that they share the machine's load, and reports for each binary:
 after every letter and space (n = 10), the text before the cursor trimmed as the engine trims it
 (past 2,000 characters, to the last 1,000). The binaries are given --pack (default:
 data/packs/en.inkpack).
+
+--gap MS sends the requests one at a time, each after the answer to the last and a pause of MS
+milliseconds, as keys reach the engine while someone types: between two keys the machine runs
+other processes (the daemon, the application) and the predictor's data leaves the caches. The
+replay's CPU time then includes the pauses' wake-ups; compare the per-request times.
 """
 import argparse
 import json
@@ -26,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # typesim's word: letters and digits with single inner apostrophes or hyphens.
@@ -57,13 +63,16 @@ def engine_requests(text, limit):
     return ("\n".join(lines) + "\n").encode()
 
 
-def replay(binary, requests, pack, learn):
+def replay(binary, requests, pack, learn, gap_ms=0.0):
     """One replay: (CPU seconds, [(nanoseconds, path)] per suggestion request)."""
     with tempfile.NamedTemporaryFile(suffix=".timings") as timings:
         env = dict(os.environ, INKLING_PREDICT_TIMINGS=timings.name)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         command = [binary, "predict", "--stdio", "--pack", pack] + (["--learn"] if learn else [])
-        subprocess.run(command, input=requests, stdout=subprocess.DEVNULL, env=env, check=True)
+        if gap_ms > 0:
+            paced(command, requests, env, gap_ms / 1000)
+        else:
+            subprocess.run(command, input=requests, stdout=subprocess.DEVNULL, env=env, check=True)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         rows = []
@@ -71,6 +80,20 @@ def replay(binary, requests, pack, learn):
             nanoseconds, path = line.split()
             rows.append((int(nanoseconds), path))
         return cpu, rows
+
+
+def paced(command, requests, env, gap):
+    """Sends one request at a time (every request gets one answer line), pausing after each answer."""
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    for line in requests.splitlines():
+        process.stdin.write(line + b"\n")
+        process.stdin.flush()
+        if not process.stdout.readline():
+            raise SystemExit(f"{command[0]} stopped answering")
+        time.sleep(gap)
+    process.stdin.close()
+    if process.wait() != 0:
+        raise SystemExit(f"{command[0]} exited with {process.returncode}")
 
 
 def percentile(values, share):
@@ -102,6 +125,8 @@ def main():
     parser.add_argument("--requests", help="recorded requests to replay (recorded here if absent)")
     parser.add_argument("--as-engine", action="store_true", help="the engine's requests (see above)")
     parser.add_argument("--engine-chars", type=int, default=20000, help="characters typed with --as-engine")
+    parser.add_argument("--gap", type=float, default=0.0, metavar="MS",
+                        help="one request at a time, a pause of MS milliseconds after each answer")
     args = parser.parse_args()
     text = args.text or os.path.join(args.bench, "dev-en.txt")
     path = args.requests or os.path.join(tempfile.gettempdir(),
@@ -117,10 +142,12 @@ def main():
     times = {binary: [] for binary in args.binaries}
     for _ in range(args.runs):
         for binary in args.binaries:
-            seconds, rows = replay(binary, requests, args.pack, args.learn)
+            seconds, rows = replay(binary, requests, args.pack, args.learn, args.gap)
             cpu[binary].append(seconds)
             times[binary].append(rows)
-    print(f"{len(kinds)} suggestion requests, {args.runs} runs per binary, learning {'on' if args.learn else 'off'}")
+    pacing = f", one at a time with {args.gap:g} ms pauses" if args.gap > 0 else ""
+    print(f"{len(kinds)} suggestion requests, {args.runs} runs per binary, learning {'on' if args.learn else 'off'}"
+          + pacing)
     for binary in args.binaries:
         runs = cpu[binary]
         print(f"\n{binary}\n  CPU ms: median {1000 * statistics.median(runs):.0f} "

@@ -17,14 +17,20 @@ enum CheckCommand {
     /// Checks every word of a document the way the session does when each word is finished.
     /// Each flag comes with the UTF-8 offset where its word starts (word indices would shift when a
     /// typo changes how the text splits into words, e.g. `don''t`).
-    static func flags(in document: String, checker: SpellChecker) -> [(offset: Int, flag: TypoFlag)] {
+    static func flags(
+        in document: String, checker: SpellChecker, timed: ((Substring, Duration) -> Void)? = nil
+    ) -> [(offset: Int, flag: TypoFlag)] {
         var result: [(Int, TypoFlag)] = []
         var seen: Set<String> = []
+        let clock = ContinuousClock()
         for word in WordText.words(in: document) {
             let before = document[..<word.startIndex]
             let after = document[word.endIndex...]
             // Earlier words are exempt unless they were flagged themselves, as in the session.
-            if let flag = checker.check(word: word, before: before, after: after, exempt: seen) {
+            let start = clock.now
+            let found = checker.check(word: word, before: before, after: after, exempt: seen)
+            timed?(word, clock.now - start)
+            if let flag = found {
                 result.append((document.utf8.distance(from: document.startIndex, to: word.startIndex), flag))
             } else {
                 seen.insert(WordText.key(word))
@@ -58,10 +64,13 @@ enum CheckCommand {
         // Clean text: every flag is a false flag.
         var words = 0
         var falseFlags = 0
+        // Each word's check on the clean text (the session runs one after every finished word, on
+        // the main loop: a long one delays the next key).
+        var wordTimes: [(word: Substring, time: Duration)] = []
         for document in documents {
             words += WordText.words(in: document).count
             let start = clock.now
-            let found = flags(in: document, checker: checker)
+            let found = flags(in: document, checker: checker) { wordTimes.append(($0, $1)) }
             falseFlags += found.count
             if arguments.options["--show"] == "false" {
                 for (offset, flag) in found {
@@ -147,9 +156,25 @@ enum CheckCommand {
         for (kind, entry) in byKind.sorted(by: { $0.key < $1.key }) {
             print("  \(kind): \(pct(entry.1, entry.0)) caught of \(entry.0)")
         }
-        let microseconds = Double(
-            checkTime.components.attoseconds / 1_000_000_000_000 + checkTime.components.seconds * 1_000_000)
+        let microseconds = Self.microseconds(checkTime)
         print("mean check time per word: \(format1(microseconds / Double(max(1, checks)))) µs")
+        let sorted = wordTimes.map { Self.microseconds($0.time) }.sorted()
+        if let slowest = sorted.last {
+            let p50 = sorted[(sorted.count - 1) / 2]
+            let p99 = sorted[(sorted.count - 1) * 99 / 100]
+            print(
+                "check time per word on the clean text: p50 \(format1(p50)) µs, p99 \(format1(p99)) µs, max \(format1(slowest)) µs"
+            )
+        }
+        if arguments.options["--show"] == "slow" {
+            for entry in wordTimes.sorted(by: { $0.time > $1.time }).prefix(20) {
+                warn("slow: \(entry.word) \(format1(Self.microseconds(entry.time))) µs")
+            }
+        }
+    }
+
+    static func microseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1_000_000 + Double(duration.components.attoseconds) / 1e12
     }
 
     static func format1(_ value: Double) -> String {

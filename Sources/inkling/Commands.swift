@@ -333,7 +333,9 @@ enum Commands {
             ),
             OptionSpec(
                 "--show", value: "WHAT",
-                help: tr("also print false (flags on clean text), misses, wrong (wrong fixes) or text")),
+                help: tr(
+                    "also print false (flags on clean text), misses, wrong (wrong fixes), slow (the slowest checks) or text"
+                )),
             layout, pack,
         ] + checkerTuning)
 

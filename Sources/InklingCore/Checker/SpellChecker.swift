@@ -210,46 +210,68 @@ public struct SpellChecker: Sendable {
     /// Vocabulary words within `maxCost` weighted edits of `typed` (a lower-case key).
     ///
     /// Walks the sorted vocabulary, sharing dynamic-programming rows between keys with a common
-    /// prefix and skipping every key under a prefix whose row already exceeds `maxCost`.
+    /// prefix and skipping every key under a prefix that no longer key can bring back within
+    /// `maxCost`: its row exceeds it, and so does the row before it plus a swap (a swap of the
+    /// last two letters builds on that row; skipping on the last row alone lost `time` for `tuem`).
     public func nearWords(_ typed: [Unicode.Scalar], maxCost: Float) -> [(id: Int, cost: Float)] {
         guard !typed.isEmpty else { return [] }
         var allowedFirst = Set(layout.neighbours(of: typed[0]))
         allowedFirst.insert(typed[0])
         if typed.count > 1 { allowedFirst.insert(typed[1]) }
+        let word = TypedWord(typed, layout: layout)
         var result: [(Int, Float)] = []
         let width = typed.count + 1
-        var rows: [[Float]] = [(0..<width).map { Float($0) }]
+        // The rows of the dynamic-programming table, one after the other in one buffer: row `i`
+        // (at `i * width`) is the candidate prefix of `i` scalars against the typed word. Rows
+        // up to the prefix a key shares with the one before are kept; `depth` rows are valid.
+        var table = [Float](repeating: 0, count: 32 * width)
+        for j in 0..<width { table[j] = Float(j) }
+        // Each valid row's smallest cost.
+        var minimums: [Float] = [0]
+        var depth = 1
         var previousKey: [Unicode.Scalar] = []
+        // The key's scalars, decoded from the pack's bytes into one reused buffer (a String and
+        // an array for each of the thousands of keys visited were a good part of a check).
+        var key: [Unicode.Scalar] = []
         var id = 0
         let count = pack.wordCount
         while id < count {
-            let key = Array(pack.key(id).unicodeScalars)
+            Self.decodeScalars(pack.keyBytes(id), into: &key)
             var common = 0
-            let limit = min(previousKey.count, key.count, rows.count - 1)
+            let limit = min(previousKey.count, key.count, depth - 1)
             while common < limit && previousKey[common] == key[common] { common += 1 }
-            rows.removeLast(rows.count - (common + 1))
+            depth = common + 1
+            minimums.removeLast(minimums.count - depth)
+            if table.count < (key.count + 1) * width {
+                table += repeatElement(0, count: (key.count + 1) * width - table.count)
+            }
             var pruned = false
             if common == 0, let first = key.first, !allowedFirst.contains(first) {
                 pruned = true
-                rows.append([Float](repeating: .infinity, count: width))
+                for j in 0..<width { table[width + j] = .infinity }
+                minimums.append(.infinity)
+                depth = 2
                 previousKey = [first]
                 // Always forward, whatever the prefix search answers.
-                id = max(id + 1, pack.range(ofPrefix: String(first)).upperBound)
+                id = max(id + 1, pack.endOfRange(sharingPrefixOf: id, length: UTF8.width(first)))
                 continue
             }
             for position in common..<key.count {
-                let row = nextRow(rows: rows, typed: typed, key: key, position: position)
-                rows.append(row)
-                if (row.min() ?? .infinity) > maxCost {
-                    let prefix = String(String.UnicodeScalarView(key[0...position]))
+                let rowMinimum = fillRow(&table, width: width, word: word, key: key, position: position)
+                minimums.append(rowMinimum)
+                depth = position + 2
+                // No longer key under this prefix can come within the cost: every later row
+                // builds on this one, or (a swap of two letters, 0.6) on the row before it.
+                if rowMinimum > maxCost, minimums[position] + Self.swapCost > maxCost {
+                    let prefixLength = key[0...position].reduce(0) { $0 + UTF8.width($1) }
                     previousKey = Array(key[0...position])
-                    id = max(id + 1, pack.range(ofPrefix: prefix).upperBound)
+                    id = max(id + 1, pack.endOfRange(sharingPrefixOf: id, length: prefixLength))
                     pruned = true
                     break
                 }
             }
             if !pruned {
-                let cost = rows[key.count][typed.count]
+                let cost = table[key.count * width + typed.count]
                 if cost <= maxCost { result.append((id, cost)) }
                 previousKey = key
                 id += 1
@@ -258,37 +280,96 @@ public struct SpellChecker: Sendable {
         return result
     }
 
-    /// The DP row for candidate prefix `key[0...position]` against the typed word.
-    private func nextRow(rows: [[Float]], typed: [Unicode.Scalar], key: [Unicode.Scalar], position: Int) -> [Float] {
+    /// The cost of two neighbouring letters typed in the wrong order (`teh`).
+    static let swapCost: Float = 0.6
+
+    /// The typed word with what the edit costs ask of each of its letters, found once per
+    /// check rather than in every cell of the table (issue 18: the layout's dictionary lookups
+    /// and accent decompositions per cell made a check of a long word the pack does not spell
+    /// take milliseconds, on the main loop, between two keys).
+    struct TypedWord {
+        let scalars: [Unicode.Scalar]
+        /// `baseLetter` of each letter.
+        let baseLetters: [Unicode.Scalar]
+        /// The keys touching each letter's key (`KeyboardLayout.neighbours(of:)`, a handful).
+        let neighbours: [[Unicode.Scalar]]
+
+        init(_ scalars: [Unicode.Scalar], layout: KeyboardLayout) {
+            self.scalars = scalars
+            baseLetters = scalars.map { SpellChecker.baseLetter($0) }
+            neighbours = scalars.map { layout.neighbours(of: $0) }
+        }
+
+        /// `layout.areAdjacent(scalar, scalars[index])`: adjacency is symmetric, and a key
+        /// touches only the keys `neighbours(of:)` lists.
+        @inline(__always)
+        func isAdjacent(_ scalar: Unicode.Scalar, toLetterAt index: Int) -> Bool {
+            neighbours[index].contains(scalar)
+        }
+    }
+
+    /// The scalars of a pack key's UTF-8 bytes (invalid bytes, which a validated pack does not
+    /// have, become U+FFFD as `String(decoding:as:)` makes them).
+    static func decodeScalars(_ bytes: UnsafeRawBufferPointer, into scalars: inout [Unicode.Scalar]) {
+        scalars.removeAll(keepingCapacity: true)
+        var iterator = bytes.makeIterator()
+        var decoder = Unicode.UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): scalars.append(scalar)
+            case .emptyInput: return
+            case .error: scalars.append("\u{FFFD}")
+            }
+        }
+    }
+
+    /// Fills the table's row for candidate prefix `key[0...position]` against the typed word
+    /// (from the two rows above it) and returns the row's smallest cost.
+    private func fillRow(
+        _ table: inout [Float], width: Int, word: TypedWord, key: [Unicode.Scalar], position: Int
+    ) -> Float {
+        let typed = word.scalars
         let i = position + 1
-        let above = rows[i - 1]
+        let row = i * width
+        let above = row - width
         let character = key[position]
-        var row = [Float](repeating: 0, count: typed.count + 1)
-        row[0] = above[0] + 1
+        let characterBase = Self.baseLetter(character)
+        table[row] = table[above] + 1
+        var minimum = table[row]
         for j in 1...typed.count {
             let typedCharacter = typed[j - 1]
-            let substitution = above[j - 1] + substitutionCost(intended: character, typed: typedCharacter)
-            let omission = above[j] + 1.0  // the user left out `character`
-            let extra = row[j - 1] + insertionCost(typed: typed, at: j - 1, intended: character)
+            let substitution =
+                table[above + j - 1]
+                + substitutionCost(
+                    intended: character, intendedBase: characterBase, typed: typedCharacter, at: j - 1, in: word)
+            let omission = table[above + j] + 1.0  // the user left out `character`
+            let extra = table[row + j - 1] + insertionCost(typed: typed, at: j - 1, intended: character, in: word)
             var best = min(substitution, omission, extra)
             if i >= 2, j >= 2, character == typed[j - 2], key[position - 1] == typedCharacter {
-                best = min(best, rows[i - 2][j - 2] + 0.6)
+                best = min(best, table[above - width + j - 2] + Self.swapCost)
             }
-            row[j] = best
+            table[row + j] = best
+            minimum = min(minimum, best)
         }
-        return row
+        return minimum
     }
 
-    private func substitutionCost(intended: Unicode.Scalar, typed: Unicode.Scalar) -> Float {
+    @inline(__always)
+    private func substitutionCost(
+        intended: Unicode.Scalar, intendedBase: Unicode.Scalar, typed: Unicode.Scalar, at index: Int, in word: TypedWord
+    ) -> Float {
         if intended == typed { return 0 }
-        if Self.baseLetter(intended) == Self.baseLetter(typed) { return 0.4 }
-        return layout.areAdjacent(intended, typed) ? 0.7 : 1.2
+        if intendedBase == word.baseLetters[index] { return 0.4 }
+        return word.isAdjacent(intended, toLetterAt: index) ? 0.7 : 1.2
     }
 
-    private func insertionCost(typed: [Unicode.Scalar], at index: Int, intended: Unicode.Scalar) -> Float {
+    @inline(__always)
+    private func insertionCost(
+        typed: [Unicode.Scalar], at index: Int, intended: Unicode.Scalar, in word: TypedWord
+    ) -> Float {
         let character = typed[index]
         if index > 0 && typed[index - 1] == character { return 0.5 }  // doubled key
-        if layout.areAdjacent(character, intended) { return 0.8 }  // brushed a neighbouring key
+        if word.isAdjacent(intended, toLetterAt: index) { return 0.8 }  // brushed a neighbouring key
         return 1.0
     }
 

@@ -273,6 +273,36 @@ public final class LanguagePack: @unchecked Sendable {
         }
     }
 
+    /// `range(ofPrefix:).upperBound` of the first `length` bytes of word `id`'s key (so `id` is
+    /// in that range), found by galloping forward from `id`: a walk through the vocabulary in
+    /// order reads a few keys next to where it is, where two binary searches read ~2 log n keys
+    /// all over it (the spelling check's candidate search skips thousands of prefixes a word).
+    public func endOfRange(sharingPrefixOf id: Int, length: Int) -> Int {
+        let probe = keyBytes(id)
+        let count = min(max(0, length), probe.count)
+        // Whether a key comes after every key that starts with the prefix (as in `range(ofPrefix:)`).
+        func isPast(_ other: Int) -> Bool {
+            let key = keyBytes(other)
+            for index in 0..<min(key.count, count) where key[index] != probe[index] { return key[index] > probe[index] }
+            return false
+        }
+        var within = id  // not past: it starts with the prefix
+        var step = 1
+        var next = id + 1
+        while next < wordCount, !isPast(next) {
+            within = next
+            step *= 2
+            next = within + step
+        }
+        var low = within + 1
+        var high = min(next, wordCount)
+        while low < high {
+            let mid = (low + high) / 2
+            if isPast(mid) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
     // MARK: Word n-grams
 
     /// Successors of one word: (id, log of the discounted P(next | word)) best first, and the

@@ -1,7 +1,8 @@
 import FoundationEssentials
-import InklingCore
 import InklingTestSupport
 import Testing
+
+@testable import InklingCore
 
 /// A small pack with the spellings the checker's rules depend on: `te` is only known as `Te`
 /// (tellurium), `wide`/`hire`/`snide` are stems whose inflections the pack lacks.
@@ -147,6 +148,97 @@ struct NearWordsTests {
         let far = checker.nearWords(Array("cpt".unicodeScalars), maxCost: 2).first { checkerPack.key($0.id) == "cat" }
         #expect(near != nil && far != nil)
         #expect(near!.cost < far!.cost, "s touches a; p does not")
+    }
+}
+
+/// The weighted edit distance of `typed` from `intended` over the whole table, with the costs
+/// `nearWords` documents (the reference for its pruned, shared-row search).
+private func fullTableCost(typed: [Unicode.Scalar], intended: [Unicode.Scalar], layout: KeyboardLayout) -> Float {
+    func base(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        scalar.value < 0xC0
+            ? scalar : String(scalar).decomposedStringWithCanonicalMappingIfAvailable.unicodeScalars.first ?? scalar
+    }
+    var table = [[Float]](repeating: [Float](repeating: 0, count: typed.count + 1), count: intended.count + 1)
+    for j in 0...typed.count { table[0][j] = Float(j) }
+    for i in stride(from: 1, through: intended.count, by: 1) {
+        let character = intended[i - 1]
+        table[i][0] = table[i - 1][0] + 1
+        for j in stride(from: 1, through: typed.count, by: 1) {
+            let typedCharacter = typed[j - 1]
+            let substitutionCost: Float =
+                character == typedCharacter
+                ? 0
+                : base(character) == base(typedCharacter)
+                    ? 0.4 : layout.areAdjacent(character, typedCharacter) ? 0.7 : 1.2
+            let insertionCost: Float =
+                j >= 2 && typed[j - 2] == typedCharacter
+                ? 0.5 : layout.areAdjacent(typedCharacter, character) ? 0.8 : 1.0
+            var best = min(
+                table[i - 1][j - 1] + substitutionCost, table[i - 1][j] + 1.0, table[i][j - 1] + insertionCost)
+            if i >= 2, j >= 2, character == typed[j - 2], intended[i - 2] == typedCharacter {
+                best = min(best, table[i - 2][j - 2] + 0.6)
+            }
+            table[i][j] = best
+        }
+    }
+    return table[intended.count][typed.count]
+}
+
+@Suite("SpellChecker: the candidate search")
+struct NearWordsSearchTests {
+    /// The words within the cost and their costs, as the full table gives them for every word of
+    /// the pack whose first letter the search allows (the typed first letter, its neighbours, or
+    /// the typed second letter).
+    func reference(_ typed: [Unicode.Scalar], maxCost: Float, pack: LanguagePack, layout: KeyboardLayout) -> [Int:
+        Float]
+    {
+        var allowedFirst = Set(layout.neighbours(of: typed[0]))
+        allowedFirst.insert(typed[0])
+        if typed.count > 1 { allowedFirst.insert(typed[1]) }
+        var found: [Int: Float] = [:]
+        for id in 0..<pack.wordCount {
+            let key = Array(pack.key(id).unicodeScalars)
+            guard let first = key.first, allowedFirst.contains(first) else { continue }
+            let cost = fullTableCost(typed: typed, intended: key, layout: layout)
+            if cost <= maxCost { found[id] = cost }
+        }
+        return found
+    }
+
+    @Test("the pruned search finds exactly the words and costs of the full table", arguments: [0, 1, 2])
+    func prunedSearchEqualsTheFullTable(layoutIndex: Int) {
+        let pack = FixturePacks.english
+        let layout = KeyboardLayout.all[layoutIndex]
+        let checker = SpellChecker(pack: pack, layout: layout)
+        var rng = SplitMix64(seed: 18)
+        var typedWords: [[Unicode.Scalar]] = (0..<pack.wordCount).map { Array(pack.key($0).unicodeScalars) }
+        // Each word with one random edit too, and strings of letters the fixture's words use.
+        let alphabet = Array("etaoinshrdlucmwfgypbvkjxqz'-\u{E9}\u{EF}прив".unicodeScalars)
+        for word in typedWords {
+            var edited = word
+            let index = Int.random(in: 0..<edited.count, using: &rng)
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: edited[index] = alphabet.randomElement(using: &rng)!
+            case 1: edited.insert(alphabet.randomElement(using: &rng)!, at: index)
+            default: if edited.count > 1 { edited.remove(at: index) }
+            }
+            typedWords.append(edited)
+        }
+        for _ in 0..<100 {
+            typedWords.append(
+                (0..<Int.random(in: 1...7, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+        }
+        for typed in typedWords {
+            for maxCost: Float in [1.0, 1.5, 2.0] {
+                let found = checker.nearWords(typed, maxCost: maxCost)
+                #expect(Set(found.map(\.id)).count == found.count, "each word once")
+                let searched = Dictionary(uniqueKeysWithValues: found.map { ($0.id, $0.cost) })
+                let expected = reference(typed, maxCost: maxCost, pack: pack, layout: layout)
+                #expect(
+                    searched == expected,
+                    "\(String(String.UnicodeScalarView(typed)).debugDescription) within \(maxCost)")
+            }
+        }
     }
 }
 

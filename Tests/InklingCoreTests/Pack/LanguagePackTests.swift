@@ -88,6 +88,33 @@ struct LanguagePackTests {
         }
     }
 
+    @Test("endOfRange(sharingPrefixOf:length:) ends the range a brute-force scan finds")
+    func endOfRangeFromAWord() {
+        for id in 0..<pack.wordCount {
+            let bytes = Array(pack.key(id).utf8)
+            // Every byte length, inside a scalar too, and lengths past the key's end (the whole key).
+            for length in 0...(bytes.count + 2) {
+                let prefix = bytes.prefix(length)
+                // The first id after `id` whose key does not start with those bytes (sorted keys).
+                let expected =
+                    ((id + 1)..<pack.wordCount).first { !pack.key($0).utf8.starts(with: prefix) } ?? pack.wordCount
+                #expect(
+                    pack.endOfRange(sharingPrefixOf: id, length: length) == expected,
+                    "\(pack.key(id).debugDescription), \(length) bytes")
+            }
+        }
+        // The same as `range(ofPrefix:)` where the prefix is whole scalars.
+        for id in 0..<pack.wordCount {
+            let scalars = Array(pack.key(id).unicodeScalars)
+            for length in 1...scalars.count {
+                let prefix = String(String.UnicodeScalarView(scalars.prefix(length)))
+                #expect(
+                    pack.endOfRange(sharingPrefixOf: id, length: prefix.utf8.count)
+                        == pack.range(ofPrefix: prefix).upperBound)
+            }
+        }
+    }
+
     @Test(
         "display forms: names and I keep their capitals, common words stay lower case",
         arguments: [
