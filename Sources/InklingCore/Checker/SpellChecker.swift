@@ -223,12 +223,11 @@ public struct SpellChecker: Sendable {
         let width = typed.count + 1
         // The rows of the dynamic-programming table, one after the other in one buffer: row `i`
         // (at `i * width`) is the candidate prefix of `i` scalars against the typed word. Rows
-        // up to the prefix a key shares with the one before are kept; `depth` rows are valid.
+        // up to the prefix a key shares with the one before are kept.
         var table = [Float](repeating: 0, count: 32 * width)
         for j in 0..<width { table[j] = Float(j) }
-        // Each valid row's smallest cost.
+        // Each kept row's smallest cost (so as many as there are kept rows).
         var minimums: [Float] = [0]
-        var depth = 1
         var previousKey: [Unicode.Scalar] = []
         // The key's scalars, decoded from the pack's bytes into one reused buffer (a String and
         // an array for each of the thousands of keys visited were a good part of a check).
@@ -238,10 +237,9 @@ public struct SpellChecker: Sendable {
         while id < count {
             Self.decodeScalars(pack.keyBytes(id), into: &key)
             var common = 0
-            let limit = min(previousKey.count, key.count, depth - 1)
+            let limit = min(previousKey.count, key.count, minimums.count - 1)
             while common < limit && previousKey[common] == key[common] { common += 1 }
-            depth = common + 1
-            minimums.removeLast(minimums.count - depth)
+            minimums.removeLast(minimums.count - (common + 1))
             if table.count < (key.count + 1) * width {
                 table += repeatElement(0, count: (key.count + 1) * width - table.count)
             }
@@ -250,7 +248,6 @@ public struct SpellChecker: Sendable {
                 pruned = true
                 for j in 0..<width { table[width + j] = .infinity }
                 minimums.append(.infinity)
-                depth = 2
                 previousKey = [first]
                 // Always forward, whatever the prefix search answers.
                 id = max(id + 1, pack.endOfRange(sharingPrefixOf: id, length: UTF8.width(first)))
@@ -259,7 +256,6 @@ public struct SpellChecker: Sendable {
             for position in common..<key.count {
                 let rowMinimum = fillRow(&table, width: width, word: word, key: key, position: position)
                 minimums.append(rowMinimum)
-                depth = position + 2
                 // No longer key under this prefix can come within the cost: every later row
                 // builds on this one, or (a swap of two letters, 0.6) on the row before it.
                 if rowMinimum > maxCost, minimums[position] + Self.swapCost > maxCost {
