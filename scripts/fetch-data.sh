@@ -31,7 +31,8 @@ mkdir -p "$DL" "$EX"
 # Debian packages: name=version (Debian 12 "bookworm"). hunspell-fr 1:7.0-1 is a
 # metapackage (Depends: hunspell-fr-classical | hunspell-fr-revised |
 # hunspell-fr-comprehensive); its first alternative, hunspell-fr-classical,
-# holds the fr_FR .dic/.aff and is what is fetched.
+# holds the fr_FR .dic/.aff and is what is fetched. libhunspell-1.7-0 (amd64) is
+# hunspell itself: the pipeline asks it which word forms the dictionaries accept.
 DEBS="
 fortunes=1:1.99.1-7.3
 fortunes-min=1:1.99.1-7.3
@@ -52,6 +53,7 @@ fortunes-ru=1.52-3.1
 fortunes-es=1.36
 fortunes-pl=0.0.20130525-3
 klavaro=3.11-1+b1
+libhunspell-1.7-0=1.7.1-1
 "
 # PyPI wheels: name==version. The platform flags make pip pick the same
 # CPython 3.11 manylinux wheel for gensim whatever the local python is;

@@ -56,11 +56,14 @@ pulseaudio-utils
 pulseaudio
 espeak-ng
 sox
+libhunspell-1.7-0
 "
 # Dictation (issue 16): libpocketsphinx-dev + pocketsphinx-en-us (the recogniser and its English
 # model) and libpulse-dev (libpulse-simple: recording from PulseAudio or PipeWire's pulse service)
 # build inkling-dictate; pulseaudio-utils + pulseaudio run the headless sound-server test;
 # espeak-ng + sox synthesise the test and benchmark speech.
+# libhunspell-1.7-0: the data pipeline's tests (Tests/DataPipeline) ask hunspell which word forms
+# a dictionary accepts; `make pack` uses the pinned copy that fetch-data.sh extracts.
 
 # shellcheck disable=SC2086
 exec sh "$(dirname "$0")/apt-install-missing.sh" install-deps $PACKAGES

@@ -3,6 +3,7 @@ byte-for-byte the same on every run, with one file of every kind the pipeline re
 
 import bz2
 import csv
+import glob
 import gzip
 import io
 import json
@@ -49,6 +50,22 @@ def write(root, path, data):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def system_libhunspell():
+    """The installed libhunspell (Debian's libhunspell-1.7-0, from scripts/install-deps.sh)."""
+    for pattern in ("/usr/lib/*/libhunspell-1.7.so.0", "/lib/*/libhunspell-1.7.so.0"):
+        found = sorted(glob.glob(pattern))
+        if found:
+            return found[0]
+    raise FileNotFoundError("libhunspell-1.7.so.0 is not installed (apt-get install libhunspell-1.7-0)")
+
+
+def link_libhunspell(root):
+    """Where fetch-data.sh extracts the pinned libhunspell, the installed one (same Debian version)."""
+    target = os.path.join(root, "libhunspell-1.7-0/usr/lib/x86_64-linux-gnu/libhunspell-1.7.so.0")
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    os.symlink(system_libhunspell(), target)
 
 
 def csv_text(header, rows):
@@ -145,11 +162,15 @@ def build(root):
     write(root, "onboard-data/usr/share/onboard/models/xx_B.lm",
           "\\data\\\n\\1-grams:\n50 the\n9 Quokka\n\\end\\\n")
     write(root, "symspellpy/symspellpy/bigrams.txt", "of the 100\nin the 90\nbad line\nR&B x 5\n")
-    write(root, "hunspell-xx/usr/share/hunspell/xx.aff", "SET UTF-8\nTRY abc\n")
+    # Affix rules: hunspell accepts `quokkas` and `unkind`, which the .dic does not list.
+    write(root, "hunspell-xx/usr/share/hunspell/xx.aff",
+          "SET UTF-8\nTRY abc\nPFX U Y 1\nPFX U 0 un .\nSFX S Y 1\nSFX S 0 s .\n")
     write(root, "hunspell-xx/usr/share/hunspell/xx.dic",
-          "5\nquokka/S\nhello\tpo:noun\n# a comment\n\tindented comment\nand\\/or/X\n1st\nʼtis/M\n")
+          "7\nquokka/S\nhello\tpo:noun\n# a comment\n\tindented comment\nand\\/or/X\n1st\nʼtis/M\nkind/U\n"
+          "Rottnest/S\n")
+    link_libhunspell(root)
     wordfreq = [{"format": "cB", "version": 1}, ["the", "of"], [], ["quokka", "don’t", "Ünïcödé"],
-                ["слово", "x1"]]
+                ["слово", "x1", "quokkas", "unkind", "kinds", "rottnests"]]
     write(root, "wordfreq/wordfreq/data/large_xx.msgpack.gz", gzip_bytes(msgpack(wordfreq)))
     return {
         "code": "xx",

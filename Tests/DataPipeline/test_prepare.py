@@ -17,7 +17,7 @@ from prepare import corpora, fortunes, lexicons, pipeline, text, wordfreq
 
 # The whole pipeline's output over the fixture: change it only for an intended change of output,
 # and then check that the real packs change as intended too (make pack, scripts/build-packs.sh).
-GOLDEN_SHA256 = "bcd906caedbe9eece6036eb6bdcc13546675ec4c7c7abf7ee9cd9c78e090926e"
+GOLDEN_SHA256 = "7ea363a4989f5c6b4109a287d956265dabf73c9ad13530a4c990d3128061e53a"
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_frequency_lines_rarer_bin_wins_and_sorting_is_fixed(tree, tmp_path):
     root, _ = tree
     lines, count = wordfreq.frequency_lines(root, "large_xx")
     assert lines[:2] == ["of\t1", "the\t1"]
-    assert "don't\t0.954993" in lines and count == 7
+    assert "don't\t0.954993" in lines and count == 11
     path = tmp_path / "wordfreq/wordfreq/data/large_yy.msgpack.gz"
     path.parent.mkdir(parents=True)
     path.write_bytes(gzip.compress(fixture.msgpack([{"format": "cB", "version": 1}, ["word"], ["word"]])))
@@ -251,6 +251,55 @@ def test_dic_stems_drop_flags_fields_comments_and_non_words():
     dic = "6\nquokka/S\nhello\tpo:noun\n# comment\n\tindented\nand\\/or/X\nʼtis/M\nпʼять/A\n"
     assert lexicons.dic_stems(dic) == {"quokka", "hello", "ʼtis", "пʼять"}  # U+02BC is a letter
     assert lexicons.dic_stems(dic, text.norm_folding_modifier_apostrophe) == {"quokka", "hello", "п'ять"}
+
+
+def hunspell_dictionary(tmp_path, aff, dic, encoding="utf-8"):
+    (tmp_path / "t.aff").write_bytes(aff.encode(encoding))
+    (tmp_path / "t.dic").write_bytes(dic.encode(encoding))
+    return lexicons.HunspellChecker(fixture.system_libhunspell(), str(tmp_path / "t.aff"), str(tmp_path / "t.dic"),
+                                    encoding)
+
+
+def test_hunspell_accepts_what_the_affix_rules_make(tmp_path):
+    checker = hunspell_dictionary(
+        tmp_path, "SET UTF-8\nPFX E Y 1\nPFX E 0 dis .\nSFX S Y 1\nSFX S 0 s .\n",
+        "3\nconnect/ES\nPerth/S\nMcKay\n")
+    try:
+        assert checker.accepts("connect") and checker.accepts("disconnect") and checker.accepts("connects")
+        assert checker.accepts("Disconnect")  # a sentence's first word
+        assert not checker.accepts("reconnect") and not checker.accepts("perths")
+        assert checker.accepts("Perths")
+    finally:
+        checker.close()
+
+
+def test_accepted_forms_lower_case_else_capitalised_and_mixed_case_as_typed(tmp_path):
+    checker = hunspell_dictionary(
+        tmp_path, "SET UTF-8\nSFX S Y 1\nSFX S 0 s .\n", "4\nconnect/S\nPerth/S\nMcKay\nblah\n")
+    try:
+        words = ["Connects", "perths", "McKay", "mckay", "BLAH", "Zzz", "connects"]
+        # `connects` once, in lower case; `Perths` capitalised (hunspell rejects `perths`);
+        # `McKay` as typed; `blah` from the all-caps word's lower case; `BLAH` itself never.
+        assert lexicons.accepted_forms(checker, words) == {"connects", "Perths", "McKay", "blah"}
+    finally:
+        checker.close()
+
+
+def test_a_word_the_dictionary_encoding_cannot_hold_is_not_accepted(tmp_path):
+    checker = hunspell_dictionary(tmp_path, "SET ISO8859-1\n", "1\ncafé\n", encoding="latin-1")
+    try:
+        assert checker.accepts("café")
+        assert not checker.accepts("слово")
+    finally:
+        checker.close()
+
+
+def test_the_pipeline_spellings_include_hunspell_accepted_forms(tree, tmp_path):
+    root, config = tree
+    pipeline.prepare(root, config, str(tmp_path))
+    spellings = (tmp_path / "hunspell.txt").read_text(encoding="utf-8").split("\n")
+    assert {"quokka", "kind", "quokkas", "unkind", "Rottnests"} <= set(spellings)
+    assert "kinds" not in spellings and "rottnests" not in spellings  # no S on `kind`; a name
 
 
 # --- pipeline -----------------------------------------------------------------------------------

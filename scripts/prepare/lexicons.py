@@ -1,5 +1,6 @@
 """Readers of word lists: onboard-data's language models, symspellpy's bigram list and hunspell
-dictionaries.
+dictionaries (their stems, and the word forms hunspell itself accepts, through Debian's
+libhunspell).
 
 onboard-data's .lm files (/usr/share/onboard/models/<variant>.lm) are ARPA-like text WITHOUT
 probabilities: a "\\data\\" header with "ngram N=count" lines, then "\\1-grams:" and "\\2-grams:"
@@ -12,6 +13,8 @@ their union is taken with one count per form, not a sum. The bigrams are mostly 
 pairs ("Bruce Springsteen"); they are lowercased for bigrams.tsv.
 """
 
+import ctypes
+import glob
 import os
 import re
 
@@ -95,3 +98,75 @@ def hunspell(ex, spec, normalize=norm):
     with open(base + ".dic", "rb") as f:
         text = f.read().decode(encoding)
     return dic_stems(text, normalize), encoding
+
+
+LIBHUNSPELL_PACKAGE = "libhunspell-1.7-0"
+
+
+def libhunspell_path(ex):
+    """The pinned libhunspell that scripts/fetch-data.sh extracted (Debian's libhunspell-1.7-0)."""
+    found = sorted(glob.glob(os.path.join(ex, LIBHUNSPELL_PACKAGE, "usr/lib/*/libhunspell-1.7.so.0")))
+    if not found:
+        raise FileNotFoundError("%s is not extracted under %s (run scripts/fetch-data.sh)" % (LIBHUNSPELL_PACKAGE, ex))
+    return found[0]
+
+
+class HunspellChecker:
+    """A hunspell dictionary as hunspell applies it (affix rules, compounds, case): Debian's
+    libhunspell through ctypes, so that the pipeline's answer is the spell checker's own."""
+
+    def __init__(self, library, aff, dic, encoding):
+        lib = ctypes.CDLL(library)
+        lib.Hunspell_create.restype = ctypes.c_void_p
+        lib.Hunspell_create.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        lib.Hunspell_spell.restype = ctypes.c_int
+        lib.Hunspell_spell.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        lib.Hunspell_destroy.argtypes = [ctypes.c_void_p]
+        self._lib = lib
+        self._encoding = encoding
+        self._handle = lib.Hunspell_create(os.fsencode(aff), os.fsencode(dic))
+        if not self._handle:
+            raise OSError("libhunspell could not open %s" % dic)
+
+    def accepts(self, word):
+        """Whether hunspell spells `word` correctly; a word its encoding cannot hold is not."""
+        try:
+            data = word.encode(self._encoding)
+        except UnicodeEncodeError:
+            return False
+        return bool(self._lib.Hunspell_spell(self._handle, data))
+
+    def close(self):
+        if self._handle:
+            self._lib.Hunspell_destroy(self._handle)
+            self._handle = None
+
+
+def hunspell_checker(ex, spec, encoding):
+    """A HunspellChecker of languages.json "hunspell" {package, dic}."""
+    base = os.path.join(ex, spec["package"], "usr/share/hunspell", spec["dic"])
+    return HunspellChecker(libhunspell_path(ex), base + ".aff", base + ".dic", encoding)
+
+
+def accepted_forms(checker, words):
+    """The spellings hunspell accepts among `words` (the pack's candidate words, any case): a
+    word's lower-case form when accepted (`solution`, `disconnect`: stems with affix rules, which
+    the .dic does not list), else its capitalised form (`Mexico's`), and a mixed-case form as it
+    is (`McDonald's`). All-caps forms are not checked: hunspell accepts any word in capitals."""
+    accepted = set()
+    decided = set()  # lower-case forms already checked
+    mixed = set()  # mixed-case forms already checked
+    for word in words:
+        lower = word.lower()
+        capital = lower[:1].upper() + lower[1:]
+        if lower not in decided:
+            decided.add(lower)
+            if checker.accepts(lower):
+                accepted.add(lower)
+            elif checker.accepts(capital):
+                accepted.add(capital)
+        if word not in (lower, capital) and not word.isupper() and word not in mixed:
+            mixed.add(word)
+            if checker.accepts(word):
+                accepted.add(word)
+    return accepted

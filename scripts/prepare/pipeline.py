@@ -9,7 +9,10 @@
   bigrams.tsv    w1<TAB>w2<TAB>count  lowercase; symspellpy's "symspellBigrams" list (if any)
                                       plus the onboard bigrams, integer counts summed without
                                       rescaling. Most frequent first, then w1, then w2.
-  hunspell.txt   stem                 stems of the "hunspell" dictionary, sorted, unique.
+  hunspell.txt   spelling             the "hunspell" dictionary's stems, and every form of the
+                                      candidate words (wordfreq.tsv's and case.tsv's) that hunspell
+                                      accepts (through Debian's libhunspell: affix rules, compounds,
+                                      case), sorted, unique.
   corpus.txt     one document a line  cleaned running text of the "corpus" sources, in order.
   dev.txt        one document a line  with "devEvery": every N-th cleaned document, never
                                       written to corpus.txt (the language's held-out text).
@@ -111,6 +114,7 @@ def prepare(ex, config, outdir):
     rows, n_onboard_uni = case_rows(docs, onboard_uni)
     write_lines(out("case.tsv"), ("%s\t%d" % kv for kv in rows))
     n_case = len(rows)
+    case_forms = [form for form, _ in rows]
 
     symspell = config.get("symspellBigrams")
     pairs = lexicons.symspell_bigrams(ex, symspell) if symspell else []
@@ -118,12 +122,21 @@ def prepare(ex, config, outdir):
     write_lines(out("bigrams.tsv"), ("%s\t%s\t%d" % (a, b, c) for (a, b), c in rows))
     n_bigrams = len(rows)
 
-    stems, encoding = lexicons.hunspell(ex, config["hunspell"], normalize)
-    write_lines(out("hunspell.txt"), sorted(stems))
-
     script = config.get("script")
     wf_lines, n_wf = wordfreq.frequency_lines(ex, config["wordfreq"], keep=wordfreq.script_filter(script))
     write_lines(out("wordfreq.tsv"), wf_lines)
+
+    # The .dic lists stems with affix rules (`connect/AEDVGS`: `disconnect`, `connects`, …); the
+    # stems alone left a third of the English vocabulary (`solution`, `disclosure`) unvouched for
+    # and proper names' possessives (`Mexico's`) shown in lower case. hunspell decides the rest.
+    stems, encoding = lexicons.hunspell(ex, config["hunspell"], normalize)
+    checker = lexicons.hunspell_checker(ex, config["hunspell"], encoding)
+    try:
+        candidates = [line.split("\t", 1)[0] for line in wf_lines] + case_forms
+        accepted = lexicons.accepted_forms(checker, candidates)
+    finally:
+        checker.close()
+    write_lines(out("hunspell.txt"), sorted(stems | accepted))
 
     held_out = " and dev.txt (every %d-th document)" % every if every else ""
     lines = ["# %s corpus.txt%s: documents and words per source, after cleaning" % (code, held_out),
@@ -140,6 +153,7 @@ def prepare(ex, config, outdir):
                  % (n_case, n_onboard_uni, ",".join(config.get("onboard", [])) or "none"))
     lines.append("bigrams.tsv pairs\t%d (symspellpy pairs: %d, onboard pairs: %d)"
                  % (n_bigrams, n_symspell, n_onboard_bi))
-    lines.append("hunspell.txt stems\t%d (%s.dic, %s)" % (len(stems), config["hunspell"]["dic"], encoding))
+    lines.append("hunspell.txt spellings\t%d (%d stems of %s.dic, %s; %d accepted forms of candidate words)"
+                 % (len(stems | accepted), len(stems), config["hunspell"]["dic"], encoding, len(accepted)))
     write_lines(out("stats.txt"), lines)
     return lines
