@@ -20,6 +20,8 @@ final class EngineInstance {
     /// Dead keys and Compose sequences in front of the session (nil with the session).
     private let compose: ComposeFilter?
     private var idleQueued = false
+    /// Whether an idle callback carrying a finished word's check forward is queued.
+    private var checkSliceQueued = false
     private let diagnostics: MemoryDiagnostics?
 
     /// Engine objects alive in this process (memory diagnostics; only touched on the main thread).
@@ -221,11 +223,41 @@ final class EngineInstance {
         }
         render(effects)
         if let start { diagnostics?.recordSuggestions(since: start, sendingSince: sendStart) }
-        // The finished word's check, once the table is on its way (in the same idle callback, so
-        // it still runs before the next key, as it always did).
+        // The finished word's check, once the table is on its way: its first slice in this idle
+        // callback, the rest (a long search) in later ones, each after any key that came.
         let checkStart = diagnostics != nil ? MemoryDiagnostics.stamp() : nil
-        render(session.checkFinishedWord())
+        runCheckSlice()
         if let checkStart { diagnostics?.recordAfterTable(since: checkStart) }
+    }
+
+    /// Carries the finished word's check forward by one slice; queues the next slice at low
+    /// priority (after pending D-Bus messages, keys among them) while a search is left.
+    private func runCheckSlice() {
+        guard engine != nil, let session else { return }
+        let step = session.advanceFinishedWordCheck(work: SpellChecker.searchSliceWork)
+        render(step.effects)
+        if !step.done { scheduleCheckSlice() }
+    }
+
+    private func scheduleCheckSlice() {
+        guard !checkSliceQueued, engine != nil else { return }
+        checkSliceQueued = true
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        g_idle_add_full(
+            G_PRIORITY_LOW,
+            { data in
+                guard let data else { return 0 }
+                let instance = Unmanaged<EngineInstance>.fromOpaque(data).takeUnretainedValue()
+                MainActor.assumeIsolated {
+                    instance.checkSliceQueued = false
+                    instance.runCheckSlice()
+                }
+                return 0  // G_SOURCE_REMOVE (runCheckSlice queues the next one)
+            }, retained,
+            { data in
+                guard let data else { return }
+                Unmanaged<EngineInstance>.fromOpaque(data).release()
+            })
     }
 
     private func requestSurroundingText() {

@@ -18,7 +18,7 @@ enum CheckCommand {
     /// Each flag comes with the UTF-8 offset where its word starts (word indices would shift when a
     /// typo changes how the text splits into words, e.g. `don''t`).
     static func flags(
-        in document: String, checker: SpellChecker, timed: ((Substring, Duration) -> Void)? = nil
+        in document: String, checker: SpellChecker, timed: ((Substring, Duration, Duration) -> Void)? = nil
     ) -> [(offset: Int, flag: TypoFlag)] {
         var result: [(Int, TypoFlag)] = []
         var seen: Set<String> = []
@@ -27,9 +27,25 @@ enum CheckCommand {
             let before = document[..<word.startIndex]
             let after = document[word.endIndex...]
             // Earlier words are exempt unless they were flagged themselves, as in the session.
-            let start = clock.now
-            let found = checker.check(word: word, before: before, after: after, exempt: seen)
-            timed?(word, clock.now - start)
+            // In slices, as the engine runs it: the longest slice is what a key may wait for.
+            var start = clock.now
+            let first = start
+            var found: TypoFlag?
+            var longest = Duration.zero
+            switch checker.startCheck(word: word, before: before, after: after, exempt: seen) {
+            case .finished(let flag): found = flag
+            case .searching(var search):
+                while !search.isFinished {
+                    _ = search.advance(work: SpellChecker.searchSliceWork)
+                    let now = clock.now
+                    longest = max(longest, now - start)
+                    start = now
+                }
+                found = search.flag
+            }
+            let end = clock.now
+            longest = max(longest, end - start)
+            timed?(word, end - first, longest)
             if let flag = found {
                 result.append((document.utf8.distance(from: document.startIndex, to: word.startIndex), flag))
             } else {
@@ -67,10 +83,15 @@ enum CheckCommand {
         // Each word's check on the clean text (the session runs one after every finished word, on
         // the main loop: a long one delays the next key).
         var wordTimes: [(word: Substring, time: Duration)] = []
+        // The longest slice of each word's check (the engine runs a long search in slices).
+        var sliceTimes: [Double] = []
         for document in documents {
             words += WordText.words(in: document).count
             let start = clock.now
-            let found = flags(in: document, checker: checker) { wordTimes.append(($0, $1)) }
+            let found = flags(in: document, checker: checker) {
+                wordTimes.append(($0, $1))
+                sliceTimes.append(Self.microseconds($2))
+            }
             falseFlags += found.count
             if arguments.options["--show"] == "false" {
                 for (offset, flag) in found {
@@ -164,6 +185,10 @@ enum CheckCommand {
             let p99 = sorted[(sorted.count - 1) * 99 / 100]
             print(
                 "check time per word on the clean text: p50 \(format1(p50)) µs, p99 \(format1(p99)) µs, max \(format1(slowest)) µs"
+            )
+            let slices = sliceTimes.sorted()
+            print(
+                "longest slice of a check (\(SpellChecker.searchSliceWork) units of work; what a key may wait for): p99 \(format1(slices[(slices.count - 1) * 99 / 100])) µs, max \(format1(slices.last ?? 0)) µs"
             )
         }
         if arguments.options["--show"] == "slow" {

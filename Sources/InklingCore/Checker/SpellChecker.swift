@@ -50,42 +50,67 @@ public struct SpellChecker: Sendable {
     ///   - exempt: words never flagged (used earlier in the document, kept by the user, learned).
     public func check(word: Substring, before: Substring, after: Substring = "", exempt: Set<String> = []) -> TypoFlag?
     {
+        switch startCheck(word: word, before: before, after: after, exempt: exempt) {
+        case .finished(let flag): return flag
+        case .searching(var search):
+            _ = search.advance(work: .max)
+            return search.flag
+        }
+    }
+
+    /// Starts `check(word:before:after:exempt:)`: decided at once, or at its search of near
+    /// words, which `WordCheckSearch.advance(work:)` runs a slice at a time so that a long
+    /// search never holds up a key (a long Russian word visits ~10^5 keys, 10 ms).
+    public func startCheck(word: Substring, before: Substring, after: Substring = "", exempt: Set<String> = [])
+        -> WordCheckStart
+    {
         let key = WordText.key(word)
         guard !exempt.contains(key), !Self.looksLikeNonWord(word: word, before: before, after: after) else {
-            return nil
+            return .finished(nil)
         }
         if pack.id(ofKey: key) == nil, word.contains("-") {
-            return checkCompound(word: word, before: before, exempt: exempt)
+            return startCompound(word: word, before: before, exempt: exempt)
         }
-        return checkSingle(word: word, key: key, before: before)
+        return startSingle(word: word, key: key, before: before)
     }
 
     /// A hyphenated word the pack does not know: fine if its parts (or the word without hyphens,
     /// `e-mails`) are words; otherwise the first doubtful part is flagged and the whole word fixed.
-    private func checkCompound(word: Substring, before: Substring, exempt: Set<String>) -> TypoFlag? {
+    private func startCompound(word: Substring, before: Substring, exempt: Set<String>) -> WordCheckStart {
         let key = WordText.key(word)
-        if pack.id(ofKey: key.replacing("-", with: "")) != nil { return nil }
-        let parts = word.split(separator: "-", omittingEmptySubsequences: false)
-        var start = word.startIndex
-        for part in parts {
-            defer { start = word.index(part.endIndex, offsetBy: 1, limitedBy: word.endIndex) ?? word.endIndex }
-            let partKey = WordText.key(part)
-            guard !exempt.contains(partKey),
-                let flag = checkSingle(word: part, key: partKey, before: before + word[word.startIndex..<start])
-            else { continue }
-            let head = word[word.startIndex..<part.startIndex]
-            let tail = word[part.endIndex...]
-            return TypoFlag(
-                word: String(word), replacements: flag.replacements.map { head + $0 + tail },
-                explanation: flag.explanation, margin: flag.margin)
-        }
-        return nil
+        if pack.id(ofKey: key.replacing("-", with: "")) != nil { return .finished(nil) }
+        let whole = String(word)
+        let parts = whole.split(separator: "-", omittingEmptySubsequences: false).map { $0.startIndex..<$0.endIndex }
+        return continueCompound(
+            CompoundCheck(word: whole, before: String(before), exempt: exempt, parts: parts, nextPart: 0))
     }
 
-    /// Checks one word without hyphens (or one part of a hyphenated word).
-    private func checkSingle(word: Substring, key: String, before: Substring) -> TypoFlag? {
+    /// The parts of a hyphenated word from `compound.nextPart` on: the answer, or the first part
+    /// whose check reaches its search of near words (the search then carries the compound on).
+    func continueCompound(_ compound: CompoundCheck) -> WordCheckStart {
+        var compound = compound
+        while compound.nextPart < compound.parts.count {
+            let range = compound.parts[compound.nextPart]
+            compound.nextPart += 1
+            let part = compound.word[range]
+            let partKey = WordText.key(part)
+            guard !compound.exempt.contains(partKey) else { continue }
+            let partBefore = compound.before + compound.word[compound.word.startIndex..<range.lowerBound]
+            switch startSingle(word: part, key: partKey, before: Substring(partBefore)) {
+            case .finished(nil): continue
+            case .finished(let flag?): return .finished(compound.wholeWordFlag(flag, part: range))
+            case .searching(var search):
+                search.compound = (compound, range)
+                return .searching(search)
+            }
+        }
+        return .finished(nil)
+    }
+
+    /// Decides one word without hyphens up to its search of near words.
+    private func startSingle(word: Substring, key: String, before: Substring) -> WordCheckStart {
         let scalars = Array(key.unicodeScalars)
-        guard scalars.count >= 2, scalars.count <= 24 else { return nil }
+        guard scalars.count >= 2, scalars.count <= 24 else { return .finished(nil) }
         let typedID = pack.id(ofKey: key)
         // An English word the pack lacks but that regularly inflects a spelled word (`snidely`,
         // `polarizes`) is a word, not a typo.
@@ -96,7 +121,7 @@ public struct SpellChecker: Sendable {
                     pack.id(ofKey: stem).map { pack.wordFlags($0).contains(.spelledInLowercase) } ?? false
                 })
         {
-            return nil
+            return .finished(nil)
         }
         let previous = previousWordID(before)
         let typedScore: Float = typedID.map { contextLogProb($0, previous: previous) } ?? unknownWordLogProb
@@ -107,12 +132,24 @@ public struct SpellChecker: Sendable {
             if flags.contains(.spelledInLowercase)
                 || (flags.contains(.spelled) && (!WordText.isAllLowercase(word) || !pack.marksLowercaseSpellings))
             {
-                return nil
+                return .finished(nil)
             }
         }
         // Short words get fewer edits: two edits turn almost any short string into some word.
         let lengthCost: Float = scalars.count <= 4 ? 1.0 : (scalars.count <= 6 ? 1.5 : 2.0)
-        var nearby = nearWords(scalars, maxCost: min(maxCost, lengthCost))
+        let search = NearWordsSearch(scalars, maxCost: min(maxCost, lengthCost), checker: self)
+        return .searching(
+            WordCheckSearch(
+                checker: self, word: String(word), scalars: scalars, typedID: typedID, typedScore: typedScore,
+                previous: previous, before: String(before), search: search))
+    }
+
+    /// The flag, if any, once the near words of a word are known (`startSingle` decided the rest).
+    func judge(
+        word: Substring, scalars: [Unicode.Scalar], typedID: Int?, typedScore: Float, previous: Int?,
+        before: Substring, nearby found: [(id: Int, cost: Float)]
+    ) -> TypoFlag? {
+        var nearby = found
         if scalars.count == 2 {
             // Two letters are one edit from dozens of words; only a dropped letter (`te` for
             // `the`, `fo` for `for`) or swapped letters (`ot` for `to`) are common enough to flag.
@@ -179,7 +216,7 @@ public struct SpellChecker: Sendable {
 
     private func previousWordID(_ before: Substring) -> Int? {
         if WordText.isSentenceStart(before) { return pack.sentenceStartID }
-        guard let last = WordText.words(in: before).last else { return pack.sentenceStartID }
+        guard let last = WordText.lastWord(in: before) else { return pack.sentenceStartID }
         return pack.id(ofKey: WordText.key(last))
     }
 
@@ -207,74 +244,18 @@ public struct SpellChecker: Sendable {
 
     // MARK: Candidate search
 
-    /// Vocabulary words within `maxCost` weighted edits of `typed` (a lower-case key).
-    ///
-    /// Walks the sorted vocabulary, sharing dynamic-programming rows between keys with a common
-    /// prefix and skipping every key under a prefix that no longer key can bring back within
-    /// `maxCost`: its row exceeds it, and so does the row before it plus a swap (a swap of the
-    /// last two letters builds on that row; skipping on the last row alone lost `time` for `tuem`).
+    /// Vocabulary words within `maxCost` weighted edits of `typed` (a lower-case key), in
+    /// vocabulary order: `NearWordsSearch` run to its end.
     public func nearWords(_ typed: [Unicode.Scalar], maxCost: Float) -> [(id: Int, cost: Float)] {
-        guard !typed.isEmpty else { return [] }
-        var allowedFirst = Set(layout.neighbours(of: typed[0]))
-        allowedFirst.insert(typed[0])
-        if typed.count > 1 { allowedFirst.insert(typed[1]) }
-        let word = TypedWord(typed, layout: layout)
-        var result: [(Int, Float)] = []
-        let width = typed.count + 1
-        // The rows of the dynamic-programming table, one after the other in one buffer: row `i`
-        // (at `i * width`) is the candidate prefix of `i` scalars against the typed word. Rows
-        // up to the prefix a key shares with the one before are kept.
-        var table = [Float](repeating: 0, count: 32 * width)
-        for j in 0..<width { table[j] = Float(j) }
-        // Each kept row's smallest cost (so as many as there are kept rows).
-        var minimums: [Float] = [0]
-        var previousKey: [Unicode.Scalar] = []
-        // The key's scalars, decoded from the pack's bytes into one reused buffer (a String and
-        // an array for each of the thousands of keys visited were a good part of a check).
-        var key: [Unicode.Scalar] = []
-        var id = 0
-        let count = pack.wordCount
-        while id < count {
-            Self.decodeScalars(pack.keyBytes(id), into: &key)
-            var common = 0
-            let limit = min(previousKey.count, key.count, minimums.count - 1)
-            while common < limit && previousKey[common] == key[common] { common += 1 }
-            minimums.removeLast(minimums.count - (common + 1))
-            if table.count < (key.count + 1) * width {
-                table += repeatElement(0, count: (key.count + 1) * width - table.count)
-            }
-            var pruned = false
-            if common == 0, let first = key.first, !allowedFirst.contains(first) {
-                pruned = true
-                for j in 0..<width { table[width + j] = .infinity }
-                minimums.append(.infinity)
-                previousKey = [first]
-                // Always forward, whatever the prefix search answers.
-                id = max(id + 1, pack.endOfRange(sharingPrefixOf: id, length: UTF8.width(first)))
-                continue
-            }
-            for position in common..<key.count {
-                let rowMinimum = fillRow(&table, width: width, word: word, key: key, position: position)
-                minimums.append(rowMinimum)
-                // No longer key under this prefix can come within the cost: every later row
-                // builds on this one, or (a swap of two letters, 0.6) on the row before it.
-                if rowMinimum > maxCost, minimums[position] + Self.swapCost > maxCost {
-                    let prefixLength = key[0...position].reduce(0) { $0 + UTF8.width($1) }
-                    previousKey = Array(key[0...position])
-                    id = max(id + 1, pack.endOfRange(sharingPrefixOf: id, length: prefixLength))
-                    pruned = true
-                    break
-                }
-            }
-            if !pruned {
-                let cost = table[key.count * width + typed.count]
-                if cost <= maxCost { result.append((id, cost)) }
-                previousKey = key
-                id += 1
-            }
-        }
-        return result
+        var search = NearWordsSearch(typed, maxCost: maxCost, checker: self)
+        _ = search.advance(work: .max, checker: self)
+        return search.result
     }
+
+    /// Units of work (`WordCheckSearch.advance(work:)`) of a finished word's check per slice
+    /// where the engine runs it between keys: a key waits for one slice at most, never a whole
+    /// search (up to 10 ms for a long Russian word; issue 18). `check-bench` prints the longest.
+    public static let searchSliceWork = 10_000
 
     /// The cost of two neighbouring letters typed in the wrong order (`teh`).
     static let swapCost: Float = 0.6
@@ -321,7 +302,7 @@ public struct SpellChecker: Sendable {
 
     /// Fills the table's row for candidate prefix `key[0...position]` against the typed word
     /// (from the two rows above it) and returns the row's smallest cost.
-    private func fillRow(
+    func fillRow(
         _ table: inout [Float], width: Int, word: TypedWord, key: [Unicode.Scalar], position: Int
     ) -> Float {
         let typed = word.scalars
@@ -372,9 +353,18 @@ public struct SpellChecker: Sendable {
     /// The letter without accents, for cheap accent mistakes (`cafe` → `café`).
     static func baseLetter(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
         guard scalar.value >= 0xC0 else { return scalar }
-        let decomposed = String(scalar).decomposedStringWithCanonicalMappingIfAvailable
-        return decomposed.unicodeScalars.first ?? scalar
+        return baseLetters[scalar] ?? scalar
     }
+
+    /// The common accented letters and their base letters, by table instead of ICU's
+    /// decomposition. Built once: built on every call, as it was, it took 60 % of a Russian
+    /// check (every Cyrillic letter is above U+00C0), up to 10 ms for a long word.
+    private static let baseLetters: [Unicode.Scalar: Unicode.Scalar] = [
+        "à": "a", "á": "a", "â": "a", "ã": "a", "ä": "a", "å": "a", "ç": "c", "è": "e", "é": "e", "ê": "e",
+        "ë": "e", "ì": "i", "í": "i", "î": "i", "ï": "i", "ñ": "n", "ò": "o", "ó": "o", "ô": "o", "õ": "o",
+        "ö": "o", "ù": "u", "ú": "u", "û": "u", "ü": "u", "ý": "y", "ÿ": "y", "ą": "a", "ć": "c", "ę": "e",
+        "ł": "l", "ń": "n", "ś": "s", "ź": "z", "ż": "z", "ё": "е", "й": "и",
+    ]
 
     // MARK: Explanations
 
@@ -425,19 +415,5 @@ extension String {
             end = previous
         }
         return self[..<end]
-    }
-
-    /// Canonical decomposition where the standard library provides it (NFD of one scalar).
-    var decomposedStringWithCanonicalMappingIfAvailable: String {
-        // Character comparison in Swift is canonical-equivalence based; decompose the common
-        // Latin accents by table instead of pulling in ICU.
-        let table: [Unicode.Scalar: Unicode.Scalar] = [
-            "à": "a", "á": "a", "â": "a", "ã": "a", "ä": "a", "å": "a", "ç": "c", "è": "e", "é": "e", "ê": "e",
-            "ë": "e", "ì": "i", "í": "i", "î": "i", "ï": "i", "ñ": "n", "ò": "o", "ó": "o", "ô": "o", "õ": "o",
-            "ö": "o", "ù": "u", "ú": "u", "û": "u", "ü": "u", "ý": "y", "ÿ": "y", "ą": "a", "ć": "c", "ę": "e",
-            "ł": "l", "ń": "n", "ś": "s", "ź": "z", "ż": "z", "ё": "е", "й": "и",
-        ]
-        guard let scalar = unicodeScalars.first, let base = table[scalar] else { return self }
-        return String(base)
     }
 }

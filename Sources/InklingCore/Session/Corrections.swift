@@ -15,6 +15,14 @@ public struct Corrections: Sendable {
         }
     }
 
+    /// A word's check under way: the word and its search of near words.
+    public struct RunningCheck: Sendable {
+        /// The word checked and the text before it when it was finished.
+        public var check: PendingCheck
+        /// The check, at its search of near words.
+        public var search: WordCheckSearch
+    }
+
     /// What a key does while the correction panel is open.
     public enum PanelAnswer: Equatable, Sendable {
         /// The panel changed: draw it again.
@@ -31,6 +39,8 @@ public struct Corrections: Sendable {
     public internal(set) var tracker = CorrectionTracker()
     /// The word to check once the key is answered.
     public internal(set) var pendingCheck: PendingCheck? = nil
+    /// A check under way: its search of near words runs a slice at a time.
+    public internal(set) var runningCheck: RunningCheck? = nil
     /// Whether the correction panel (every flag with its explanation) replaces the suggestions.
     public internal(set) var panelIsOpen = false
     /// The panel's rows: one per flag, its chip and the other fixes.
@@ -77,27 +87,75 @@ public struct Corrections: Sendable {
         pendingCheck = PendingCheck(word: word, before: before)
     }
 
-    /// Forgets the word waiting for its check (the cursor may have moved away from it).
-    public mutating func dropPendingCheck() { pendingCheck = nil }
+    /// Forgets the word waiting for its check, and a check under way (the cursor may have moved
+    /// away from the word).
+    public mutating func dropPendingCheck() {
+        pendingCheck = nil
+        runningCheck = nil
+    }
 
     /// Checks the word waiting for its check, if `before` (the known text before the cursor now)
     /// still holds it; returns whether a flag was added.
     public mutating func runPendingCheck(before: String?, checker: SpellChecker) -> Bool {
-        guard let check = pendingCheck else { return false }
-        pendingCheck = nil
-        guard let before, before.hasPrefix(check.before + check.word) else { return false }
-        let tail = String(before.unicodeScalars.dropFirst((check.before + check.word).unicodeScalars.count))
-        // Earlier words are the user's own (names, jargon), unless they are flagged themselves:
-        // the same typo twice in a sentence is flagged twice.
-        var exempt = tracker.keptWords
-        let flagged = Set(tracker.flags.map { WordText.key($0.flag.word) })
-        for word in WordText.words(in: check.before) where !flagged.contains(WordText.key(word)) {
-            exempt.insert(WordText.key(word))
+        advanceChecks(before: before, checker: checker, work: .max).flagged
+    }
+
+    /// Carries the checks of finished words forward by at most about `limit` units of search
+    /// (`WordCheckSearch.advance(work:)`): a check under way first, then the word waiting for its check. A flag is added
+    /// only if `before` (the known text before the cursor now) still holds its word; `done` is
+    /// false while a search is left for a later call.
+    public mutating func advanceChecks(before: String?, checker: SpellChecker, work limit: Int)
+        -> (flagged: Bool, done: Bool)
+    {
+        guard before != nil else {  // the text is not known (or checking is off): nothing can be proved
+            dropPendingCheck()
+            return (false, true)
         }
-        guard
-            let flag = checker.check(
+        var flagged = false
+        var budget = limit
+        while true {
+            if var running = runningCheck {
+                runningCheck = nil
+                budget -= running.search.advance(work: max(1, budget))
+                guard running.search.isFinished else {
+                    runningCheck = running
+                    return (flagged, false)
+                }
+                if let flag = running.search.flag, add(flag, checked: running.check, before: before) { flagged = true }
+                if budget <= 0, pendingCheck != nil { return (flagged, false) }
+                continue
+            }
+            guard let check = pendingCheck else { return (flagged, true) }
+            pendingCheck = nil
+            guard let before, let tail = Self.tail(after: check, in: before) else { continue }
+            // Earlier words are the user's own (names, jargon), unless they are flagged themselves:
+            // the same typo twice in a sentence is flagged twice.
+            var exempt = tracker.keptWords
+            let flaggedWords = Set(tracker.flags.map { WordText.key($0.flag.word) })
+            for word in WordText.words(in: check.before) where !flaggedWords.contains(WordText.key(word)) {
+                exempt.insert(WordText.key(word))
+            }
+            let start = checker.startCheck(
                 word: Substring(check.word), before: Substring(check.before), after: Substring(tail), exempt: exempt)
-        else { return false }
+            switch start {
+            case .finished(let flag):
+                if let flag, add(flag, checked: check, before: before) { flagged = true }
+            case .searching(let search):
+                runningCheck = RunningCheck(check: check, search: search)
+            }
+        }
+    }
+
+    /// What follows the checked word up to the cursor, if `before` still holds the word.
+    private static func tail(after check: PendingCheck, in before: String) -> String? {
+        guard before.hasPrefix(check.before + check.word) else { return nil }
+        return String(before.unicodeScalars.dropFirst((check.before + check.word).unicodeScalars.count))
+    }
+
+    /// Adds a flag of the checked word if `before` (the text before the cursor now, which may
+    /// have grown while the check ran) still holds the word where it was.
+    private mutating func add(_ flag: TypoFlag, checked check: PendingCheck, before: String?) -> Bool {
+        guard let before, let tail = Self.tail(after: check, in: before) else { return false }
         tracker.add(flag, before: Substring(check.before), tail: tail)
         return true
     }

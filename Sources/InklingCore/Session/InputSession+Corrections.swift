@@ -10,11 +10,12 @@ extension InputSession {
             for: word, before: context.before, mode: settings.autocorrect, checker: checker)
     }
 
-    /// Checks the word finished by the last key, now that the key has been answered.
-    func runPendingCheck() -> [SessionEffect] {
+    /// Checks the word finished by the last key, now that the key has been answered, by at most
+    /// about `limit` units of search (`done`: nothing is left to check).
+    func runPendingCheck(work limit: Int) -> (effects: [SessionEffect], done: Bool) {
         let known = settings.checkSpelling && context.isKnown ? context.before : nil
-        guard corrections.runPendingCheck(before: known, checker: checker) else { return [] }
-        return auxiliaryEffects()
+        let step = corrections.advanceChecks(before: known, checker: checker, work: limit)
+        return (step.flagged ? auxiliaryEffects() : [], step.done)
     }
 
     /// Applies a flag's fix after proving the word is exactly where it was.

@@ -357,8 +357,18 @@ public final class InputSession {
     /// The check of the word the last key finished (a chip in the auxiliary text when it is a
     /// likely typo): nothing the table shows depends on it, so it runs after `refreshTable()`.
     public func checkFinishedWord() -> [SessionEffect] {
-        guard !isInert else { return [] }
-        return runPendingCheck()
+        advanceFinishedWordCheck(work: .max).effects
+    }
+
+    /// `checkFinishedWord()` a slice at a time: at most about `limit` units of work of its
+    /// search of near words (a long word in a large pack visits ~10^5). While `done` is false,
+    /// call again at the next idle moment, after any key that came meanwhile.
+    public func advanceFinishedWordCheck(work limit: Int) -> (effects: [SessionEffect], done: Bool) {
+        guard !isInert else {
+            corrections.dropPendingCheck()
+            return ([], true)
+        }
+        return runPendingCheck(work: limit)
     }
 
     // MARK: Dictation (issue 16; decisions in `DictationController`)

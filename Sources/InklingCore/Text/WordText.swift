@@ -67,6 +67,27 @@ public enum WordText {
         return (Substring(scalars[scalars.startIndex..<split]), Substring(scalars[split..<scalars.endIndex]))
     }
 
+    /// The last of `words(in:)`, found from the end (the text before the cursor can be long).
+    public static func lastWord<S: StringProtocol>(in text: S) -> S.SubSequence? {
+        // Words are split at every scalar that is neither a word scalar nor a joiner, so the
+        // words after such a scalar are the same in the suffix as in the whole text: split only
+        // the suffix after the last separator that comes before the last word scalar.
+        let scalars = text.unicodeScalars
+        var index = scalars.endIndex
+        var sawWordScalar = false
+        while index > scalars.startIndex {
+            let previous = scalars.index(before: index)
+            let scalar = scalars[previous]
+            if isWordScalar(scalar) {
+                sawWordScalar = true
+            } else if sawWordScalar, !isJoiner(scalar) {
+                return words(in: text[index...]).last
+            }
+            index = previous
+        }
+        return words(in: text).last
+    }
+
     /// The words of a text, in order, as substrings.
     public static func words<S: StringProtocol>(in text: S) -> [S.SubSequence] {
         var result: [S.SubSequence] = []

@@ -155,8 +155,7 @@ struct NearWordsTests {
 /// `nearWords` documents (the reference for its pruned, shared-row search).
 private func fullTableCost(typed: [Unicode.Scalar], intended: [Unicode.Scalar], layout: KeyboardLayout) -> Float {
     func base(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
-        scalar.value < 0xC0
-            ? scalar : String(scalar).decomposedStringWithCanonicalMappingIfAvailable.unicodeScalars.first ?? scalar
+        SpellChecker.baseLetter(scalar)
     }
     var table = [[Float]](repeating: [Float](repeating: 0, count: typed.count + 1), count: intended.count + 1)
     for j in 0...typed.count { table[0][j] = Float(j) }
@@ -255,5 +254,43 @@ struct ExplanationTests {
             SpellChecker.explain(
                 typed: Array(typed.unicodeScalars), intended: Array(intended.unicodeScalars), layout: .qwerty)
                 == explanation)
+    }
+}
+
+@Suite("SpellChecker: a check in slices")
+struct SlicedCheckTests {
+    /// The flag of `word` after `before`, the check run `limit` units of work at a time, and how
+    /// many slices that took.
+    func slicedCheck(_ checker: SpellChecker, word: String, before: String, limit: Int) -> (TypoFlag?, Int) {
+        switch checker.startCheck(word: Substring(word), before: Substring(before)) {
+        case .finished(let flag): return (flag, 0)
+        case .searching(var search):
+            var slices = 0
+            while !search.isFinished {
+                let done = search.advance(work: limit)
+                #expect(done >= 1, "every slice moves on")
+                slices += 1
+            }
+            return (search.flag, slices)
+        }
+    }
+
+    @Test("a check run in slices of any size flags what the whole check flags", arguments: [1, 7, 60, 10_000])
+    func slicesGiveTheWholeAnswer(limit: Int) {
+        let checker = SpellChecker(pack: RealPack.pack)
+        // Typos (a few hyphenated, so that a later part is flagged after an earlier part's
+        // search), names, ordinary words, a long word the search walks far for.
+        let words = [
+            "teh", "adn", "recieve", "tuem", "Brentley", "solution", "disclosure", "well-knwon", "sefl-esteem",
+            "reaaly-good", "xhost", "pronounciation", "intellegent", "the", "a", "stupidty", "commander-in-cheif",
+        ]
+        var sliced = 0
+        for word in words {
+            let whole = checker.check(word: Substring(word), before: "I think the ")
+            let (flag, slices) = slicedCheck(checker, word: word, before: "I think the ", limit: limit)
+            #expect(flag == whole, "\(word) in slices of \(limit)")
+            if slices > 1 { sliced += 1 }
+        }
+        if limit <= 60 { #expect(sliced >= 5, "small slices split the searches") }
     }
 }

@@ -45,6 +45,51 @@ struct CorrectionsTests {
         #expect(corrections.flags.isEmpty)
     }
 
+    @Test("a check whose search runs in slices flags the word once it is over, where the word still is")
+    func aCheckInSlices() throws {
+        var corrections = Corrections()
+        corrections.queueCheck(word: "recieve", before: "I will ")
+        var step = corrections.advanceChecks(before: "I will recieve ", checker: checker, work: 1)
+        #expect(!step.done && !step.flagged && corrections.runningCheck != nil, "one unit of work is not the search")
+        #expect(corrections.pendingCheck == nil)
+        // More text typed while the check runs: the flag's tail is the text after the word now.
+        var slices = 1
+        while !step.done {
+            step = corrections.advanceChecks(before: "I will recieve it", checker: checker, work: 50)
+            slices += 1
+        }
+        #expect(step.flagged && slices > 2)
+        let flag = try #require(corrections.flags.first)
+        #expect(flag.chip == "recieve → receive")
+        #expect(flag.tail == " it")
+    }
+
+    @Test("a check under way is dropped when its word is gone, or with the pending check")
+    func aCheckInSlicesIsDropped() {
+        var corrections = Corrections()
+        corrections.queueCheck(word: "recieve", before: "I will ")
+        _ = corrections.advanceChecks(before: "I will recieve ", checker: checker, work: 1)
+        #expect(corrections.runningCheck != nil)
+        var step = (flagged: false, done: false)
+        while !step.done { step = corrections.advanceChecks(before: "I will ", checker: checker, work: 50) }
+        #expect(!step.flagged && corrections.flags.isEmpty, "the word was deleted while the search ran")
+        corrections.queueCheck(word: "recieve", before: "I will ")
+        _ = corrections.advanceChecks(before: "I will recieve ", checker: checker, work: 1)
+        corrections.dropPendingCheck()
+        #expect(corrections.runningCheck == nil)
+        corrections.queueCheck(word: "recieve", before: "I will ")
+        _ = corrections.advanceChecks(before: "I will recieve ", checker: checker, work: 1)
+        step = corrections.advanceChecks(before: nil, checker: checker, work: 50)
+        #expect(step.done && !step.flagged && corrections.runningCheck == nil, "checking turned off meanwhile")
+        // A second word finished while the first is searched: both are checked, in order.
+        corrections.queueCheck(word: "recieve", before: "I will ")
+        _ = corrections.advanceChecks(before: "I will recieve ", checker: checker, work: 1)
+        corrections.queueCheck(word: "teh", before: "I will recieve ")
+        step = corrections.advanceChecks(before: "I will recieve teh ", checker: checker, work: .max)
+        #expect(step.done && step.flagged)
+        #expect(corrections.flags.map(\.chip) == ["teh → the", "recieve → receive"])
+    }
+
     @Test func aKeptWordIsNeverFlaggedAgain() {
         var corrections = Corrections()
         corrections.queueCheck(word: "teh", before: "I saw ")

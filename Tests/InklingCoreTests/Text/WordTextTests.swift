@@ -303,6 +303,20 @@ struct WordTextTests {
 
     // MARK: Words
 
+    @Test("lastWord(in:) is the last of words(in:), on seeded random strings and their suffixes")
+    func lastWordIsTheLastOfTheWords() {
+        var rng = SplitMix64(seed: 11)
+        let alphabet: [Unicode.Scalar] = ["a", "b", "Z", "1", "б", "é", "_", "'", "\u{2019}", "-", " ", ".", "\u{301}"]
+        for _ in 0..<5_000 {
+            var scalars = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...16, using: &rng) { scalars.append(alphabet.randomElement(using: &rng)!) }
+            let text = String(scalars)
+            #expect(WordText.lastWord(in: text).map(String.init) == WordText.words(in: text).last.map(String.init))
+            let suffix = text.dropFirst(Int.random(in: 0...3, using: &rng))
+            #expect(WordText.lastWord(in: suffix) == WordText.words(in: suffix).last, "\(suffix.debugDescription)")
+        }
+    }
+
     @Test func wordsInText() {
         let text =
             "I don't know, well-known rock'n'roll foo_bar 1990s x--y 'quoted' -dash- caf\u{E9} привет-мир e.g. 3.14"
