@@ -193,18 +193,24 @@ final class EngineInstance {
     func scheduleSuggestions() {
         guard !idleQueued, engine != nil else { return }
         idleQueued = true
-        let retained = Unmanaged.passRetained(self).toOpaque()
+        addIdle(priority: G_PRIORITY_DEFAULT_IDLE) { $0.runSuggestions() }
+    }
+
+    /// Runs `action` on this instance once, from an idle callback at `priority` (the instance
+    /// stays alive until then).
+    private func addIdle(priority: gint, _ action: @escaping @MainActor (EngineInstance) -> Void) {
+        let box = Unmanaged.passRetained(SignalAction(self, action)).toOpaque()
         g_idle_add_full(
-            G_PRIORITY_DEFAULT_IDLE,
+            priority,
             { data in
                 guard let data else { return 0 }
-                let instance = Unmanaged<EngineInstance>.fromOpaque(data).takeUnretainedValue()
-                MainActor.assumeIsolated { instance.runSuggestions() }
+                let box = Unmanaged<SignalAction>.fromOpaque(data).takeUnretainedValue()
+                MainActor.assumeIsolated { box.action(box.instance) }
                 return 0  // G_SOURCE_REMOVE
-            }, retained,
+            }, box,
             { data in
                 guard let data else { return }
-                Unmanaged<EngineInstance>.fromOpaque(data).release()
+                Unmanaged<SignalAction>.fromOpaque(data).release()
             })
     }
 
@@ -242,22 +248,10 @@ final class EngineInstance {
     private func scheduleCheckSlice() {
         guard !checkSliceQueued, engine != nil else { return }
         checkSliceQueued = true
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        g_idle_add_full(
-            G_PRIORITY_LOW,
-            { data in
-                guard let data else { return 0 }
-                let instance = Unmanaged<EngineInstance>.fromOpaque(data).takeUnretainedValue()
-                MainActor.assumeIsolated {
-                    instance.checkSliceQueued = false
-                    instance.runCheckSlice()
-                }
-                return 0  // G_SOURCE_REMOVE (runCheckSlice queues the next one)
-            }, retained,
-            { data in
-                guard let data else { return }
-                Unmanaged<EngineInstance>.fromOpaque(data).release()
-            })
+        addIdle(priority: G_PRIORITY_LOW) { instance in
+            instance.checkSliceQueued = false
+            instance.runCheckSlice()  // queues the next slice while a search is left
+        }
     }
 
     private func requestSurroundingText() {
@@ -441,7 +435,8 @@ private func connect(
     inkling_signal_connect(engine, signal, handler, data, releaseInstance)
 }
 
-/// The user data of a signal without arguments: what to do, and to which instance.
+/// The user data of a signal without arguments or of an idle callback: what to do, and to which
+/// instance.
 private final class SignalAction {
     let instance: EngineInstance
     let action: @MainActor (EngineInstance) -> Void

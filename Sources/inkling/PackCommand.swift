@@ -69,5 +69,19 @@ enum PackCommand {
         print("file: \(pack.path) (\(pack.file.size) bytes)")
         for (key, value) in pack.metadata.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
         print("vocabulary: \(pack.wordCount) words")
+        // Which words the spelling dictionary vouches for, and how many are shown capitalised.
+        var spelled = 0
+        var spelledInLowercase = 0
+        var capitalized = 0
+        for id in 0..<pack.wordCount {
+            let flags = pack.wordFlags(id)
+            if flags.contains(.spelled) { spelled += 1 }
+            if flags.contains(.spelledInLowercase) { spelledInLowercase += 1 }
+            if flags.contains(.capitalized) { capitalized += 1 }
+        }
+        let share = { (count: Int) in CheckCommand.format1(100 * Double(count) / Double(max(1, pack.wordCount))) }
+        print(
+            "spelled: \(spelled) words (\(share(spelled)) %), \(spelledInLowercase) in lower case (\(share(spelledInLowercase)) %); shown capitalised: \(capitalized)"
+        )
     }
 }

@@ -293,6 +293,20 @@ def the_man_page_check_notices_a_missing_option():
 
 
 @test
+def pack_info_counts_the_words_the_spelling_dictionary_vouches_for():
+    result = inkling("pack", "info", ARGS.pack)
+    assert result.returncode == 0, result
+    words = int(re.search(r"^vocabulary: (\d+) words$", result.stdout, re.M).group(1))
+    line = re.search(r"^spelled: (\d+) words \(([\d.]+) %\), (\d+) in lower case \(([\d.]+) %\); "
+                     r"shown capitalised: (\d+)$", result.stdout, re.M)
+    assert line, result.stdout
+    spelled, spelled_share, lower, lower_share, capitalised = line.groups()
+    assert 0 < int(lower) <= int(spelled) <= words and 0 < int(capitalised) < words, line.group(0)
+    assert abs(float(spelled_share) - 100 * int(spelled) / words) < 0.06, line.group(0)
+    assert abs(float(lower_share) - 100 * int(lower) / words) < 0.06, line.group(0)
+
+
+@test
 def suggest_uses_the_learned_words_as_the_engine_does():
     env, home = private_env()
     store = os.path.join(home, "data", "inkling", "user.sqlite3")

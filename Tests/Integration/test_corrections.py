@@ -35,6 +35,16 @@ def test_a_typo_gets_a_chip_and_the_fix_replaces_exactly_it(client):
     assert client.deletes == [(-9, 9)], "delete backward from the cursor to the word's start"
 
 
+def test_a_long_typo_checked_in_slices_between_keys_gets_its_chip_and_fix(client):
+    # The search of near words for this word spans several idle callbacks in the engine
+    # (SlicedCheckTests.theEngineSliceSplitsALongCheck); keys typed meanwhile come first.
+    client.wait_for_surrounding_request()
+    type_after(client, "", "the correct pronounciation of it ")
+    wait_for_chip(client, "pronounciation \u2192 pronunciation")
+    assert apply_fix(client)
+    pump_until(lambda: client.text == "the correct pronunciation of it ", what="the fixed sentence")
+
+
 def test_fixes_count_code_points_around_emoji(client):
     client.wait_for_surrounding_request()
     before = "\U0001F600 \U0001F468\u200D\U0001F469\u200D\U0001F467 caf\u00e9 "

@@ -101,13 +101,13 @@ public struct Corrections: Sendable {
     }
 
     /// Carries the checks of finished words forward by at most about `limit` units of search
-    /// (`WordCheckSearch.advance(work:)`): a check under way first, then the word waiting for its check. A flag is added
-    /// only if `before` (the known text before the cursor now) still holds its word; `done` is
-    /// false while a search is left for a later call.
+    /// (`WordCheckSearch.advance(work:)`): a check under way first, then the word waiting for its
+    /// check. A flag is added only if `before` (the known text before the cursor now) still holds
+    /// its word; `done` is false while a search is left for a later call.
     public mutating func advanceChecks(before: String?, checker: SpellChecker, work limit: Int)
         -> (flagged: Bool, done: Bool)
     {
-        guard before != nil else {  // the text is not known (or checking is off): nothing can be proved
+        guard let before else {  // the text is not known (or checking is off): nothing can be proved
             dropPendingCheck()
             return (false, true)
         }
@@ -127,7 +127,7 @@ public struct Corrections: Sendable {
             }
             guard let check = pendingCheck else { return (flagged, true) }
             pendingCheck = nil
-            guard let before, let tail = Self.tail(after: check, in: before) else { continue }
+            guard let tail = Self.tail(after: check, in: before) else { continue }
             // Earlier words are the user's own (names, jargon), unless they are flagged themselves:
             // the same typo twice in a sentence is flagged twice.
             var exempt = tracker.keptWords
@@ -154,8 +154,8 @@ public struct Corrections: Sendable {
 
     /// Adds a flag of the checked word if `before` (the text before the cursor now, which may
     /// have grown while the check ran) still holds the word where it was.
-    private mutating func add(_ flag: TypoFlag, checked check: PendingCheck, before: String?) -> Bool {
-        guard let before, let tail = Self.tail(after: check, in: before) else { return false }
+    private mutating func add(_ flag: TypoFlag, checked check: PendingCheck, before: String) -> Bool {
+        guard let tail = Self.tail(after: check, in: before) else { return false }
         tracker.add(flag, before: Substring(check.before), tail: tail)
         return true
     }

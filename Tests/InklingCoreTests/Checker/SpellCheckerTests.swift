@@ -293,4 +293,13 @@ struct SlicedCheckTests {
         }
         if limit <= 60 { #expect(sliced >= 5, "small slices split the searches") }
     }
+
+    @Test("the engine's slice splits the check of a long typo (the integration test types it)")
+    func theEngineSliceSplitsALongCheck() {
+        let checker = SpellChecker(pack: RealPack.pack)
+        let (flag, slices) = slicedCheck(
+            checker, word: "pronounciation", before: "the correct ", limit: SpellChecker.searchSliceWork)
+        #expect(flag?.replacements.first == "pronunciation")
+        #expect(slices > 1)
+    }
 }

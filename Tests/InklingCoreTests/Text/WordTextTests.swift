@@ -273,14 +273,19 @@ struct WordTextTests {
         }
     }
 
+    /// Up to `maxLength` scalars of letters, digits, joiners, separators and a combining mark.
+    static func randomText(maxLength: Int, using rng: inout SplitMix64) -> String {
+        let alphabet: [Unicode.Scalar] = ["a", "b", "Z", "1", "б", "é", "_", "'", "\u{2019}", "-", " ", ".", "\u{301}"]
+        var scalars = String.UnicodeScalarView()
+        for _ in 0..<Int.random(in: 0...maxLength, using: &rng) { scalars.append(alphabet.randomElement(using: &rng)!) }
+        return String(scalars)
+    }
+
     @Test("the partial word is the last word plus an optional trailing joiner (seeded random strings)")
     func partialIsLastWord() {
         var rng = SplitMix64(seed: 7)
-        let alphabet: [Unicode.Scalar] = ["a", "b", "Z", "1", "б", "é", "_", "'", "\u{2019}", "-", " ", ".", "\u{301}"]
         for _ in 0..<2_000 {
-            var scalars = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 0...12, using: &rng) { scalars.append(alphabet.randomElement(using: &rng)!) }
-            let text = String(scalars)
+            let text = Self.randomText(maxLength: 12, using: &rng)
             let (context, partial) = WordText.splitPartialWord(text)
             #expect(String(context) + String(partial) == text)
             var core = Substring(partial)
@@ -306,11 +311,8 @@ struct WordTextTests {
     @Test("lastWord(in:) is the last of words(in:), on seeded random strings and their suffixes")
     func lastWordIsTheLastOfTheWords() {
         var rng = SplitMix64(seed: 11)
-        let alphabet: [Unicode.Scalar] = ["a", "b", "Z", "1", "б", "é", "_", "'", "\u{2019}", "-", " ", ".", "\u{301}"]
         for _ in 0..<5_000 {
-            var scalars = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 0...16, using: &rng) { scalars.append(alphabet.randomElement(using: &rng)!) }
-            let text = String(scalars)
+            let text = Self.randomText(maxLength: 16, using: &rng)
             #expect(WordText.lastWord(in: text).map(String.init) == WordText.words(in: text).last.map(String.init))
             let suffix = text.dropFirst(Int.random(in: 0...3, using: &rng))
             #expect(WordText.lastWord(in: suffix) == WordText.words(in: suffix).last, "\(suffix.debugDescription)")
