@@ -63,10 +63,8 @@ struct DocumentCache {
     /// One word of the last context: where it stands, counted in UTF-8 bytes from the context's
     /// end (a context that lost its first scalars keeps these), its token, and whether it starts
     /// a sentence there.
-    /// Whether the text between two words ends a sentence.
-    private static func endsSentence(_ gap: Substring) -> Bool {
-        gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
-    }
+    /// Whether the text between two words ends a sentence (`.`, `!`, `?` or a line break).
+    private static func endsSentence(_ gap: Substring) -> Bool { WordText.endsSentence(gap) }
 
     /// `word` of `context` as an occurrence (its token kept in `tokens`); `previousEnd`, the end
     /// of the word before it, moves to this word's end.

@@ -285,7 +285,7 @@ public final class Predictor {
     /// not be recorded). Read from the end, so only the words it keeps are checked, not all of
     /// the last 200 scalars' words at every learned word.
     static func learningContext(_ context: Substring) -> [String] {
-        func endsSentence(_ text: Substring) -> Bool { text.contains { $0 == "." || $0 == "!" || $0 == "?" } }
+        func endsSentence(_ text: Substring) -> Bool { WordText.endsSentence(text) }
         var recent: [String] = []  // newest first
         // The chunks between whitespace, newest first, found from the end: only the last few are
         // read (splitting all of the context walked every character of it at every learned word).
@@ -293,6 +293,8 @@ public final class Predictor {
         chunks: while true {
             while end > context.startIndex, context[context.index(before: end)].isWhitespace {
                 end = context.index(before: end)
+                // A line break ends the sentence: the words of the lines before are not context.
+                if context[end].unicodeScalars.contains(where: WordText.isLineBreak) { break chunks }
             }
             guard end > context.startIndex else { break }
             var start = end

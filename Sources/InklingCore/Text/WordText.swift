@@ -161,12 +161,31 @@ public enum WordText {
         return first.uppercased() + word.dropFirst()
     }
 
+    /// Whether a scalar ends a line (`\n`, `\r`, a vertical tab or form feed, NEL, U+2028, U+2029).
+    public static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: return true
+        default: return false
+        }
+    }
+
+    /// Whether the text between two words ends a sentence: it holds `.`, `!`, `?` or a line break.
+    ///
+    /// A new line starts a new sentence, as Android's `TextUtils.getCapsMode` rules: a greeting
+    /// line (`Hello,`), a heading or a list item does not run on into the next line's words.
+    public static func endsSentence<S: StringProtocol>(_ gap: S) -> Bool {
+        gap.unicodeScalars.contains { $0 == "." || $0 == "!" || $0 == "?" || isLineBreak($0) }
+    }
+
     /// Whether text before a word puts that word at a sentence start.
     ///
     /// True when the text, without trailing whitespace, quotes and brackets, is empty or
-    /// ends with `.`, `!` or `?` (the harness's rule for case credit).
+    /// ends with `.`, `!` or `?` (the harness's rule for case credit), or when a line break
+    /// comes before the word with nothing but those in between (`Hello,\n\n`: the message's
+    /// first sentence; the harness's texts have no line breaks inside a document).
     public static func isSentenceStart<S: StringProtocol>(_ context: S) -> Bool {
         for scalar in context.unicodeScalars.reversed() {
+            if isLineBreak(scalar) { return true }
             if scalar.properties.isWhitespace { continue }
             switch scalar {
             case "\"", "'", "(", ")", "[", "]", "\u{2018}", "\u{2019}", "\u{201C}", "\u{201D}":

@@ -65,6 +65,16 @@ struct DocumentCacheTests {
         #expect(cache("we zorblax ").lastWords == (nil, pack.id(ofKey: "we")))
     }
 
+    @Test("a line break starts a sentence: the words of the line before are not the n-gram context")
+    func lineBreakStartsASentence() throws {
+        let the = try #require(pack.id(ofKey: "the"))
+        #expect(cache("Hello,\n\n").lastWords == (nil, nil))
+        #expect(cache("Hi Sam,\r\n").lastWords == (nil, nil))
+        #expect(cache("Hello,\nthe ").lastWords == (the, pack.sentenceStartID))
+        #expect(cache("Notes\nThe cat ").words["the"]?.display == "the")  // a sentence-initial capital
+        #expect(!cache("Notes\nWhite ").lastWordCapitalizedMidSentence)
+    }
+
     @Test func capitalizedMidSentence() {
         #expect(cache("I live near the White ").lastWordCapitalizedMidSentence)
         #expect(!cache("White ").lastWordCapitalizedMidSentence)
@@ -130,6 +140,7 @@ struct DocumentCacheTests {
             + "paid 12 dollars. Then zorblax met Obama and the cat met the dog again and again. "
             + "rock 'n' roll, well-known caf\u{E9}s and cafe\u{301}s; I said: \"Hi!\" (then) 3rd v2 "
             + "an e-mail to someone@example.com! Why? Because. The end... and the start "
+            + "Hello Sam,\n\nThe cat met Zorblax\nand the dog\r\nthen Obama \u{2028}The end "
         var reused = DocumentCache()
         let scalars = Array(text.unicodeScalars)
         var checked = 0

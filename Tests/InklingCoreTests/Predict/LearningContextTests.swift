@@ -6,11 +6,14 @@ import Testing
 /// give what reading all of them from the start gives (the reading it replaced).
 @Suite("Learning context")
 struct LearningContextTests {
-    /// The reading from the start: every chunk and word of the context, the list cleared at
-    /// each break, its last two words.
+    /// The reading from the start: every chunk and word of the context's last line, the list
+    /// cleared at each break, its last two words.
     static func readFromStart(_ context: Substring) -> [String] {
         var recent: [String] = []
-        for chunk in context.split(whereSeparator: { $0.isWhitespace }) {
+        let lastLine = context.unicodeScalars.lastIndex(where: WordText.isLineBreak).map {
+            context[context.unicodeScalars.index(after: $0)...]
+        }
+        for chunk in (lastLine ?? context).split(whereSeparator: { $0.isWhitespace }) {
             if !LearningPolicy.mayLearnChunk(chunk) {
                 recent.removeAll()
                 continue
@@ -37,6 +40,8 @@ struct LearningContextTests {
         "x1y2z3A4B5C6D7 is ", "rock 'n' roll ", "don't stop ", "well-known fact ", "end.Start ", "(quoted) ",
         "\"Hi,\" she said ", "one two three four ", "one. two three ", "one two. three ", "v2 of it ",
         "www.example.com is the ", "  spaced   out  ", "!? ", "café au ", "why? because ", "a-b-c d ",
+        "Hello,\n\n", "one\ntwo ", "one two\r\n", "Dear Sam,\n\nthanks for ", "list:\n- milk\n- eggs ",
+        "a\u{2028}b ", "end \n ",
     ]
 
     @Test("reading from the end gives the last words after the last break, as reading from the start")
@@ -63,5 +68,14 @@ struct LearningContextTests {
         #expect(Predictor.learningContext("Hello. I ") == ["I"])
         #expect(Predictor.learningContext("mail someone@example.com ") == [])
         #expect(Predictor.learningContext("the 42 ") == [])
+    }
+
+    @Test("a line break ends the context: a greeting line is not the context of the next line's word")
+    func lineBreakEndsTheContext() {
+        #expect(Predictor.learningContext("Hello,\n\n") == [])
+        #expect(Predictor.learningContext("Dear Sam,\r\n") == [])
+        #expect(Predictor.learningContext("Hi all,\nthanks for ") == ["thanks", "for"])
+        #expect(Predictor.learningContext("one two\nthree ") == ["three"])
+        #expect(Predictor.learningContext("one two \u{2029} ") == [])
     }
 }

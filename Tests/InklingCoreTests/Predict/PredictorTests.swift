@@ -186,6 +186,18 @@ struct PredictorTests {
         #expect(suggest("Hello. ").contains("The"))
     }
 
+    /// Browsers and editors report the lines before the cursor: after a greeting line the body's
+    /// first word starts a sentence (it was `my`, `everybody`: the words after `Hello,` in a line).
+    @Test(
+        "the first word after a line break starts a sentence",
+        arguments: ["Hello,\n\n", "Hi Sam,\n", "Dear all,\r\n", "Notes\n", "one\u{2029}"])
+    func lineBreakStartsASentence(before: String) {
+        let suggestions = suggest(before)
+        #expect(suggestions.count == 6)
+        #expect(suggestions.allSatisfy { WordText.startsUppercase($0) }, "\(suggestions)")
+        #expect(suggestions.prefix(2) == suggest("").prefix(2), "\(suggestions)")
+    }
+
     @Test("mid-sentence, only names and I keep a capital")
     func midSentence() {
         for before in ["Hello ", "so the ", "we went to ", "I think that "] {

@@ -192,6 +192,27 @@ struct TypingTests {
         #expect(field.text == "I would like to " + table.candidates[0])
     }
 
+    /// A browser's mail body reports the lines before the cursor: the first word after `Hello,`
+    /// and a blank line was completed as the word after `Hello,` within a line (`there`).
+    @Test(
+        "after a greeting line and Return, the next line's first word is completed as a sentence's",
+        arguments: [FakeField.Reporting.codePoints, .utf16])
+    func completionsAfterALineBreakStartASentence(reporting: FakeField.Reporting) throws {
+        let field = FakeField(reporting: reporting)
+        field.type("Hello,")
+        field.key(Keysym.returnKey)
+        field.key(Keysym.returnKey)
+        field.type("Th")
+        #expect(field.text == "Hello,\n\n" && field.preedit?.text == "Th")
+        let atStart = FakeField(reporting: reporting)
+        atStart.type("Th")
+        // The same first words as at the start of the text (the order further down may differ:
+        // the character model reads the line breaks); it was There, The, That, This, They, Then.
+        let candidates = try #require(field.table).candidates
+        let fromStart = try #require(atStart.table).candidates
+        #expect(candidates.count >= 6 && candidates.prefix(6) == fromStart.prefix(6), "\(candidates) \(fromStart)")
+    }
+
     @Test func nextWordPredictionsCanBeSwitchedOff() {
         var settings = SessionSettings()
         settings.nextWordPredictions = false

@@ -360,11 +360,24 @@ struct WordTextTests {
             ("Wait\u{2026} ", false), ("He said \"hi.\" ", true), ("(See above.) ", true),
             ("\u{201C}Go.\u{201D} ", true),
             ("It ended.\n\n", true), ("[Done!] ", true),
+            // A line break starts a sentence: the greeting line of a message, a heading, a list item.
+            ("Hello,\n\n", true), ("Hi Sam,\n", true), ("Dear Sam,\r\n", true), ("Notes\n  ", true),
+            ("one\u{2028}", true), ("one\u{2029}", true), ("- milk\n\"", true), ("one\ttwo ", false),
             ("Hello ", false), ("Hello, ", false), ("Hello; ", false), ("Hello: ", false), ("3.14 ", false),
             ("a-", false), ("\u{1F600} ", false),
         ])
     func sentenceStart(context: String, expected: Bool) {
         #expect(WordText.isSentenceStart(context) == expected)
+    }
+
+    @Test(
+        "the text between two words ends a sentence at . ! ? or a line break",
+        arguments: [
+            (" ", false), (", ", false), ("; ", false), ("\u{2026} ", false), ("\t", false), (". ", true),
+            ("! ", true), ("? ", true), ("\n", true), (",\r\n", true), (" \u{2028}", true), ("\u{2029}", true),
+        ])
+    func endsSentence(gap: String, expected: Bool) {
+        #expect(WordText.endsSentence(gap) == expected)
     }
 
     // MARK: Keys and casing helpers
