@@ -373,6 +373,23 @@ def test_surrounding_text_with_emoji_gives_next_word_predictions(client):
     wait_for_completions(client, "t")
 
 
+def test_the_first_word_after_a_greeting_line_is_completed_as_a_sentence_start(client):
+    # Chromium reports the lines before the cursor: the first word of a mail's body after
+    # `Hello,` and a blank line was completed as the word after `Hello,` (There, The, That…).
+    client.wait_for_surrounding_request()
+    client.text = "Hello,\n\n"
+    client.set_surrounding(client.text)
+    client.tables.clear()
+    client.type("Th")
+    candidates = client.wait_for_table(
+        lambda c: bool(c) and all(x.startswith("Th") for x in c), what="completions of Th after the greeting line")
+    cli = cli_path()
+    assert os.access(cli, os.X_OK), "the inkling CLI is built beside the engine"
+    at_start = subprocess.run([cli, "suggest", "--no-learned", "Th", "-n", str(len(candidates))],
+                              capture_output=True, text=True, check=True).stdout.split("\n")
+    assert candidates[:5] == at_start[:5], (candidates, at_start)
+
+
 def test_surrounding_text_offsets_beyond_the_text_are_ignored(client):
     client.wait_for_surrounding_request()
     client.tables.clear()
