@@ -67,9 +67,11 @@ public struct CloudCheck: Sendable {
         return (String(String.UnicodeScalarView(scalars[start..<end])), start)
     }
 
-    /// Whether the text ends a sentence (`.`, `!` or `?`, then only whitespace).
+    /// Whether the text ends a sentence (`.`, `!` or `?`, then only whitespace), or a line:
+    /// after Return the line's sentence is as finished as after a full stop (a chat sends it).
     public static func endsSentence(_ text: String) -> Bool {
         for scalar in text.unicodeScalars.reversed() {
+            if WordText.isLineBreak(scalar) { return true }
             if scalar.properties.isWhitespace { continue }
             return ".!?".unicodeScalars.contains(scalar)
         }

@@ -17,6 +17,9 @@ struct CloudCheckTests {
         #expect(CloudCheck.endsSentence("Really?"))
         #expect(!CloudCheck.endsSentence("and so"))
         #expect(!CloudCheck.endsSentence(""))
+        #expect(!CloudCheck.endsSentence("and so "))
+        #expect(CloudCheck.endsSentence("I saw teh cat\n"), "Return ends the line's sentence")
+        #expect(CloudCheck.endsSentence("Hello,\r\n  "))
     }
 
     @Test func flagsAreSentRelativeToTheirSentence() {
