@@ -153,6 +153,8 @@ struct DictationControllerTests {
     @Test func textIsSpacedAndCapitalisedLikeTypedWords() {
         #expect(DictationController.textToCommit("hello world", before: "") == "Hello world")
         #expect(DictationController.textToCommit("hello world", before: "Yes. ") == "Hello world")
+        // A new line starts a sentence: the body of a message after its greeting line.
+        #expect(DictationController.textToCommit("thanks for coming", before: "Hi all,\n\n") == "Thanks for coming")
         #expect(DictationController.textToCommit("hello world", before: "I said") == " hello world")
         #expect(DictationController.textToCommit("hello world", before: "I said ") == "hello world")
         #expect(DictationController.textToCommit("i think i'm right", before: "so ") == "I think I'm right")
