@@ -133,6 +133,19 @@ struct SpellCheckerTests {
         #expect(flag("teh", after: "see www.", then: " now") == nil, "a lower-case word after a dot may be an address")
     }
 
+    /// The first word of a message's body after its greeting line: a capital that the line break
+    /// explains, checked as at a sentence start, not let through as a name's (the committed pack).
+    @Test(
+        "a capitalised typo after a line break is checked as a sentence's first word",
+        arguments: [("Unfortunatly", "Unfortunately"), ("Recieved", "Received"), ("Jsut", "Just")])
+    func aCapitalisedTypoAfterALineBreakIsCheckedAsASentenceStart(typo: String, fix: String) {
+        let checker = SpellChecker(pack: RealPack.pack)
+        #expect(
+            checker.check(word: Substring(typo), before: "Hi Sam,\n\n", after: " for the")?.replacements.first == fix)
+        #expect(
+            checker.check(word: Substring(typo), before: "Hi Sam, ", after: " for the") == nil, "mid-sentence: a name?")
+    }
+
     @Test func wordsUsedEarlierOrKeptAreExempt() {
         let checker = SpellChecker(pack: checkerPack)
         #expect(checker.check(word: "teh", before: "I saw ", exempt: ["teh"]) == nil)
