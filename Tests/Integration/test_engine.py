@@ -374,8 +374,9 @@ def test_surrounding_text_with_emoji_gives_next_word_predictions(client):
 
 
 def test_the_first_word_after_a_greeting_line_is_completed_as_a_sentence_start(client):
-    # Chromium reports the lines before the cursor: the first word of a mail's body after
-    # `Hello,` and a blank line was completed as the word after `Hello,` (There, The, That…).
+    # A client whose surrounding text holds the lines before the cursor: the first word of a
+    # message's body after `Hello,` and a blank line was completed as the word after `Hello,`
+    # (There, The, That…).
     client.wait_for_surrounding_request()
     client.text = "Hello,\n\n"
     client.set_surrounding(client.text)

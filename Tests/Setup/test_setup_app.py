@@ -466,8 +466,10 @@ def test_download_a_pack_with_progress_then_verified(world):
             click(button)
         assert PackHandler.pack_requested.wait(10), "the download never started; requests: %s; status: %s" % (
             PackHandler.requests, status_text(w))
-        bar = wait_for(lambda: find(w.app, "Download progress", "progress bar"),
-                       "the progress bar (the pack was requested; status: %s)" % status_text(w))
+        try:
+            bar = wait_for(lambda: find(w.app, "Download progress", "progress bar"), "the progress bar")
+        except AssertionError as error:
+            raise AssertionError("%s (the pack was requested; status: %s)" % (error, status_text(w))) from None
     finally:
         PackHandler.release.set()
     seen = set()

@@ -60,12 +60,6 @@ struct DocumentCache {
             capitalized: WordText.startsUppercase(word) && key != "i" && !key.hasPrefix("i'"))
     }
 
-    /// One word of the last context: where it stands, counted in UTF-8 bytes from the context's
-    /// end (a context that lost its first scalars keeps these), its token, and whether it starts
-    /// a sentence there.
-    /// Whether the text between two words ends a sentence (`.`, `!`, `?` or a line break).
-    private static func endsSentence(_ gap: Substring) -> Bool { WordText.endsSentence(gap) }
-
     /// `word` of `context` as an occurrence (its token kept in `tokens`); `previousEnd`, the end
     /// of the word before it, moves to this word's end.
     private mutating func readOccurrence(
@@ -73,7 +67,7 @@ struct DocumentCache {
         previous: [String: Token]
     ) -> Occurrence {
         let sentenceStart =
-            previousEnd == context.startIndex || Self.endsSentence(context[previousEnd..<word.startIndex])
+            previousEnd == context.startIndex || WordText.endsSentence(context[previousEnd..<word.startIndex])
         previousEnd = word.endIndex
         let surface = String(word)
         let token = token(word, surface: surface, pack: pack, previous: previous)
@@ -85,6 +79,9 @@ struct DocumentCache {
             token: token, sentenceStart: sentenceStart)
     }
 
+    /// One word of the last context: where it stands, counted in UTF-8 bytes from the context's
+    /// end (a context that lost its first scalars keeps these), its token, and whether it starts
+    /// a sentence there (after `.`, `!`, `?` or a line break: `WordText.endsSentence`).
     private struct Occurrence {
         var startFromEnd: Int
         var endFromEnd: Int
@@ -206,7 +203,7 @@ struct DocumentCache {
         }
         let gap = context[previousEnd...]
         endsWithSentenceEnd =
-            previousEnd == context.startIndex || Self.endsSentence(gap)
+            previousEnd == context.startIndex || WordText.endsSentence(gap)
         for (index, key) in touchedKeys.enumerated() where !touchedKeys[..<index].contains(key) { recountWord(key) }
         // The tokens grow by the words read here: bounded like a rebuild's (the words of a context).
         if tokens.count > 4 * occurrences.count + 64 { tokens.removeAll(keepingCapacity: true) }
@@ -240,7 +237,7 @@ struct DocumentCache {
         // A sentence end after the last word starts a new sentence.
         let gap = context[previousEnd...]
         endsWithSentenceEnd =
-            previousEnd == context.startIndex || Self.endsSentence(gap)
+            previousEnd == context.startIndex || WordText.endsSentence(gap)
         updateLastWords(pack: pack)
     }
 

@@ -285,7 +285,6 @@ public final class Predictor {
     /// not be recorded). Read from the end, so only the words it keeps are checked, not all of
     /// the last 200 scalars' words at every learned word.
     static func learningContext(_ context: Substring) -> [String] {
-        func endsSentence(_ text: Substring) -> Bool { WordText.endsSentence(text) }
         var recent: [String] = []  // newest first
         // The chunks between whitespace, newest first, found from the end: only the last few are
         // read (splitting all of the context walked every character of it at every learned word).
@@ -305,14 +304,14 @@ public final class Predictor {
             end = start
             guard LearningPolicy.mayLearnChunk(chunk) else { break }
             let words = WordText.words(in: chunk)
-            if endsSentence(chunk[(words.last?.endIndex ?? chunk.startIndex)...]) { break }
+            if WordText.endsSentence(chunk[(words.last?.endIndex ?? chunk.startIndex)...]) { break }
             for index in words.indices.reversed() {
                 let word = String(words[index])
                 guard LearningPolicy.mayRecord(word) else { break chunks }
                 recent.append(word)
                 if recent.count == 2 { break chunks }
                 let gapStart = index > words.startIndex ? words[index - 1].endIndex : chunk.startIndex
-                if endsSentence(chunk[gapStart..<words[index].startIndex]) { break chunks }
+                if WordText.endsSentence(chunk[gapStart..<words[index].startIndex]) { break chunks }
             }
         }
         return recent.reversed()
