@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs the typesim benchmark (K = 3) on the dev text for the full predictor and for the
-# dictionary-only ablation, and prints one table. Release build required (make build).
+# ablations (dictionary + word n-grams; + the character 6-gram; + the pack's neural re-ranker, the
+# same as the row before for a pack without one; + learning), and prints one table. Release build required (make build).
 set -euo pipefail
 BENCH=${1:-../shared/bench}
 TEXT=${2:-$BENCH/dev-en.txt}
@@ -13,13 +14,14 @@ run() {
         --json "$OUT/$1.json" "${@:3}" >/dev/null
 }
 run dictionary "--no-rerank"
+run character "--no-neural"
 run reranked ""
 # The engine learns committed words in real use; this row shows it (in memory, fresh each run).
 run learning "--learn" "--commit-events"
 python3 - "$OUT" <<'PY'
 import json, sys, os
-rows = [("dictionary + word n-grams", "dictionary"), ("with character re-ranker", "reranked"),
-        ("re-ranker + learning on", "learning")]
+rows = [("dictionary + word n-grams", "dictionary"), ("+ character 6-gram", "character"),
+        ("+ neural re-ranker", "reranked"), ("+ learning on", "learning")]
 print(f"{'predictor':28} {'KSS':>7} {'WPR':>7} {'nw top1':>8} {'nw top3':>8} {'p50 ms':>7} {'p99 ms':>7} {'RSS MiB':>8}")
 for label, name in rows:
     j = json.load(open(os.path.join(sys.argv[1], name + ".json")))

@@ -40,6 +40,10 @@ enum Commands {
         OptionSpec(
             "--savings", value: "X", help: tr("favour longer completions by keystrokes saved (default 0)"),
             numbers: 0...10),
+        OptionSpec(
+            "--neural-proposals", value: "N",
+            help: tr("next words the neural model adds to the window when the pack has one (default 8)"),
+            integers: 0...64),
     ]
 
     /// Checker thresholds, for `check-bench` experiments.
@@ -87,6 +91,9 @@ enum Commands {
             OptionSpec("--stdio", help: tr("read requests from standard input (required)")),
             pack,
             OptionSpec("--no-rerank", help: tr("dictionary and word n-grams only, no character model (ablation)")),
+            OptionSpec(
+                "--no-neural",
+                help: tr("no neural re-ranker even if the pack has one: n-grams and character model (ablation)")),
             OptionSpec("--no-typo-completions", help: tr("no completions of nearby prefixes (tge → the)")),
             OptionSpec("--learn", help: tr("learn from commit requests")),
             OptionSpec(

@@ -139,6 +139,7 @@ func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
     if let value = arguments.int("--learned-window") { options.learnedSuccessorWindow = value }
     if let value = arguments.double("--user-weight") { options.userWeight = value }
     if let value = arguments.double("--savings") { options.savingsExponent = Float(value) }
+    if let value = arguments.int("--neural-proposals") { options.neuralProposals = value }
     return options
 }
 
@@ -160,7 +161,9 @@ case "suggest":
 case "predict":
     guard arguments.flags.contains("--stdio") else { arguments.usageError(tr("predict needs --stdio")) }
     let predictor = Predictor(pack: openPack(arguments), options: predictorOptions(arguments))
-    if arguments.flags.contains("--no-rerank") { predictor.reranker = nil }  // the neural one too
+    if arguments.flags.contains("--no-rerank") || arguments.flags.contains("--no-neural") {
+        predictor.reranker = nil  // the pack's neural re-ranker (--no-rerank drops the character model too)
+    }
     let userFile = arguments.options["--user-file"]
     if let userFile, FileManager.default.fileExists(atPath: userFile) {
         let entries = UserModelFile.read(PackCommand.read(userFile))

@@ -31,17 +31,20 @@ awk -v held="$WORK/heldout.txt" -v kept="$WORK/prepared/corpus.txt" \
     'NR % 50 == 7 { print > held; next } { print > kept }' "$PREPARED/corpus.txt"
 "$INKLING" pack build --prepared "$WORK/prepared" -o "$WORK/heldout-free.inkpack" 2>"$WORK/packbuild.log"
 cd "$ROOT/scripts/neural"
-# --case-reachable: no loss for a lower-case first word after <s> (corpus fragments; issue 17).
-"$VENV/bin/python" train_wordlm.py --case-reachable --corpus "$WORK/prepared/corpus.txt" --out "$WORK/wordgru.pt" \
-    --max-steps "$STEPS" --minutes 1e9 >"$WORK/wordlm.log"
+# The window dumps do not depend on the GRU: they run beside its (single-threaded) training.
 half=$(( ($(wc -l < "$WORK/heldout.txt") + 1) / 2 ))
 head -n "$half" "$WORK/heldout.txt" > "$WORK/heldout-a.txt"
 tail -n +"$((half + 1))" "$WORK/heldout.txt" > "$WORK/heldout-b.txt"
+dumps=()
 for part in a b; do
     python3 dump_candidates.py --inkling "$INKLING" --pack "$WORK/heldout-free.inkpack" \
         --text "$WORK/heldout-$part.txt" --out "$WORK/feat-dump-$part.jsonl" --max-words "$((WORDS / 2))" --features &
+    dumps+=($!)
 done
-wait
+# --case-reachable: no loss for a lower-case first word after <s> (corpus fragments; issue 17).
+"$VENV/bin/python" train_wordlm.py --case-reachable --corpus "$WORK/prepared/corpus.txt" --out "$WORK/wordgru.pt" \
+    --max-steps "$STEPS" --minutes 1e9 >"$WORK/wordlm.log"
+for pid in "${dumps[@]}"; do wait "$pid"; done
 "$VENV/bin/python" train_reranker.py --dump "$WORK/feat-dump-a.jsonl" --dump "$WORK/feat-dump-b.jsonl:100000" \
     --epochs "$EPOCHS" --lm "$WORK/wordgru.pt" --out "$WORK/reranker.pt" >"$WORK/reranker.log"
 tail -n 1 "$WORK/reranker.log"

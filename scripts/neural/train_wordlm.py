@@ -49,6 +49,8 @@ def main():
     ap.add_argument("--case-reachable", action="store_true",
                     help="no loss for a document's first word written in lower case (a fragment such as "
                          "a dictionary's usage example): it teaches <s> that \"the\", \"a\" and \"he\" start messages")
+    ap.add_argument("--decay-to", type=float, default=1.0,
+                    help="learning rate at --max-steps as a fraction of the first (linear decay; 1: constant)")
     args = ap.parse_args()
     torch.manual_seed(17)
     torch.set_num_threads(1)
@@ -83,6 +85,12 @@ def main():
         seen = json.load(open(args.resume + ".json"))["steps"]
         first_pos = (seen * args.steps) % (n - 1)
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+
+    def learning_rate_factor(done):
+        # Linear from 1 to --decay-to over --max-steps: a final low rate settles the weights.
+        if not args.max_steps or args.decay_to == 1.0:
+            return 1.0
+        return 1.0 - (1.0 - args.decay_to) * min(1.0, done / args.max_steps)
     loss_fn = torch.nn.CrossEntropyLoss()
     start, step, epoch = time.time(), seen, 0
     deadline = start + 60 * args.minutes
@@ -101,6 +109,8 @@ def main():
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            for group in opt.param_groups:
+                group["lr"] = 3e-3 * learning_rate_factor(step)
             opt.step()
             step += 1
             if step % 200 == 0:
