@@ -127,21 +127,22 @@ public final class NeuralContextTracker {
     /// once per state.
     public func mostLikelyKeys(limit: Int) -> [String] {
         guard limit > 0 else { return [] }
-        if current.proposals == nil || current.proposals!.count < limit {
-            var best: [Int] = []
-            best.reserveCapacity(limit + 1)
-            let logits = current.workspace.logits
-            for id in 2..<model.vocabularySize {
-                let logit = logits[id]
-                if best.count == limit, logit <= logits[best[limit - 1]] { continue }
-                var position = best.count
-                while position > 0, logits[best[position - 1]] < logit { position -= 1 }
-                best.insert(id, at: position)
-                if best.count > limit { best.removeLast() }
-            }
-            current.proposals = best
+        if let known = current.proposals, known.count >= min(limit, model.vocabularySize - 2) {
+            return known.prefix(limit).map(model.key)
         }
-        return current.proposals!.prefix(limit).map(model.key)
+        var best: [Int] = []
+        best.reserveCapacity(limit + 1)
+        let logits = current.workspace.logits
+        for id in 2..<model.vocabularySize {
+            let logit = logits[id]
+            if best.count == limit, logit <= logits[best[limit - 1]] { continue }
+            var position = best.count
+            while position > 0, logits[best[position - 1]] < logit { position -= 1 }
+            best.insert(id, at: position)
+            if best.count > limit { best.removeLast() }
+        }
+        current.proposals = best
+        return best.map(model.key)
     }
 
     /// The state after `documentKeys` (see `update(after:)`).
