@@ -102,11 +102,22 @@ fuzz-packs-long:
 	INKLING_PACK_FUZZ_SEED=$(PACK_FUZZ_SEED) INKLING_PACK_FUZZ_MUTATIONS=$(PACK_FUZZ_MUTATIONS) \
 		$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build/fuzz --filter PackFuzzTests
 
-# Rebuild the English pack from the whitelisted sources (see data/ATTRIBUTION.md).
+# Rebuild the English pack from the whitelisted sources (see data/ATTRIBUTION.md), with its
+# neural re-ranker (issue 17): scripts/neural/train_pack.sh trains the word GRU and the window
+# network on the prepared corpus (CPU, deterministic; about 25 minutes on 2 cores) and checks them
+# against scripts/neural/golden-en.json. `make pack PACK_NEURAL=0` builds the pack without them.
+PACK_NEURAL ?= 1
+NEURAL_WORK = .cache/nn/pack
 pack: build
 	bash scripts/fetch-data.sh $(DATA_CACHE)
 	/usr/bin/python3 scripts/prepare_data.py --cache $(DATA_CACHE) --out $(PREPARED)
+ifeq ($(PACK_NEURAL),1)
+	bash scripts/neural/train_pack.sh $(PREPARED) $(NEURAL_WORK) $(wildcard scripts/neural/golden-en.json)
+	.build/release/inkling pack build --prepared $(PREPARED) -o data/packs/en.inkpack \
+		--word-model $(NEURAL_WORK)/wordlm.ngru --reranker-network $(NEURAL_WORK)/reranker.nrrk
+else
 	.build/release/inkling pack build --prepared $(PREPARED) -o data/packs/en.inkpack
+endif
 
 # Prediction benchmark on the public dev text (K = 3): without and with the re-ranker, and learning on.
 bench: build
@@ -122,22 +133,6 @@ neural-measure: build
 .PHONY: neural-rerank
 neural-rerank: build
 	bash scripts/neural/measure_reranker.sh
-
-# The English pack with the trained neural re-ranker (issue 17): trains the word GRU and the window
-# network on the prepared corpus (deterministic; checked against scripts/neural/golden-en.json when
-# it exists), then builds build/neural/en.inkpack: make pack's pack plus their NGRU and NRRK sections.
-# `make neural-pack-install` then copies it over data/packs/en.inkpack (after checking it opens).
-NEURAL_PACK = build/neural/en.inkpack
-.PHONY: neural-pack neural-pack-install
-neural-pack: build
-	bash scripts/neural/train_pack.sh $(PREPARED) .cache/nn/pack $(wildcard scripts/neural/golden-en.json)
-	mkdir -p $(dir $(NEURAL_PACK))
-	.build/release/inkling pack build --prepared $(PREPARED) -o $(NEURAL_PACK) \
-		--word-model .cache/nn/pack/wordlm.ngru --reranker-network .cache/nn/pack/reranker.nrrk
-	sha256sum $(NEURAL_PACK)
-neural-pack-install:
-	.build/release/inkling pack info $(NEURAL_PACK) >/dev/null
-	cp $(NEURAL_PACK) data/packs/en.inkpack
 
 # The translations (po/): the POT against the sources, German complete, placeholders kept.
 .PHONY: po po-test

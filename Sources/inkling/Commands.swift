@@ -40,10 +40,6 @@ enum Commands {
         OptionSpec(
             "--savings", value: "X", help: tr("favour longer completions by keystrokes saved (default 0)"),
             numbers: 0...10),
-        OptionSpec(
-            "--neural-proposals", value: "N",
-            help: tr("next words the neural model adds to the window when the pack has one (default 8)"),
-            integers: 0...64),
     ]
 
     /// Checker thresholds, for `check-bench` experiments.

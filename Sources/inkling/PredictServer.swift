@@ -70,9 +70,6 @@ struct PredictServer {
             inner?.rerank(&candidates, context: context)
             last = candidates
         }
-        func nextWordProposals(after documentKeys: [String], limit: Int) -> [String] {
-            inner?.nextWordProposals(after: documentKeys, limit: limit) ?? []
-        }
     }
 
     let predictor: Predictor

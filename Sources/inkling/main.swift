@@ -139,7 +139,6 @@ func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
     if let value = arguments.int("--learned-window") { options.learnedSuccessorWindow = value }
     if let value = arguments.double("--user-weight") { options.userWeight = value }
     if let value = arguments.double("--savings") { options.savingsExponent = Float(value) }
-    if let value = arguments.int("--neural-proposals") { options.neuralProposals = value }
     return options
 }
 

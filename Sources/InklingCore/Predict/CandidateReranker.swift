@@ -41,14 +41,6 @@ public struct RerankContext: Sendable, Equatable {
 public protocol CandidateReranker: AnyObject {
     /// Rewrites `score` of every candidate.
     func rerank(_ candidates: inout [RerankCandidate], context: RerankContext)
-    /// Keys of words the re-ranker's own model finds most likely next after `documentKeys`,
-    /// best first (at most `limit`): the predictor adds those that are dictionary words to the
-    /// next word's window, for the re-ranker to order with the rest. None by default.
-    func nextWordProposals(after documentKeys: [String], limit: Int) -> [String]
-}
-
-extension CandidateReranker {
-    public func nextWordProposals(after documentKeys: [String], limit: Int) -> [String] { [] }
 }
 
 /// The features the predictor hands a re-ranker, by index into `RerankCandidate.features`.

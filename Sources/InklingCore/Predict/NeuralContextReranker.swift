@@ -18,8 +18,6 @@ public final class NeuralContextTracker {
         var logNormalizer: Float = 0
         let workspace: WordLanguageModel.Workspace
         var lastUse = 0
-        /// Ids of the most likely next words for this state, best first (nil: not asked yet).
-        var proposals: [Int]?
 
         init(model: WordLanguageModel, hidden: [Float]) {
             self.hidden = hidden
@@ -86,7 +84,6 @@ public final class NeuralContextTracker {
             }
             stepCount += wanted.count
         }
-        target.proposals = nil
         target.keys.removeAll(keepingCapacity: true)
         target.keys.append(contentsOf: wanted)
         normalise(target)
@@ -120,29 +117,6 @@ public final class NeuralContextTracker {
     public func logProbability(of key: String) -> (value: Float, isUnknown: Bool) {
         let id = model.id(of: key)
         return (current.workspace.logits[id ?? 1] - current.logNormalizer, id == nil)
-    }
-
-    /// Keys of the `limit` words (never `<s>` or `<unk>`) with the highest probability in the
-    /// current state, best first (ties by id): one pass over the logits the normaliser kept,
-    /// once per state.
-    public func mostLikelyKeys(limit: Int) -> [String] {
-        guard limit > 0 else { return [] }
-        if let known = current.proposals, known.count >= min(limit, model.vocabularySize - 2) {
-            return known.prefix(limit).map(model.key)
-        }
-        var best: [Int] = []
-        best.reserveCapacity(limit + 1)
-        let logits = current.workspace.logits
-        for id in 2..<model.vocabularySize {
-            let logit = logits[id]
-            if best.count == limit, logit <= logits[best[limit - 1]] { continue }
-            var position = best.count
-            while position > 0, logits[best[position - 1]] < logit { position -= 1 }
-            best.insert(id, at: position)
-            if best.count > limit { best.removeLast() }
-        }
-        current.proposals = best
-        return best.map(model.key)
     }
 
     /// The state after `documentKeys` (see `update(after:)`).
@@ -181,11 +155,6 @@ public final class NeuralContextReranker: CandidateReranker {
             // A network that overflows (weights a pack may hold) leaves the predictor's order.
             if output.isFinite { candidates[index].score += output }
         }
-    }
-
-    public func nextWordProposals(after documentKeys: [String], limit: Int) -> [String] {
-        tracker.update(after: documentKeys)
-        return tracker.mostLikelyKeys(limit: limit)
     }
 }
 

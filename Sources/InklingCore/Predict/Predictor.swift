@@ -10,9 +10,6 @@ public struct PredictorOptions: Sendable, Equatable {
     public var characterPriorShare: Float = 1.0
     /// Candidates from the dictionary that the re-ranker looks at.
     public var windowSize = 32
-    /// Words the re-ranker's own model finds most likely next that join the next word's window
-    /// when the word model did not put them there (dictionary words only; 0: none).
-    public var neuralProposals = 8
     /// Maximum weight of the document cache (words already typed in this document).
     public var cacheWeight: Double = 0.12
     /// Weight of the document's own word pairs for next-word prediction.
@@ -831,24 +828,6 @@ public final class Predictor {
         return best
     }
 
-    /// The re-ranker's next-word proposals that are pack words and not in the window yet, added
-    /// to it (the window stays ordered by word score). They stay out of the candidate pool: the
-    /// first letter's candidates narrow from the pool exactly as a search finds them.
-    private func addProposals(
-        from reranker: any CandidateReranker, to candidates: inout [Candidate], _ scores: ContextScores
-    ) {
-        var added = false
-        for key in reranker.nextWordProposals(after: document.documentKeys, limit: options.neuralProposals) {
-            guard let id = packID(ofLearnedKey: key), !candidates.contains(where: { $0.id == id }) else { continue }
-            var candidate = Candidate(id: id, key: "", display: "", probability: scoredWord(id, scores))
-            candidate.settle()
-            candidate.withKey(pack)
-            candidates.append(candidate)
-            added = true
-        }
-        if added { candidates.sort(by: Self.byWordScore) }
-    }
-
     /// Every candidate of a prefix, from the dictionary and the models.
     private func freshCandidates(
         prefixKey: String, partialScalarCount: Int, _ scores: ContextScores
@@ -1057,9 +1036,6 @@ public final class Predictor {
         }
         var candidates = window(options.windowSize, of: &pool.candidates, prunes: reusesCandidates)
         candidatePool = pool  // with the scores settled here, for the next key
-        if prefixKey.isEmpty, let reranker, options.neuralProposals > 0 {
-            addProposals(from: reranker, to: &candidates, scores)
-        }
         let trigramProb = scores.trigramProb
         let bigramProb = scores.bigramProb
         for index in candidates.indices {

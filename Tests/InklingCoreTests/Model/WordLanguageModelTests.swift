@@ -263,27 +263,6 @@ struct WordLanguageModelTests {
         #expect(tracker.logProbability(of: "on") == late)
     }
 
-    @Test("the tracker's most likely keys are the vocabulary's best by log-probability, never <s> or <unk>")
-    func mostLikelyKeys() throws {
-        let model = try Self.model()
-        let tracker = NeuralContextTracker(model: model)
-        var history: [String] = []
-        for word in ["", "the", "cat", "zebra", "sat", "on", "the"] {
-            if !word.isEmpty { history.append(word) }
-            let reference = history.reduce(model.startState) { model.advance($0, key: $1) }
-            let ranked = model.keys.enumerated().dropFirst(2)
-                .map { ($0.element, model.logProbability(of: $0.element, in: reference).value, $0.offset) }
-                .sorted { ($0.1, $1.2) > ($1.1, $0.2) }
-                .map(\.0)
-            tracker.update(after: history)
-            #expect(tracker.mostLikelyKeys(limit: 3) == Array(ranked.prefix(3)), "after \(history)")
-            #expect(tracker.mostLikelyKeys(limit: 5) == Array(ranked.prefix(5)), "a longer list for the same state")
-            #expect(tracker.mostLikelyKeys(limit: 2) == Array(ranked.prefix(2)))
-            #expect(tracker.mostLikelyKeys(limit: 100) == ranked, "all words but <s> and <unk>")
-            #expect(tracker.mostLikelyKeys(limit: 0) == [])
-        }
-    }
-
     @Test("the re-ranker adds the network's output on the features and the GRU's inputs, as in PyTorch")
     func rerankerParity() throws {
         let model = try Self.model()
