@@ -22,8 +22,11 @@ def main():
     ap.add_argument("-n", type=int, default=32)
     ap.add_argument("--features", action="store_true",
                     help="also record the window's keys and features (\"win\": per prefix, rows of key + features)")
+    ap.add_argument("--learn", action="store_true",
+                    help="learn every word as typed, as the engine does (typesim's --commit-events): the "
+                         "learned-word features then vary as in real use")
     args = ap.parse_args()
-    proc = subprocess.Popen([args.inkling, "predict", "--stdio", "--pack", args.pack],
+    proc = subprocess.Popen([args.inkling, "predict", "--stdio", "--pack", args.pack] + (["--learn"] if args.learn else []),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     rid = 0
 
@@ -59,6 +62,8 @@ def main():
                 if args.features:
                     rec["win"] = windows
                 out.write(json.dumps(rec) + "\n")
+                if args.learn:  # learned after the text before it, as typesim's commit events
+                    ask({"commit": w, "typed": w, "selected": False, "context": doc[:s][-1000:]})
                 ctx.append(w)
                 total += 1
                 if total >= args.max_words:

@@ -22,8 +22,9 @@ public struct RerankContext: Sendable, Equatable {
     public var partialKey: String
     /// Whether the word starts a sentence.
     public var startsSentence: Bool
-    /// Keys of the last words of the document, across sentences, oldest first (at most
-    /// `NeuralContextTracker.historyLimit`; empty at the start of the document).
+    /// Keys of the last words of the document, across sentences but not across a line break,
+    /// oldest first (at most `NeuralContextTracker.historyLimit`; empty at the start of the
+    /// document or of a line).
     public var documentKeys: [String]
 
     public init(previousKeys: [String], partialKey: String, startsSentence: Bool, documentKeys: [String] = []) {

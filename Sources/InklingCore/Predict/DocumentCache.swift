@@ -26,7 +26,8 @@ struct DocumentCache {
     private(set) var lastKeys: [String] = []
 
     /// Keys of up to `NeuralContextTracker.historyLimit` words before the cursor, across
-    /// sentences (oldest first): the word language model's context (issue 17).
+    /// sentences but not across a line break (oldest first): the word language model's context
+    /// (issue 17).
     private(set) var documentKeys: [String] = []
 
     /// What the cache needs of one written word; none of it depends on where the word stands.
@@ -66,8 +67,9 @@ struct DocumentCache {
         _ word: Substring, of context: Substring, after previousEnd: inout Substring.Index, pack: LanguagePack,
         previous: [String: Token]
     ) -> Occurrence {
-        let sentenceStart =
-            previousEnd == context.startIndex || WordText.endsSentence(context[previousEnd..<word.startIndex])
+        let gapBefore = context[previousEnd..<word.startIndex]
+        let sentenceStart = previousEnd == context.startIndex || WordText.endsSentence(gapBefore)
+        let lineStart = gapBefore.unicodeScalars.contains(where: WordText.isLineBreak)
         previousEnd = word.endIndex
         let surface = String(word)
         let token = token(word, surface: surface, pack: pack, previous: previous)
@@ -76,7 +78,7 @@ struct DocumentCache {
         return Occurrence(
             startFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.startIndex),
             endFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.endIndex),
-            token: token, sentenceStart: sentenceStart)
+            token: token, sentenceStart: sentenceStart, lineStart: lineStart)
     }
 
     /// One word of the last context: where it stands, counted in UTF-8 bytes from the context's
@@ -87,12 +89,16 @@ struct DocumentCache {
         var endFromEnd: Int
         var token: Token
         var sentenceStart: Bool
+        /// Whether a line break comes before it (after the word before it in this context).
+        var lineStart: Bool
     }
 
     /// The words of the last context, in order (what `words` and the last words are made of).
     private var occurrences: [Occurrence] = []
     /// Whether the text after the last word of the last context ends a sentence.
     private var endsWithSentenceEnd = false
+    /// Whether the text after the last word of the last context holds a line break.
+    private var endsWithLineBreak = false
 
     /// Rebuilds the cache for a context; returns whether it changed (false: the same scalars).
     ///
@@ -204,6 +210,7 @@ struct DocumentCache {
         let gap = context[previousEnd...]
         endsWithSentenceEnd =
             previousEnd == context.startIndex || WordText.endsSentence(gap)
+        endsWithLineBreak = gap.unicodeScalars.contains(where: WordText.isLineBreak)
         for (index, key) in touchedKeys.enumerated() where !touchedKeys[..<index].contains(key) { recountWord(key) }
         // The tokens grow by the words read here: bounded like a rebuild's (the words of a context).
         if tokens.count > 4 * occurrences.count + 64 { tokens.removeAll(keepingCapacity: true) }
@@ -238,6 +245,7 @@ struct DocumentCache {
         let gap = context[previousEnd...]
         endsWithSentenceEnd =
             previousEnd == context.startIndex || WordText.endsSentence(gap)
+        endsWithLineBreak = gap.unicodeScalars.contains(where: WordText.isLineBreak)
         updateLastWords(pack: pack)
     }
 
@@ -341,7 +349,10 @@ struct DocumentCache {
             beforePreviousID = previousID
             previousID = token.id
         }
-        documentKeys = occurrences.suffix(NeuralContextTracker.historyLimit).map {
+        // The word model's context is the current line: it learned from lines, each after <s>
+        // (a message's body after `Hello,` and a blank line starts afresh, as a typesim document).
+        let lineWords = endsWithLineBreak ? [] : occurrences[(occurrences.lastIndex { $0.lineStart } ?? 0)...]
+        documentKeys = lineWords.suffix(NeuralContextTracker.historyLimit).map {
             $0.token.containsDigit ? "" : $0.token.key  // a number: the word model's unknown word
         }
         lastWordFollowers = [:]

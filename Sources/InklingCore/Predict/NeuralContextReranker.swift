@@ -128,7 +128,8 @@ public final class NeuralContextTracker {
 
 /// Re-ranks the window with a `RerankerNetwork` that reads the predictor's features plus the
 /// word language model's log-probability of the candidate and an unknown-word flag (issue 17):
-/// score = the predictor's score + the network's output.
+/// score = the predictor's score + the network's output (for a learned word the word model does
+/// not know, the window's largest output).
 public final class NeuralContextReranker: CandidateReranker {
     /// Inputs of the network: `RerankFeature`s, then log P(word | document), then 1 if unknown.
     public static let inputCount = RerankFeature.count + 2
@@ -147,14 +148,27 @@ public final class NeuralContextReranker: CandidateReranker {
 
     public func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
         tracker.update(after: context.documentKeys)
+        var largest = -Float.infinity
+        var usersOwnWords: [Int] = []
         for index in candidates.indices {
             let (logProbability, isUnknown) = tracker.logProbability(of: candidates[index].key)
             let output = candidates[index].features.withUnsafeBufferPointer {
                 evaluator.score($0, extra: (logProbability, isUnknown ? 1 : 0))
             }
             // A network that overflows (weights a pack may hold) leaves the predictor's order.
-            if output.isFinite { candidates[index].score += output }
+            guard output.isFinite else { continue }
+            largest = max(largest, output)
+            if isUnknown, candidates[index].features[RerankFeature.learnedCount.rawValue] > 0 {
+                usersOwnWords.append(index)
+            } else {
+                candidates[index].score += output
+            }
         }
+        // A learned word outside the word model's vocabulary (a name, jargon: the user's own
+        // words) gets the window's largest adjustment: the model knows nothing of it beyond
+        // "unknown", so it never moves it below a word the predictor ranked lower; what was
+        // learned decides.
+        for index in usersOwnWords { candidates[index].score += largest }
     }
 }
 

@@ -283,6 +283,43 @@ struct WordLanguageModelTests {
         }
     }
 
+    @Test("a learned word the GRU does not know gets the window's largest adjustment; a known learned word its own")
+    func learnedUnknownWordsAreNotDemoted() throws {
+        let model = try Self.model()
+        let network = try NeuralFixture.rerankerSection.withUnsafeBytes { raw throws(PackError) in
+            try RerankerNetwork(section: raw)
+        }
+        let reranker = try #require(NeuralContextReranker(network: network, model: model))
+        let context = RerankContext(
+            previousKeys: ["the", "cat"], partialKey: "", startsSentence: false, documentKeys: ["the", "cat"])
+        var learned = NeuralFixture.windowFeatures
+        learned[RerankFeature.learnedCount.rawValue] = Math.log(4)  // typed three times
+        // "zebra" is outside the fixture's vocabulary; "sat" and "mat" are in it.
+        var window = [
+            RerankCandidate(key: "sat", features: learned, score: 1.5),
+            RerankCandidate(key: "zebra", features: learned, score: 1.5),
+            RerankCandidate(key: "mat", features: NeuralFixture.windowFeatures, score: 1.5),
+        ]
+        reranker.rerank(&window, context: context)
+        let state = model.advance(model.advance(model.startState, key: "the"), key: "cat")
+        let evaluator = RerankerNetwork.Evaluator(network)
+        let raw = [(learned, "sat"), (learned, "zebra"), (NeuralFixture.windowFeatures, "mat")].map { features, key in
+            let (value, isUnknown) = model.logProbability(of: key, in: state)
+            return features.withUnsafeBufferPointer { evaluator.score($0, extra: (value, isUnknown ? 1 : 0)) }
+        }
+        #expect(abs(window[0].score - (1.5 + raw[0])) < 1e-5, "a known learned word: the network's own output")
+        #expect(abs(window[2].score - (1.5 + raw[2])) < 1e-5)
+        let largest = try #require(raw.max())
+        #expect(abs(window[1].score - (1.5 + largest)) < 1e-5, "the unknown learned word: the largest")
+        #expect(window[1].score >= window[0].score && window[1].score >= window[2].score)
+        // Not learned: the network's output, as for any word.
+        var unlearned = [RerankCandidate(key: "zebra", features: NeuralFixture.windowFeatures, score: 1.5)]
+        reranker.rerank(&unlearned, context: context)
+        let (value, _) = model.logProbability(of: "zebra", in: state)
+        let own = NeuralFixture.windowFeatures.withUnsafeBufferPointer { evaluator.score($0, extra: (value, 1)) }
+        #expect(abs(unlearned[0].score - (1.5 + own)) < 1e-5)
+    }
+
     @Test("a pack with the section exposes the model; without it the pack still opens; a bad one fails to open")
     func packSection() throws {
         let base = FixturePacks.englishBytes
@@ -297,7 +334,7 @@ struct WordLanguageModelTests {
         #expect(throws: PackError.self) { try LanguagePack(data: Data(withBroken)) }
     }
 
-    @Test("the predictor hands the re-ranker the document's last words across sentences")
+    @Test("the predictor hands the re-ranker the document's last words across sentences, not across a line break")
     func documentKeysReachTheReranker() {
         final class Recorder: CandidateReranker {
             var contexts: [RerankContext] = []
@@ -311,6 +348,13 @@ struct WordLanguageModelTests {
         #expect(recorder.contexts.last?.previousKeys == ["of", "the"])
         _ = predictor.suggest(before: "", count: 3)
         #expect(recorder.contexts.last?.documentKeys == [])
+        // Not across a line break: the model learned from lines, each after <s>.
+        _ = predictor.suggest(before: "Hello Sam,\n\nThe cats of the th", count: 3)
+        #expect(recorder.contexts.last?.documentKeys == ["the", "cats", "of", "the"])
+        _ = predictor.suggest(before: "Hello Sam,\r\n", count: 3)
+        #expect(recorder.contexts.last?.documentKeys == [])
+        _ = predictor.suggest(before: "Dear Sam,\u{2028}I think so. The cat", count: 3)
+        #expect(recorder.contexts.last?.documentKeys == ["i", "think", "so", "the"])
     }
 }
 
