@@ -26,7 +26,8 @@ def main():
                     help="learn every word as typed, as the engine does (typesim's --commit-events): the "
                          "learned-word features then vary as in real use")
     args = ap.parse_args()
-    proc = subprocess.Popen([args.inkling, "predict", "--stdio", "--pack", args.pack] + (["--learn"] if args.learn else []),
+    command = [args.inkling, "predict", "--stdio", "--pack", args.pack] + (["--learn"] if args.learn else [])
+    proc = subprocess.Popen(command,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     rid = 0
 
