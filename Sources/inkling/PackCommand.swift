@@ -83,5 +83,14 @@ enum PackCommand {
         print(
             "spelled: \(spelled) words (\(share(spelled)) %), \(spelledInLowercase) in lower case (\(share(spelledInLowercase)) %); shown capitalised: \(capitalized)"
         )
+        // The neural re-ranker's parts (issue 17), when the pack has them.
+        if let model = pack.wordLanguageModel {
+            print("word model: GRU, \(model.vocabularySize) words, \(model.dimension) dimensions")
+        }
+        if let network = pack.rerankerNetwork {
+            let shape = ([network.inputCount] + network.layers.map(\.rows)).map(String.init).joined(separator: "→")
+            let used = NeuralContextReranker(pack: pack) != nil ? "re-ranks the window" : "not used: the word model is missing"
+            print("reranker network: \(shape) (\(used))")
+        }
     }
 }

@@ -307,6 +307,23 @@ def pack_info_counts_the_words_the_spelling_dictionary_vouches_for():
 
 
 @test
+def pack_info_names_the_neural_re_ranker_and_predict_can_leave_it_out():
+    result = inkling("pack", "info", ARGS.pack)
+    assert result.returncode == 0, result
+    model = re.search(r"^word model: GRU, (\d+) words, (\d+) dimensions$", result.stdout, re.M)
+    network = re.search(r"^reranker network: (\d+)→[\d→]+→1 \(re-ranks the window\)$", result.stdout, re.M)
+    assert model and network, result.stdout
+    assert int(model.group(1)) > 1000 and int(model.group(2)) % 8 == 0, model.group(0)
+    # --no-neural gives the n-gram order, --no-rerank the dictionary's alone: three different answers.
+    request = '{"id": 1, "before": "I went back to the ", "n": 10}\n'
+    answers = [inkling("predict", "--stdio", "--pack", ARGS.pack, *flags, input=request)
+               for flags in ([], ["--no-neural"], ["--no-rerank"])]
+    assert all(a.returncode == 0 for a in answers), answers
+    words = [json.loads(a.stdout)["words"] for a in answers]
+    assert words[0] != words[1] and words[1] != words[2], words
+
+
+@test
 def suggest_uses_the_learned_words_as_the_engine_does():
     env, home = private_env()
     store = os.path.join(home, "data", "inkling", "user.sqlite3")
@@ -415,18 +432,23 @@ def predict_stdio_features_reply_with_the_window_in_final_order():
     the order the words are shown, each with the predictor's 15 features; plain replies are unchanged."""
     requests = ('{"id":1,"before":"I think th","n":32,"features":true}\n'
                 '{"id":2,"before":"I think th","n":32}\n')
-    served = inkling("predict", "--stdio", "--pack", ARGS.pack, input=requests)
-    assert served.returncode == 0, served
-    with_window, plain = (json.loads(line) for line in served.stdout.split("\n") if line)
-    assert "window" not in plain and plain["words"] == with_window["words"], (plain, with_window)
-    window = with_window["window"]
-    assert 3 < len(window) <= 32, window
-    for row in window:
-        assert len(row["features"]) == 15 and row["features"][0] == row["score"], row
-        assert row["key"].startswith("th"), row
-    keys = [row["key"] for row in window]
-    shown = [word.lower().replace("\u2019", "'") for word in with_window["words"]]
-    assert [k for k in keys if k in shown] == shown, (keys, shown)
+    # Without the pack's neural re-ranker the score is the predictor's own (feature 0); with it,
+    # the re-ranker's, and the window comes in its order.
+    for flags in (["--no-neural"], []):
+        served = inkling("predict", "--stdio", "--pack", ARGS.pack, *flags, input=requests)
+        assert served.returncode == 0, served
+        with_window, plain = (json.loads(line) for line in served.stdout.split("\n") if line)
+        assert "window" not in plain and plain["words"] == with_window["words"], (plain, with_window)
+        window = with_window["window"]
+        assert 3 < len(window) <= 32, window
+        for row in window:
+            assert len(row["features"]) == 15 and row["key"].startswith("th"), row
+            assert (row["features"][0] == row["score"]) == bool(flags), (flags, row)
+        scores = [row["score"] for row in window]
+        assert scores == sorted(scores, reverse=True), scores
+        keys = [row["key"] for row in window]
+        shown = [word.lower().replace("\u2019", "'") for word in with_window["words"]]
+        assert [k for k in keys if k in shown] == shown, (keys, shown)
 
 
 @test
