@@ -326,11 +326,12 @@ def scenario_languages(checks):
         # A downloaded pack (the user can write it) is read into private memory, never mapped:
         # a file changed on disk cannot crash the engine (scenario "changed"). The bundled
         # English pack, which only root can change, is mapped (issue 18; PackOpening): only
-        # the pages in use are resident.
+        # the pages in use are resident. Of the 11.3 MB pack, the neural re-ranker's word model
+        # (1.5 MB) is read whole: checked at open, and every word's softmax normaliser reads it.
         english_after = mapped_rss_kb(pid, "en.inkpack")
         checks.extra["english_pack_rss_kb"] = [english_before, english_after]
         checks.check("no downloaded pack is mapped", mapped_rss_kb(pid, "de.inkpack") == 0)
-        checks.check("the mapped English pack is resident only in part", english_before < 6 * 1024,
+        checks.check("the mapped English pack is resident only in part", english_before < 7.5 * 1024,
                      [english_before, english_after])
         rss = rss_kb(pid)
         checks.extra["rss_kb"] = rss
