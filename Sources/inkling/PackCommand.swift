@@ -89,7 +89,8 @@ enum PackCommand {
         }
         if let network = pack.rerankerNetwork {
             let shape = ([network.inputCount] + network.layers.map(\.rows)).map(String.init).joined(separator: "→")
-            let used = NeuralContextReranker(pack: pack) != nil ? "re-ranks the window" : "not used: the word model is missing"
+            let used =
+                NeuralContextReranker(pack: pack) != nil ? "re-ranks the window" : "not used: the word model is missing"
             print("reranker network: \(shape) (\(used))")
         }
     }
