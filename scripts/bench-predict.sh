@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs the typesim benchmark (K = 3) on the dev text for the full predictor and for the
-# ablations (dictionary + word n-grams; + the character 6-gram; + the pack's neural re-ranker, the
-# same as the row before for a pack without one; + learning), and prints one table. Release build required (make build).
+# ablations (dictionary + word n-grams; + the character 6-gram; + the pack's neural re-ranker,
+# the same as the row before for a pack without one; + learning), and prints one table.
+# Release build required (make build).
 set -euo pipefail
 BENCH=${1:-../shared/bench}
 TEXT=${2:-$BENCH/dev-en.txt}

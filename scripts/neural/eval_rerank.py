@@ -12,7 +12,7 @@ import math
 
 import torch
 
-from train_wordlm import WordGRU
+from train_wordlm import load_checkpoint
 
 
 def quantise_rows(weight):
@@ -42,16 +42,12 @@ def main():
     ap.add_argument("--int8", action="store_true", help="score with per-row int8-quantised weights")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    ck = torch.load(args.model)
-    itos = ck["itos"]
+    model, itos = load_checkpoint(args.model)
     stoi = {w: i for i, w in enumerate(itos)}
-    model = WordGRU(len(itos), ck["dim"])
-    model.load_state_dict(ck["state"])
     if args.int8:
         with torch.no_grad():
             for p in model.parameters():
                 p.copy_(quantise_rows(p))
-    model.eval()
     recs = [json.loads(line) for line in open(args.dump)]
     # Log-probabilities of every vocabulary word at every word position, documents in order.
     with torch.no_grad():

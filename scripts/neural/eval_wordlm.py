@@ -14,7 +14,7 @@ import math
 
 import torch
 
-from train_wordlm import BOS, UNK, WordGRU, words
+from train_wordlm import BOS, UNK, load_checkpoint, words
 
 
 def main():
@@ -24,12 +24,8 @@ def main():
     ap.add_argument("--max-words", type=int, default=0)
     args = ap.parse_args()
     torch.set_num_threads(1)
-    checkpoint = torch.load(args.model)
-    itos = checkpoint["itos"]
+    model, itos = load_checkpoint(args.model)
     stoi = {w: i for i, w in enumerate(itos)}
-    model = WordGRU(len(itos), checkpoint["dim"])
-    model.load_state_dict(checkpoint["state"])
-    model.eval()
     nll, count, top1, top3 = 0.0, 0, 0, 0
     with torch.no_grad():
         for line in open(args.text, encoding="utf-8"):

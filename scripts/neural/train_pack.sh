@@ -18,8 +18,8 @@ PREPARED=$(cd "$1" && pwd)
 WORK=$(mkdir -p "$2" && cd "$2" && pwd)
 GOLDEN=${3:+$(cd "$(dirname "$3")" && pwd)/$(basename "$3")}
 STEPS=${NEURAL_GRU_STEPS:-6000}
-# The learning rate falls linearly to this fraction of 3e-3 by the last step (held-out perplexity
-# 355 with 4,000 steps at a constant rate, 312 with 6,000 steps and the decay).
+# The learning rate falls linearly to this fraction of its first value by the last step
+# (held-out perplexity 355 with 4,000 steps at a constant rate, 312 with 6,000 and the decay).
 DECAY=${NEURAL_GRU_DECAY:-0.05}
 WORDS=${NEURAL_DUMP_WORDS:-40000}
 EPOCHS=${NEURAL_EPOCHS:-10}

@@ -35,12 +35,9 @@ def bucket(text, buckets):
 def word_lm(path):
     """A word GRU from train_wordlm.py: returns (stoi, step) where step(word or None) gives the
     log-probabilities of the next word after feeding it (None: start of a document)."""
-    from train_wordlm import WordGRU
-    ck = torch.load(path)
-    model = WordGRU(len(ck["itos"]), ck["dim"])
-    model.load_state_dict(ck["state"])
-    model.eval()
-    stoi = {w: i for i, w in enumerate(ck["itos"])}
+    from train_wordlm import load_checkpoint
+    model, itos = load_checkpoint(path)
+    stoi = {w: i for i, w in enumerate(itos)}
     state = [None]
 
     def step(word):

@@ -15,6 +15,7 @@ import torch
 
 WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
 BOS, UNK = "<s>", "<unk>"
+LEARNING_RATE = 3e-3
 
 
 def words(line):
@@ -32,6 +33,15 @@ class WordGRU(torch.nn.Module):
         hidden, state = self.gru(self.embed(ids), state)
         # Output weights tied to the embedding: half the parameters, better on little text.
         return hidden @ self.embed.weight.t() + self.out_bias, state
+
+
+def load_checkpoint(path):
+    """The model of a checkpoint this script wrote, in evaluation mode, and its vocabulary (by id)."""
+    checkpoint = torch.load(path)
+    model = WordGRU(len(checkpoint["itos"]), checkpoint["dim"])
+    model.load_state_dict(checkpoint["state"])
+    model.eval()
+    return model, checkpoint["itos"]
 
 
 def main():
@@ -84,7 +94,7 @@ def main():
         model.load_state_dict(torch.load(args.resume)["state"])
         seen = json.load(open(args.resume + ".json"))["steps"]
         first_pos = (seen * args.steps) % (n - 1)
-    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    opt = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
 
     def learning_rate_factor(done):
         # Linear from 1 to --decay-to over --max-steps: a final low rate settles the weights.
@@ -110,7 +120,7 @@ def main():
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             for group in opt.param_groups:
-                group["lr"] = 3e-3 * learning_rate_factor(step)
+                group["lr"] = LEARNING_RATE * learning_rate_factor(step)
             opt.step()
             step += 1
             if step % 200 == 0:
