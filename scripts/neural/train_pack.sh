@@ -10,17 +10,24 @@
 #    and the weights' summary with a tolerance (same seeds, threads and PyTorch: same bytes).
 # CPU only, one thread per process, seed 17, deterministic algorithms; PyTorch pinned in
 # requirements.txt. Usage: train_pack.sh PREPARED_DIR WORK_DIR [GOLDEN.json]
-# Scale (defaults: the shipped model): NEURAL_GRU_STEPS, NEURAL_GRU_DECAY, NEURAL_DUMP_WORDS, NEURAL_EPOCHS.
+# Scale (defaults: the shipped English model): NEURAL_GRU_STEPS, NEURAL_GRU_EPOCHS (at most this
+# many passes over the corpus: fewer steps for a small one), NEURAL_GRU_DIM, NEURAL_GRU_DECAY,
+# NEURAL_DUMP_WORDS, NEURAL_EPOCHS (the window network's). NEURAL_PACK_FLAGS: more
+# `inkling pack build` flags for the held-out-free pack (another language's, from build-packs.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # Absolute paths: the training steps run from scripts/neural.
 PREPARED=$(cd "$1" && pwd)
 WORK=$(mkdir -p "$2" && cd "$2" && pwd)
 GOLDEN=${3:+$(cd "$(dirname "$3")" && pwd)/$(basename "$3")}
-STEPS=${NEURAL_GRU_STEPS:-6000}
+STEPS=${NEURAL_GRU_STEPS:-14000}
 # The learning rate falls linearly to this fraction of its first value by the last step
-# (held-out perplexity 355 with 4,000 steps at a constant rate, 312 with 6,000 and the decay).
+# (held-out perplexity 355 with 4,000 steps at a constant rate; with the decay 312 after 6,000,
+# 265 after 10,000, 255 after 14,000, 245 after 18,000: scripts/neural/sweep_wordlm_gpu.sh).
 DECAY=${NEURAL_GRU_DECAY:-0.05}
+# English: 14,000 steps are 7.7 passes; 8 passes cap a smaller corpus (German: 3,296 steps).
+GRU_EPOCHS=${NEURAL_GRU_EPOCHS:-8}
+DIM=${NEURAL_GRU_DIM:-128}
 WORDS=${NEURAL_DUMP_WORDS:-40000}
 EPOCHS=${NEURAL_EPOCHS:-10}
 VENV=${NEURAL_VENV:-$ROOT/.cache/torch-venv}
@@ -32,7 +39,7 @@ for f in bigrams.tsv case.tsv hunspell.txt wordfreq.tsv; do
 done
 awk -v held="$WORK/heldout.txt" -v kept="$WORK/prepared/corpus.txt" \
     'NR % 50 == 7 { print > held; next } { print > kept }' "$PREPARED/corpus.txt"
-"$INKLING" pack build --prepared "$WORK/prepared" -o "$WORK/heldout-free.inkpack" 2>"$WORK/packbuild.log"
+"$INKLING" pack build --prepared "$WORK/prepared" -o "$WORK/heldout-free.inkpack" ${NEURAL_PACK_FLAGS:-} 2>"$WORK/packbuild.log"
 cd "$ROOT/scripts/neural"
 # The window dumps do not depend on the GRU: they run beside its (single-threaded) training.
 half=$(( ($(wc -l < "$WORK/heldout.txt") + 1) / 2 ))
@@ -46,7 +53,7 @@ for part in a b; do
 done
 # --case-reachable: no loss for a lower-case first word after <s> (corpus fragments; issue 17).
 "$VENV/bin/python" train_wordlm.py --case-reachable --corpus "$WORK/prepared/corpus.txt" --out "$WORK/wordgru.pt" \
-    --max-steps "$STEPS" --decay-to "$DECAY" --minutes 1e9 >"$WORK/wordlm.log"
+    --max-steps "$STEPS" --decay-to "$DECAY" --minutes 1e9 --max-epochs "$GRU_EPOCHS" --dim "$DIM" >"$WORK/wordlm.log"
 for pid in "${dumps[@]}"; do wait "$pid"; done
 "$VENV/bin/python" train_reranker.py --dump "$WORK/feat-dump-a.jsonl" --dump "$WORK/feat-dump-b.jsonl:100000" \
     --epochs "$EPOCHS" --lm "$WORK/wordgru.pt" --out "$WORK/reranker.pt" >"$WORK/reranker.log"

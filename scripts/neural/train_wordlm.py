@@ -8,6 +8,7 @@ line), lower-cases and splits words like the typing benchmark, and stops after -
 import argparse
 import collections
 import json
+import os
 import re
 import time
 
@@ -61,7 +62,15 @@ def main():
                          "a dictionary's usage example): it teaches <s> that \"the\", \"a\" and \"he\" start messages")
     ap.add_argument("--decay-to", type=float, default=1.0,
                     help="learning rate at --max-steps as a fraction of the first (linear decay; 1: constant)")
+    ap.add_argument("--max-epochs", type=float, default=0,
+                    help="stop after this many passes over the corpus if that comes before --max-steps "
+                         "(a small corpus: German, Russian); the decay then ends there")
+    ap.add_argument("--device", default="cpu",
+                    help="cuda: for a sweep on a GPU machine (not byte-identical to the CPU build the pack uses)")
     args = ap.parse_args()
+    if args.device != "cpu":
+        # cuBLAS is deterministic only with a fixed workspace.
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.manual_seed(17)
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
@@ -80,18 +89,21 @@ def main():
         if frag and args.case_reachable:
             unreachable.append(len(stream))  # the target after this <s>
         stream.extend(stoi.get(w, 1) for w in d)
-    data = torch.tensor(stream, dtype=torch.long)
+    data = torch.tensor(stream, dtype=torch.long, device=args.device)
     n = (len(data) - 1) // args.batch
     inputs = data[: n * args.batch].view(args.batch, n)
     shifted = data.clone()
     shifted[unreachable] = -100  # CrossEntropyLoss's ignore_index
     targets = shifted[1:n * args.batch + 1].view(args.batch, n)
+    if args.max_epochs:
+        epoch_steps = len(range(0, n - 1, args.steps))
+        args.max_steps = min(args.max_steps or 1 << 62, max(1, int(args.max_epochs * epoch_steps)))
     print(f"tokens {len(data)}  vocab {len(itos)}  unk {float((data == 1).float().mean()):.3f}", flush=True)
 
-    model = WordGRU(len(itos), args.dim)
+    model = WordGRU(len(itos), args.dim).to(args.device)
     first_pos, seen = 0, 0
     if args.resume:
-        model.load_state_dict(torch.load(args.resume)["state"])
+        model.load_state_dict(torch.load(args.resume, map_location=args.device)["state"])
         seen = json.load(open(args.resume + ".json"))["steps"]
         first_pos = (seen * args.steps) % (n - 1)
     opt = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
@@ -127,7 +139,7 @@ def main():
                 print(f"epoch {epoch} step {step} pos {pos}/{n} loss {loss.item():.3f} "
                       f"{time.time() - start:.0f}s", flush=True)
         epoch += 1
-    torch.save({"state": model.state_dict(), "itos": itos, "dim": args.dim}, args.out)
+    torch.save({"state": model.to("cpu").state_dict(), "itos": itos, "dim": args.dim}, args.out)
     json.dump({"steps": step, "epochs_started": epoch, "seconds": time.time() - start},
               open(args.out + ".json", "w"))
 
