@@ -104,7 +104,7 @@ fuzz-packs-long:
 
 # Rebuild the English pack from the whitelisted sources (see data/ATTRIBUTION.md), with its
 # neural re-ranker (issue 17): scripts/neural/train_pack.sh trains the word GRU and the window
-# network on the prepared corpus (CPU, deterministic; about 25 minutes on 2 cores) and checks them
+# network on the prepared corpus (CPU, deterministic; about 50 minutes on 2 cores) and checks them
 # against scripts/neural/golden-en.json. `make pack PACK_NEURAL=0` builds the pack without them.
 PACK_NEURAL ?= 1
 NEURAL_WORK = .cache/nn/pack
@@ -186,8 +186,10 @@ cleanroom-test: deb
 # build/packs/{de,fr,es,ru,uk,pl}.inkpack and build/packs/manifest.json (urls: PACK_URL_BASE/<file>),
 # and build/packs/debs/inkling-lang-<lang>_<version>_all.deb (the same packs for apt).
 # scripts/bench-languages.sh then measures them on each language's held-out dev.txt.
+# Languages with "neuralDim" in data/languages.json (de fr es ru pl) get the neural re-ranker,
+# trained first (about 40 minutes for the five on 2 cores); `make packs PACK_NEURAL=0` skips it.
 PACK_URL_BASE ?=
 .PHONY: packs
 packs: build
-	DATA_CACHE=$(DATA_CACHE) INKLING=.build/release/inkling bash scripts/build-packs.sh --url-base "$(PACK_URL_BASE)"
+	DATA_CACHE=$(DATA_CACHE) INKLING=.build/release/inkling PACK_NEURAL=$(PACK_NEURAL) bash scripts/build-packs.sh --url-base "$(PACK_URL_BASE)"
 	bash scripts/deb-build-packs.sh build/packs

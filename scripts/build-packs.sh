@@ -10,6 +10,9 @@
 # with dev.txt held out of corpus.txt), then
 #   inkling pack build --prepared .cache/prepared/LANG -o OUT/LANG.inkpack
 #       --language LANG --name NAME [build flags from data/languages.json]
+# with, for a language whose entry has "neuralDim", the neural re-ranker that
+# scripts/neural/train_pack.sh trains first (CPU; 3-11 minutes a language),
+# checked against scripts/neural/golden-LANG.json where it exists (PACK_NEURAL=0: none),
 # and finally OUT/manifest.json (packaging/make-manifest.py) listing every
 # non-bundled pack present in OUT, with url = URL_BASE/LANG.inkpack (empty
 # without --url-base). OUT defaults to build/packs (not committed).
@@ -40,7 +43,7 @@ while [ $# -gt 0 ]; do
         --url-base=*) URL_BASE="${1#*=}"; shift ;;
         --out) OUT="$2"; shift 2 ;;
         --skip-fetch) SKIP_FETCH=1; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         -*) die "unknown option $1" ;;
         *) LANGS+=("$1"); shift ;;
     esac
@@ -78,9 +81,21 @@ for lang in "${LANGS[@]}"; do
     read -r -a flags <<<"$(lang_field "$lang" build)"
     log "$lang ($name): prepare"
     "$PY" scripts/prepare_data.py --cache "$DATA_CACHE" --lang "$lang" --out ".cache/prepared/$lang" >/dev/null
-    log "$lang ($name): pack build ${flags[*]:-}"
+    # The neural re-ranker (issue 17) for a language whose entry has "neuralDim" (the word GRU's
+    # size, chosen by held-out perplexity: scripts/neural/README.md); PACK_NEURAL=0 skips it.
+    dim="$(lang_field "$lang" neuralDim)"
+    neural=()
+    if [ -n "$dim" ] && [ "${PACK_NEURAL:-1}" = 1 ]; then
+        golden="scripts/neural/golden-$lang.json"
+        [ -f "$golden" ] || golden=""
+        log "$lang ($name): neural re-ranker (scripts/neural/train_pack.sh, GRU dimension $dim)"
+        NEURAL_GRU_DIM="$dim" NEURAL_PACK_FLAGS="--language $lang --name $name ${flags[*]:-}" INKLING="$(realpath "$INKLING")" \
+            bash scripts/neural/train_pack.sh ".cache/prepared/$lang" ".cache/nn/$lang" $golden
+        neural=(--word-model ".cache/nn/$lang/wordlm.ngru" --reranker-network ".cache/nn/$lang/reranker.nrrk")
+    fi
+    log "$lang ($name): pack build ${flags[*]:-} ${neural[*]:-}"
     "$INKLING" pack build --prepared ".cache/prepared/$lang" -o "$OUT/$lang.inkpack" \
-        --language "$lang" --name "$name" "${flags[@]}" 2> >(grep -E 'vocabulary:|wrote' >&2)
+        --language "$lang" --name "$name" "${flags[@]}" "${neural[@]}" 2> >(grep -E 'vocabulary:|wrote' >&2)
     size=$(stat -c %s "$OUT/$lang.inkpack")
     [ "$size" -le "$MAX_BYTES" ] || die "$OUT/$lang.inkpack is $size bytes (> 12 MB): lower its --vocabulary or --char-table-bytes in data/languages.json"
 done
