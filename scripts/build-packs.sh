@@ -90,7 +90,7 @@ for lang in "${LANGS[@]}"; do
         [ -f "$golden" ] || golden=""
         log "$lang ($name): neural re-ranker (scripts/neural/train_pack.sh, GRU dimension $dim)"
         NEURAL_GRU_DIM="$dim" NEURAL_PACK_FLAGS="--language $lang --name $name ${flags[*]:-}" INKLING="$(realpath "$INKLING")" \
-            bash scripts/neural/train_pack.sh ".cache/prepared/$lang" ".cache/nn/$lang" $golden
+            bash scripts/neural/train_pack.sh ".cache/prepared/$lang" ".cache/nn/$lang" ${golden:+"$golden"}
         neural=(--word-model ".cache/nn/$lang/wordlm.ngru" --reranker-network ".cache/nn/$lang/reranker.nrrk")
     fi
     log "$lang ($name): pack build ${flags[*]:-} ${neural[*]:-}"

@@ -6,7 +6,7 @@
 # Usage: sweep_wordlm_gpu.sh CORPUS HELDOUT OUT "DIM:STEPS ..." "DIM:STEPS ..."(KEEP)
 set -uo pipefail
 CORPUS=$(realpath "$1"); HELDOUT=$(realpath "$2"); OUT=$3; CONFIGS=$4; KEEP=${5:-}
-cd "$(dirname "$0")"
+cd "$(dirname "$0")" || exit 1
 export CUBLAS_WORKSPACE_CONFIG=:4096:8 PYTHONUNBUFFERED=1
 work=$(mktemp -d)
 for cfg in $CONFIGS; do

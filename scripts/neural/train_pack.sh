@@ -39,7 +39,8 @@ for f in bigrams.tsv case.tsv hunspell.txt wordfreq.tsv; do
 done
 awk -v held="$WORK/heldout.txt" -v kept="$WORK/prepared/corpus.txt" \
     'NR % 50 == 7 { print > held; next } { print > kept }' "$PREPARED/corpus.txt"
-"$INKLING" pack build --prepared "$WORK/prepared" -o "$WORK/heldout-free.inkpack" ${NEURAL_PACK_FLAGS:-} 2>"$WORK/packbuild.log"
+read -r -a pack_flags <<<"${NEURAL_PACK_FLAGS:-}"
+"$INKLING" pack build --prepared "$WORK/prepared" -o "$WORK/heldout-free.inkpack" "${pack_flags[@]}" 2>"$WORK/packbuild.log"
 cd "$ROOT/scripts/neural"
 # The window dumps do not depend on the GRU: they run beside its (single-threaded) training.
 half=$(( ($(wc -l < "$WORK/heldout.txt") + 1) / 2 ))
