@@ -97,7 +97,7 @@ for lang in "${LANGS[@]}"; do
     "$INKLING" pack build --prepared ".cache/prepared/$lang" -o "$OUT/$lang.inkpack" \
         --language "$lang" --name "$name" "${flags[@]}" "${neural[@]}" 2> >(grep -E 'vocabulary:|wrote' >&2)
     size=$(stat -c %s "$OUT/$lang.inkpack")
-    [ "$size" -le "$MAX_BYTES" ] || die "$OUT/$lang.inkpack is $size bytes (> 12 MB): lower its --vocabulary or --char-table-bytes in data/languages.json"
+    [ "$size" -le "$MAX_BYTES" ] || die "$OUT/$lang.inkpack is $size bytes (> 12 MB): lower its --vocabulary, --char-table-bytes or neuralDim in data/languages.json"
 done
 
 # Manifest: every non-bundled pack present in OUT.
