@@ -89,7 +89,9 @@ for lang in "${LANGS[@]}"; do
         golden="scripts/neural/golden-$lang.json"
         [ -f "$golden" ] || golden=""
         log "$lang ($name): neural re-ranker (scripts/neural/train_pack.sh, GRU dimension $dim)"
-        NEURAL_GRU_DIM="$dim" NEURAL_PACK_FLAGS="--language $lang --name $name ${flags[*]:-}" INKLING="$(realpath "$INKLING")" \
+        steps="$(lang_field "$lang" neuralSteps)"
+        NEURAL_GRU_DIM="$dim" NEURAL_GRU_DROPOUT="$(lang_field "$lang" neuralDropout)" \
+            NEURAL_GRU_STEPS="$steps" NEURAL_GRU_EPOCHS="${steps:+0}" NEURAL_PACK_FLAGS="--language $lang --name $name ${flags[*]:-}" INKLING="$(realpath "$INKLING")" \
             bash scripts/neural/train_pack.sh ".cache/prepared/$lang" ".cache/nn/$lang" ${golden:+"$golden"}
         neural=(--word-model ".cache/nn/$lang/wordlm.ngru" --reranker-network ".cache/nn/$lang/reranker.nrrk")
     fi

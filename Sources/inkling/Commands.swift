@@ -32,7 +32,10 @@ enum Commands {
             help: tr("weight of word pairs already in the document (default 0.25)"),
             numbers: 0...100),
         OptionSpec(
-            "--window", value: "N", help: tr("words of the document the cache remembers (default 32)"),
+            "--window", value: "N", help: tr("candidates the re-ranker orders while a word is typed (default 32)"),
+            integers: 1...100_000),
+        OptionSpec(
+            "--next-window", value: "N", help: tr("candidates the re-ranker orders for the next word (default 32)"),
             integers: 1...100_000),
         OptionSpec(
             "--learned-window", value: "N", help: tr("learned next words considered (default 12)"), integers: 0...1000),

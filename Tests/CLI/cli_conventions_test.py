@@ -452,6 +452,24 @@ def predict_stdio_features_reply_with_the_window_in_final_order():
 
 
 @test
+def predict_window_options_size_the_windows_and_their_help_says_so():
+    """--window sizes the typing window and --next-window the next word's (the help once called
+    --window the document cache's memory, which it never was)."""
+    requests = ('{"id":1,"before":"I think th","n":3,"features":true}\n'
+                '{"id":2,"before":"I think ","n":3,"features":true}\n')
+    served = inkling("predict", "--stdio", "--pack", ARGS.pack, "--window", "5", "--next-window", "48",
+                     input=requests)
+    assert served.returncode == 0, served
+    typed, next_word = (json.loads(line)["window"] for line in served.stdout.split("\n") if line)
+    assert len(typed) == 5 and all(row["key"].startswith("th") for row in typed), typed
+    assert 32 < len(next_word) <= 48, len(next_word)
+    usage = inkling("predict", "--help").stdout
+    for option in ("--window", "--next-window"):
+        line = next(line for line in usage.split("\n") if line.strip().startswith(option + " "))
+        assert "re-ranker" in line and "cache" not in line, line
+
+
+@test
 def numbers_out_of_range_are_usage_errors_not_traps():
     """The same class as the surrogate count: numbers from the command line converted unchecked
     (each of these trapped on main: UInt64(-1), a negative window, prefix(-1), Int(1e300 * 1000))."""

@@ -20,6 +20,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--max-words", type=int, default=8000)
     ap.add_argument("-n", type=int, default=32)
+    ap.add_argument("--next-window", type=int,
+                    help="candidates the re-ranker sees for the next word (inkling predict --next-window)")
     ap.add_argument("--features", action="store_true",
                     help="also record the window's keys and features (\"win\": per prefix, rows of key + features)")
     ap.add_argument("--learn", action="store_true",
@@ -27,6 +29,8 @@ def main():
                          "learned-word features then vary as in real use")
     args = ap.parse_args()
     command = [args.inkling, "predict", "--stdio", "--pack", args.pack] + (["--learn"] if args.learn else [])
+    if args.next_window:
+        command += ["--next-window", str(args.next_window)]
     proc = subprocess.Popen(command,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     rid = 0

@@ -22,6 +22,7 @@ import torch
 
 NF = 15  # RerankFeature.count
 TOTAL = 0
+WINDOW_RANK = 12  # RerankFeature.windowRank: the rank by word score over the typing window (32)
 
 
 def key(word):
@@ -49,11 +50,13 @@ def word_lm(path):
     return stoi, step
 
 
-def load(paths, buckets, lm=None):
-    """Queries as arrays: features [Q, 32, NF (+2 with a word LM)], mask, target index (-1:
-    absent), hashed candidate and previous-word ids."""
+def load(paths, buckets, lm=None, window=32, next_window=32):
+    """Queries as arrays: features [Q, W, NF (+2 with a word LM)], mask, target index (-1:
+    absent), hashed candidate and previous-word ids. A word's first query (the next word) keeps
+    `next_window` candidates, the others `window`; W is the larger."""
     stoi, step = word_lm(lm) if lm else (None, None)
     width = NF + (2 if lm else 0)
+    size = max(window, next_window)
     feats, masks, targets, cand_ids, prev_ids, word_of_query = [], [], [], [], [], []
     words = []  # (doc, letters, first query index, number of queries)
     current_doc, lp = None, None
@@ -66,12 +69,14 @@ def load(paths, buckets, lm=None):
             target = key(rec["w"])
             prev = key(rec["ctx"][-1]) if rec["ctx"] and not rec["ss"] else ""
             first = len(targets)
-            for window in rec["win"]:
-                f = np.zeros((32, width), np.float32)
-                m = np.zeros(32, bool)
-                c = np.zeros(32, np.int64)
+            for prefix, rows in enumerate(rec["win"]):
+                f = np.zeros((size, width), np.float32)
+                m = np.zeros(size, bool)
+                c = np.zeros(size, np.int64)
                 t = -1
-                for j, row in enumerate(window[:32]):
+                if prefix == 0:  # a dump's wider window holds the narrower one: its best by word score
+                    rows = [row for row in rows if round(row[1 + WINDOW_RANK] * 32) < next_window]
+                for j, row in enumerate(rows[:next_window if prefix == 0 else window]):
                     f[j, :NF] = row[1:1 + NF]
                     if step:
                         wid = stoi.get(row[0], 1)
@@ -190,6 +195,10 @@ def main():
                          "target before its first letter: the engine shows sentence starts capitalised")
     ap.add_argument("--relative", action="store_true",
                     help="add window-relative inputs: the score and the GRU log-probability minus the window's best")
+    ap.add_argument("--window", type=int, default=32, help="candidates per query while a word is typed")
+    ap.add_argument("--next-window", type=int, default=32,
+                    help="candidates of the next-word query (the dump must hold as many: dump_candidates.py "
+                         "--next-window)")
     ap.add_argument("--weight", choices=("none", "remaining"), default="none",
                     help="per-prefix loss weight: none, or the letters a selection there saves")
     args = ap.parse_args()
@@ -202,7 +211,7 @@ def main():
             f, m, t, c, p = z["f"], z["m"], z["t"], z["c"], z["p"]
             words = [tuple(int(x) for x in row) for row in z["words"]]
     else:
-        f, m, t, c, p, words = load(paths, args.buckets, args.lm)
+        f, m, t, c, p, words = load(paths, args.buckets, args.lm, args.window, args.next_window)
         if args.cache:
             np.savez(args.cache, f=f, m=m, t=t, c=c, p=p, words=np.array(words, np.int64))
     if args.case_reachable:

@@ -24,14 +24,21 @@ def words(line):
 
 
 class WordGRU(torch.nn.Module):
-    def __init__(self, vocab, dim):
+    def __init__(self, vocab, dim, dropout=0.0):
         super().__init__()
         self.embed = torch.nn.Embedding(vocab, dim)
         self.gru = torch.nn.GRU(dim, dim, batch_first=True)
         self.out_bias = torch.nn.Parameter(torch.zeros(vocab))
+        # Training only (no weights): 0 leaves the arithmetic, and so the pack's bytes, unchanged.
+        self.dropout = dropout
 
     def forward(self, ids, state=None):
-        hidden, state = self.gru(self.embed(ids), state)
+        inputs = self.embed(ids)
+        if self.dropout and self.training:
+            inputs = torch.nn.functional.dropout(inputs, self.dropout)
+        hidden, state = self.gru(inputs, state)
+        if self.dropout and self.training:
+            hidden = torch.nn.functional.dropout(hidden, self.dropout)
         # Output weights tied to the embedding: half the parameters, better on little text.
         return hidden @ self.embed.weight.t() + self.out_bias, state
 
@@ -65,6 +72,8 @@ def main():
     ap.add_argument("--max-epochs", type=float, default=0,
                     help="stop after this many passes over the corpus if that comes before --max-steps "
                          "(a small corpus: German, Russian); the decay then ends there")
+    ap.add_argument("--dropout", type=float, default=0.0,
+                    help="dropout on the GRU's input and output while training (0: none, the shipped model)")
     ap.add_argument("--device", default="cpu",
                     help="cuda: for a sweep on a GPU machine (not byte-identical to the CPU build the pack uses)")
     args = ap.parse_args()
@@ -100,7 +109,7 @@ def main():
         args.max_steps = min(args.max_steps or 1 << 62, max(1, int(args.max_epochs * epoch_steps)))
     print(f"tokens {len(data)}  vocab {len(itos)}  unk {float((data == 1).float().mean()):.3f}", flush=True)
 
-    model = WordGRU(len(itos), args.dim).to(args.device)
+    model = WordGRU(len(itos), args.dim, args.dropout).to(args.device)
     first_pos, seen = 0, 0
     if args.resume:
         model.load_state_dict(torch.load(args.resume, map_location=args.device)["state"])

@@ -70,7 +70,7 @@ public enum RerankFeature: Int, CaseIterable, Sendable {
     case documentCount
     /// log(1 + times the user typed the word).
     case learnedCount
-    /// Position in the window by word score, divided by the window size.
+    /// Position in the window by word score, divided by the typing window's size (`windowSize`).
     case windowRank
     /// 1 when nothing of the word is typed yet.
     case nextWord

@@ -8,8 +8,11 @@ public struct PredictorOptions: Sendable, Equatable {
     public var nextWordCharacterWeight: Float = 0.15
     /// How much of the character model's context-free score is removed (1: only what the context adds).
     public var characterPriorShare: Float = 1.0
-    /// Candidates from the dictionary that the re-ranker looks at.
+    /// Candidates from the dictionary that the re-ranker looks at while a word is typed.
     public var windowSize = 32
+    /// Candidates the re-ranker looks at for the next word (nothing typed yet), where the
+    /// dictionary's order is weakest.
+    public var nextWordWindowSize = 32
     /// Maximum weight of the document cache (words already typed in this document).
     public var cacheWeight: Double = 0.12
     /// Weight of the document's own word pairs for next-word prediction.
@@ -1034,7 +1037,8 @@ public final class Predictor {
             pool = freshCandidates(prefixKey: prefixKey, partialScalarCount: partialScalarCount, scores)
             lastAnswerPath = prefixKey.isEmpty ? .nextWord : pool.extensible ? .searched : .corrected
         }
-        var candidates = window(options.windowSize, of: &pool.candidates, prunes: reusesCandidates)
+        let windowLimit = prefixKey.isEmpty ? options.nextWordWindowSize : options.windowSize
+        var candidates = window(windowLimit, of: &pool.candidates, prunes: reusesCandidates)
         candidatePool = pool  // with the scores settled here, for the next key
         let trigramProb = scores.trigramProb
         let bigramProb = scores.bigramProb

@@ -71,6 +71,26 @@ struct CandidateRerankerTests {
         #expect(!context.startsSentence)
     }
 
+    @Test("the next word has its own window size; a typed prefix keeps the typing window's")
+    func nextWordWindowSize() throws {
+        var options = PredictorOptions()
+        options.windowSize = 4
+        options.nextWordWindowSize = 40
+        let predictor = Predictor(pack: pack, options: options)
+        let probe = Probe()
+        predictor.reranker = probe
+        _ = predictor.suggest(before: "I think ", count: 3)
+        let nextWord = try #require(probe.windows.last)
+        #expect(nextWord.count > 32 && nextWord.count <= 40)
+        #expect(nextWord.allSatisfy { $0.features[RerankFeature.nextWord.rawValue] == 1 })
+        // The rank feature stays on the typing window's scale, so ranks past it exceed 1.
+        #expect(nextWord.last?.features[RerankFeature.windowRank.rawValue] == Float(nextWord.count - 1) / 4)
+        _ = predictor.suggest(before: "I think t", count: 3)
+        let typed = try #require(probe.windows.last)
+        #expect(typed.count == 4)
+        #expect(typed.allSatisfy { $0.key.hasPrefix("t") })
+    }
+
     @Test("setting a re-ranker drops answers computed without it")
     func settingDropsCachedAnswers() {
         let predictor = Predictor(pack: pack)
