@@ -89,6 +89,8 @@ for lang in "${LANGS[@]}"; do
         golden="scripts/neural/golden-$lang.json"
         [ -f "$golden" ] || golden=""
         log "$lang ($name): neural re-ranker (scripts/neural/train_pack.sh, GRU dimension $dim)"
+        # neuralSteps (with dropout, a small corpus trains past the default cap of 8 passes)
+        # replaces both the default 14,000 steps and that cap; neuralDropout defaults to 0.
         steps="$(lang_field "$lang" neuralSteps)"
         NEURAL_GRU_DIM="$dim" NEURAL_GRU_DROPOUT="$(lang_field "$lang" neuralDropout)" \
             NEURAL_GRU_STEPS="$steps" NEURAL_GRU_EPOCHS="${steps:+0}" NEURAL_PACK_FLAGS="--language $lang --name $name ${flags[*]:-}" INKLING="$(realpath "$INKLING")" \

@@ -26,7 +26,8 @@ STEPS=${NEURAL_GRU_STEPS:-14000}
 # (held-out perplexity 355 with 4,000 steps at a constant rate; with the decay 312 after 6,000,
 # 265 after 10,000, 255 after 14,000, 245 after 18,000: scripts/neural/sweep_wordlm_gpu.sh).
 DECAY=${NEURAL_GRU_DECAY:-0.05}
-# English: 14,000 steps are 7.7 passes; 8 passes cap a smaller corpus (German: 3,304 steps).
+# English: 14,000 steps are 7.7 passes; 8 passes cap a smaller corpus (Spanish: 2,448 steps).
+# A language with its own step count (neuralSteps: German, Russian) passes 0: no cap.
 GRU_EPOCHS=${NEURAL_GRU_EPOCHS:-8}
 DIM=${NEURAL_GRU_DIM:-128}
 DROPOUT=${NEURAL_GRU_DROPOUT:-0}
