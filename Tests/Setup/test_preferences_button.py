@@ -29,8 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
 from ibus_harness import Daemon  # noqa: E402
-import pyatspi  # noqa: E402
-from test_setup_app import BIN, compile_schema, find, showing, start_xvfb, wait_for  # noqa: E402
+from test_setup_app import BIN, compile_schema, find, listed_app, showing, start_xvfb, wait_for  # noqa: E402
 
 # Runs as its own process, as gnome-control-center and ibus-setup are: reads the engine through
 # IBus and starts its settings program the way the named program does.
@@ -122,18 +121,8 @@ def press_preferences(d, how):
     return started
 
 
-def listed_app():
-    """The inkling-setup application on the accessibility bus, or None."""
-    desktop = pyatspi.Registry.getDesktop(0)
-    for index in range(desktop.childCount):
-        app = desktop.getChildAtIndex(index)
-        if app is not None and app.name == "inkling-setup":
-            return app
-    return None
-
-
 def app_listed():
-    return listed_app() is not None
+    return listed_app("inkling-setup") is not None
 
 
 def running_setup_processes():
@@ -154,7 +143,7 @@ def window_of_the_app(d, how):
     machine can take many seconds to start a GTK app: one deadline for all of it, and a failure
     says whether the app runs and what it printed (it inherits the launcher's output files)."""
     def shown():
-        app = listed_app()
+        app = listed_app("inkling-setup")
         frame = app and find(app, "Inkling Preferences", "frame")
         if frame is None or not showing(frame) or find(app, "Suggestions per page", "spin button") is None:
             return None

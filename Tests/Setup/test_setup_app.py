@@ -30,6 +30,7 @@ import speech  # noqa: E402
 from ibus_harness import Client, Daemon, IBus  # noqa: E402
 
 import pyatspi  # noqa: E402
+from gi.repository import GLib  # noqa: E402
 
 SCHEMA = "org.freedesktop.ibus.engine.inkling"
 BIN = os.environ.get("INKLING_BIN_DIR", os.path.join(ROOT, ".build", "release"))
@@ -196,16 +197,56 @@ def test_the_x_server_outlives_its_last_client_without_a_reset():
         process.wait()
 
 
-def find_app(name, timeout=DEADLINE):
-    def lookup():
-        desktop = pyatspi.Registry.getDesktop(0)
-        for index in range(desktop.childCount):
+def listed_app(name, desktop=None):
+    """The application called `name` on the accessibility bus, or None.
+
+    The registry lists an application for a moment after it exits (the previous test's app, closed
+    a moment ago); reading that entry raises GLib.GError "The application no longer exists". Such
+    an entry is not a live application, so it is skipped: CI once failed on exactly this race."""
+    desktop = desktop if desktop is not None else pyatspi.Registry.getDesktop(0)
+    for index in range(desktop.childCount):
+        try:
             app = desktop.getChildAtIndex(index)
             if app is not None and app.name == name:
                 return app
-        return None
+        except GLib.GError:
+            continue
+    return None
 
-    return wait_for(lookup, "the app on the accessibility bus", timeout=timeout)
+
+def test_an_app_that_exits_while_the_list_is_read_is_not_listed():
+    """The race CI met: the registry still lists the previous test's app, now gone, and reading it
+    raises. The lookup skips it and still finds the live app behind it."""
+    gone = GLib.GError("atspi_error: The application no longer exists (0)")
+
+    class Exited:
+        @property
+        def name(self):
+            raise gone
+
+    class Live:
+        name = "inkling-setup"
+
+    class Desktop:
+        def __init__(self, children):
+            self.children = children
+            self.childCount = len(children)
+
+        def getChildAtIndex(self, index):
+            child = self.children[index]
+            if child == "unreadable":
+                raise gone
+            return child
+
+    live = Live()
+    desktop = Desktop([Exited(), "unreadable", None, live])
+    assert listed_app("inkling-setup", desktop) is live
+    assert listed_app("gnome-text-editor", desktop) is None
+    assert listed_app("inkling-setup", Desktop([Exited()])) is None
+
+
+def find_app(name, timeout=DEADLINE):
+    return wait_for(lambda: listed_app(name), "the app on the accessibility bus", timeout=timeout)
 
 
 @pytest.fixture(scope="module")
