@@ -93,6 +93,7 @@ for lang in "${LANGS[@]}"; do
         # replaces both the default 14,000 steps and that cap; neuralDropout defaults to 0.
         steps="$(lang_field "$lang" neuralSteps)"
         NEURAL_GRU_DIM="$dim" NEURAL_GRU_DROPOUT="$(lang_field "$lang" neuralDropout)" \
+            NEURAL_HOLDOUT_EVERY="$(lang_field "$lang" neuralHoldoutEvery)" \
             NEURAL_GRU_STEPS="$steps" NEURAL_GRU_EPOCHS="${steps:+0}" NEURAL_PACK_FLAGS="--language $lang --name $name ${flags[*]:-}" INKLING="$(realpath "$INKLING")" \
             bash scripts/neural/train_pack.sh ".cache/prepared/$lang" ".cache/nn/$lang" ${golden:+"$golden"}
         neural=(--word-model ".cache/nn/$lang/wordlm.ngru" --reranker-network ".cache/nn/$lang/reranker.nrrk")

@@ -2,7 +2,8 @@
 # Trains the neural re-ranker of a language pack (issue 17) and writes its two pack sections,
 # for `inkling pack build --word-model WORK/wordlm.ngru --reranker-network WORK/reranker.nrrk`.
 #
-# 1. Every 50th document of the prepared corpus is held out; a pack is built from the rest.
+# 1. Every 50th document of the prepared corpus (NEURAL_HOLDOUT_EVERY) is held out; a pack is
+#    built from the rest.
 # 2. A word GRU (train_wordlm.py) learns the held-out-free corpus for a fixed number of steps.
 # 3. The predictor's window with its features is dumped for every prefix of the held-out words.
 # 4. The window MLP (train_reranker.py --lm) learns to re-order it with the GRU's score.
@@ -13,7 +14,7 @@
 # Scale (defaults: the shipped English model): NEURAL_GRU_STEPS, NEURAL_GRU_EPOCHS (at most this
 # many passes over the corpus: fewer steps for a small one; 0: no cap), NEURAL_GRU_DIM,
 # NEURAL_GRU_DROPOUT (0: none, English's; a small corpus overfits without it), NEURAL_GRU_DECAY,
-# NEURAL_DUMP_WORDS, NEURAL_EPOCHS (the window network's). NEURAL_PACK_FLAGS: more
+# NEURAL_DUMP_WORDS, NEURAL_EPOCHS (the window network's), NEURAL_HOLDOUT_EVERY. NEURAL_PACK_FLAGS: more
 # `inkling pack build` flags for the held-out-free pack (another language's, from build-packs.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,6 +34,9 @@ DIM=${NEURAL_GRU_DIM:-128}
 DROPOUT=${NEURAL_GRU_DROPOUT:-0}
 WORDS=${NEURAL_DUMP_WORDS:-40000}
 EPOCHS=${NEURAL_EPOCHS:-10}
+# The window network learns from the held-out documents only (the GRU must not have seen them):
+# a small corpus holds out more (neuralHoldoutEvery) so the network has enough queries.
+HOLDOUT_EVERY=${NEURAL_HOLDOUT_EVERY:-50}
 VENV=${NEURAL_VENV:-$ROOT/.cache/torch-venv}
 INKLING=${INKLING:-$ROOT/.build/release/inkling}
 mkdir -p "$WORK/prepared"
@@ -40,8 +44,8 @@ mkdir -p "$WORK/prepared"
 for f in bigrams.tsv case.tsv hunspell.txt wordfreq.tsv; do
     [ -f "$PREPARED/$f" ] && cp "$PREPARED/$f" "$WORK/prepared/"
 done
-awk -v held="$WORK/heldout.txt" -v kept="$WORK/prepared/corpus.txt" \
-    'NR % 50 == 7 { print > held; next } { print > kept }' "$PREPARED/corpus.txt"
+awk -v held="$WORK/heldout.txt" -v kept="$WORK/prepared/corpus.txt" -v every="$HOLDOUT_EVERY" \
+    'NR % every == 7 % every { print > held; next } { print > kept }' "$PREPARED/corpus.txt"
 read -r -a pack_flags <<<"${NEURAL_PACK_FLAGS:-}"
 "$INKLING" pack build --prepared "$WORK/prepared" -o "$WORK/heldout-free.inkpack" "${pack_flags[@]}" 2>"$WORK/packbuild.log"
 cd "$ROOT/scripts/neural"
