@@ -187,7 +187,8 @@ cleanroom-test: deb
 # and build/packs/debs/inkling-lang-<lang>_<version>_all.deb (the same packs for apt).
 # scripts/bench-languages.sh then measures them on each language's held-out dev.txt.
 # Languages with "neuralDim" in data/languages.json (de fr es ru pl) get the neural re-ranker,
-# trained first (about 70 minutes for the five on 2 cores, German and Russian the longest);
+# trained first (German and Russian about 50 minutes each, measured side by side on 2 cores;
+# the other three about 15 together);
 # `make packs PACK_NEURAL=0` skips it.
 PACK_URL_BASE ?=
 .PHONY: packs
