@@ -532,7 +532,7 @@ def test_instances_migrating_at_once_all_succeed(make_server, backend, tmp_path)
     processes = [subprocess.Popen([conftest.SERVER, "--config", str(path), "migrate"], stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT) for _ in range(8)]
     outputs = [(process.wait(timeout=60), process.stdout.read().decode()) for process in processes]
-    assert all(code == 0 for code, _ in outputs), outputs
+    assert all(code == 0 for code, _ in outputs), [o for o in outputs if o[0] != 0]
     assert sum("(1 migration(s) applied)" in output for _, output in outputs) == 1
 
 
