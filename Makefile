@@ -188,7 +188,7 @@ cleanroom-test: deb
 # scripts/bench-languages.sh then measures them on each language's held-out dev.txt.
 # Languages with "neuralDim" in data/languages.json (de fr es ru pl) get the neural re-ranker,
 # trained first (German and Russian about 50 minutes each, measured side by side on 2 cores;
-# the other three about 15 together);
+# French, Spanish and Polish train far fewer steps);
 # `make packs PACK_NEURAL=0` skips it.
 PACK_URL_BASE ?=
 .PHONY: packs

@@ -12,10 +12,11 @@
 # CPU only, one thread per process, seed 17, deterministic algorithms; PyTorch pinned in
 # requirements.txt. Usage: train_pack.sh PREPARED_DIR WORK_DIR [GOLDEN.json]
 # Scale (defaults: the shipped English model): NEURAL_GRU_STEPS, NEURAL_GRU_EPOCHS (at most this
-# many passes over the corpus: fewer steps for a small one; 0: no cap), NEURAL_GRU_DIM, NEURAL_GRU_VOCAB,
-# NEURAL_GRU_DROPOUT (0: none, English's; a small corpus overfits without it), NEURAL_GRU_DECAY,
-# NEURAL_DUMP_WORDS, NEURAL_EPOCHS (the window network's), NEURAL_HOLDOUT_EVERY. NEURAL_PACK_FLAGS: more
-# `inkling pack build` flags for the held-out-free pack (another language's, from build-packs.sh).
+# many passes over the corpus: fewer steps for a small one; 0: no cap), NEURAL_GRU_DIM,
+# NEURAL_GRU_VOCAB, NEURAL_GRU_DROPOUT (0: none, English's; a small corpus overfits without it),
+# NEURAL_GRU_DECAY, NEURAL_DUMP_WORDS, NEURAL_EPOCHS (the window network's), NEURAL_HOLDOUT_EVERY.
+# NEURAL_PACK_FLAGS: more `inkling pack build` flags for the held-out-free pack (another
+# language's, from build-packs.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # Absolute paths: the training steps run from scripts/neural.
