@@ -187,7 +187,7 @@ cleanroom-test: deb
 # and build/packs/debs/inkling-lang-<lang>_<version>_all.deb (the same packs for apt).
 # scripts/bench-languages.sh then measures them on each language's held-out dev.txt.
 # Languages with "neuralDim" in data/languages.json (de fr es ru pl) get the neural re-ranker,
-# trained first (German and Russian about 50 minutes each, measured side by side on 2 cores;
+# trained first (German and Russian about an hour each, measured side by side on 2 cores;
 # French, Spanish and Polish train far fewer steps);
 # `make packs PACK_NEURAL=0` skips it.
 PACK_URL_BASE ?=
