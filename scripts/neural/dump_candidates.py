@@ -51,6 +51,7 @@ def main():
                 continue
             ask({"reset": True})
             ctx = []
+            previous_end = None
             for m in WORD.finditer(doc):
                 w, s = m.group(0), m.start()
                 queries, windows = [], []
@@ -63,7 +64,10 @@ def main():
                                         for row in reply.get("window", [])])
                 sent_start = re.sub(r"[\s\"()\[\]\u2018\u2019\u201c\u201d]+$", "", doc[:s])
                 rec = {"doc": d, "w": w, "ctx": ctx[-40:], "q": queries,
-                       "ss": sent_start == "" or sent_start[-1] in ".!?"}
+                       "ss": sent_start == "" or sent_start[-1] in ".!?",
+                       # the text since the previous word (its punctuation: a word model's context)
+                       "sep": "" if previous_end is None else doc[previous_end:s]}
+                previous_end = m.end()
                 if args.features:
                     rec["win"] = windows
                 out.write(json.dumps(rec) + "\n")

@@ -14,7 +14,7 @@
 # Scale (defaults: the shipped English model): NEURAL_GRU_STEPS, NEURAL_GRU_EPOCHS (at most this
 # many passes over the corpus: fewer steps for a small one; 0: no cap), NEURAL_GRU_DIM,
 # NEURAL_GRU_VOCAB, NEURAL_GRU_DROPOUT (0: none, English's; a small corpus overfits without it),
-# NEURAL_GRU_DECAY, NEURAL_DUMP_WORDS, NEURAL_EPOCHS (the window network's), NEURAL_HOLDOUT_EVERY.
+# NEURAL_GRU_DECAY, NEURAL_GRU_PUNCTUATION, NEURAL_DUMP_WORDS, NEURAL_EPOCHS (the window network's), NEURAL_HOLDOUT_EVERY.
 # NEURAL_PACK_FLAGS: more `inkling pack build` flags for the held-out-free pack (another
 # language's, from build-packs.sh).
 set -euo pipefail
@@ -36,6 +36,10 @@ DIM=${NEURAL_GRU_DIM:-128}
 # inflected language has many more forms (unknown: 18 % of Russian's tokens at 10,000).
 VOCAB=${NEURAL_GRU_VOCAB:-10000}
 DROPOUT=${NEURAL_GRU_DROPOUT:-0}
+# 1: the GRU reads the punctuation between words as tokens (train_wordlm.py --punctuation:
+# sentence end, question, exclamation, comma, colon), so it knows where a sentence or clause
+# ended; the predictor gives them when the pack's GRU has them. 0 (default): words only.
+PUNCTUATION=${NEURAL_GRU_PUNCTUATION:-0}
 WORDS=${NEURAL_DUMP_WORDS:-40000}
 EPOCHS=${NEURAL_EPOCHS:-10}
 # The window network learns from the held-out documents only (the GRU must not have seen them):
@@ -65,7 +69,8 @@ for part in a b; do
 done
 # --case-reachable: no loss for a lower-case first word after <s> (corpus fragments; issue 17).
 "$VENV/bin/python" train_wordlm.py --case-reachable --corpus "$WORK/prepared/corpus.txt" --out "$WORK/wordgru.pt" \
-    --max-steps "$STEPS" --decay-to "$DECAY" --minutes 1e9 --max-epochs "$GRU_EPOCHS" --dim "$DIM" --vocab "$VOCAB" --dropout "$DROPOUT" >"$WORK/wordlm.log"
+    --max-steps "$STEPS" --decay-to "$DECAY" --minutes 1e9 --max-epochs "$GRU_EPOCHS" --dim "$DIM" --vocab "$VOCAB" --dropout "$DROPOUT" \
+    $([ "$PUNCTUATION" = 1 ] && echo --punctuation) >"$WORK/wordlm.log"
 for pid in "${dumps[@]}"; do wait "$pid"; done
 "$VENV/bin/python" train_reranker.py --dump "$WORK/feat-dump-a.jsonl" --dump "$WORK/feat-dump-b.jsonl:100000" \
     --epochs "$EPOCHS" --lm "$WORK/wordgru.pt" --out "$WORK/reranker.pt" >"$WORK/reranker.log"

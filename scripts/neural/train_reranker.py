@@ -20,6 +20,8 @@ import zlib
 import numpy as np
 import torch
 
+from train_wordlm import context_key, separator_token, uses_punctuation
+
 NF = 15  # RerankFeature.count
 TOTAL = 0
 WINDOW_RANK = 12  # RerankFeature.windowRank: the rank by word score over the typing window (32)
@@ -33,11 +35,16 @@ def bucket(text, buckets):
     return zlib.crc32(text.encode("utf-8")) % buckets if text else 0
 
 
+LM_READS_PUNCTUATION = False  # set by word_lm: the GRU reads punctuation keys between words
+
+
 def word_lm(path):
     """A word GRU from train_wordlm.py: returns (stoi, step) where step(word or None) gives the
     log-probabilities of the next word after feeding it (None: start of a document)."""
     from train_wordlm import load_checkpoint
     model, itos = load_checkpoint(path)
+    global LM_READS_PUNCTUATION
+    LM_READS_PUNCTUATION = uses_punctuation(path)
     stoi = {w: i for i, w in enumerate(itos)}
     state = [None]
 
@@ -67,6 +74,10 @@ def load(paths, buckets, lm=None, window=32, next_window=32):
                 current_doc = rec["doc"] + doc_offset
                 lp = step(None)
             target = key(rec["w"])
+            if step and LM_READS_PUNCTUATION and rec["ctx"]:
+                mark = separator_token(rec["sep"])  # as the predictor gives it (DocumentCache)
+                if mark:
+                    lp = step(mark)
             prev = key(rec["ctx"][-1]) if rec["ctx"] and not rec["ss"] else ""
             first = len(targets)
             for prefix, rows in enumerate(rec["win"]):
@@ -93,7 +104,7 @@ def load(paths, buckets, lm=None, window=32, next_window=32):
                 word_of_query.append(len(words))
             words.append((rec["doc"] + doc_offset, len(rec["w"]), first, len(targets) - first))
             if step:
-                lp = step(target)
+                lp = step(context_key(rec["w"]) if LM_READS_PUNCTUATION else target)
     return (np.stack(feats), np.stack(masks), np.array(targets), np.stack(cand_ids),
             np.array(prev_ids), words)
 

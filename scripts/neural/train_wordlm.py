@@ -9,18 +9,14 @@ import argparse
 import collections
 import json
 import os
-import re
 import time
 
 import torch
 
-WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
-BOS, UNK = "<s>", "<unk>"
+from wordtokens import (  # noqa: F401 (re-exported)
+    BOS, PUNCTUATION_TOKENS, UNK, WORD, context_key, key, separator_token, tokens, words)
+
 LEARNING_RATE = 3e-3
-
-
-def words(line):
-    return [w.lower().replace("\u2019", "'") for w in WORD.findall(line)]
 
 
 class WordGRU(torch.nn.Module):
@@ -52,6 +48,11 @@ def load_checkpoint(path):
     return model, checkpoint["itos"]
 
 
+def uses_punctuation(path):
+    """Whether a checkpoint's GRU reads punctuation tokens (train_wordlm.py --punctuation)."""
+    return bool(torch.load(path).get("punctuation", False))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", required=True)
@@ -74,6 +75,8 @@ def main():
                          "(a small corpus: German, Russian); the decay then ends there")
     ap.add_argument("--dropout", type=float, default=0.0,
                     help="dropout on the GRU's input and output while training (0: none, the shipped model)")
+    ap.add_argument("--punctuation", action="store_true",
+                    help="punctuation between words as tokens (sentence end, comma, colon): see separator_token")
     ap.add_argument("--device", default="cpu",
                     help="cuda: for a sweep on a GPU machine (not byte-identical to the CPU build the pack uses)")
     args = ap.parse_args()
@@ -87,9 +90,10 @@ def main():
     lines = open(args.corpus, encoding="utf-8").read().split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    docs = [words(line) for line in lines]
+    docs = [tokens(line, args.punctuation) for line in lines]
     fragment = [bool(d) and WORD.search(line).group(0)[:1].islower() for d, line in zip(docs, lines)]
     counts = collections.Counter(w for d in docs for w in d)
+    counts.pop(UNK, None)  # numbers, with --punctuation: already id 1
     itos = [BOS, UNK] + [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[: args.vocab - 2]]
     stoi = {w: i for i, w in enumerate(itos)}
     stream, unreachable = [], []
@@ -148,7 +152,8 @@ def main():
                 print(f"epoch {epoch} step {step} pos {pos}/{n} loss {loss.item():.3f} "
                       f"{time.time() - start:.0f}s", flush=True)
         epoch += 1
-    torch.save({"state": model.to("cpu").state_dict(), "itos": itos, "dim": args.dim}, args.out)
+    torch.save({"state": model.to("cpu").state_dict(), "itos": itos, "dim": args.dim,
+                "punctuation": args.punctuation}, args.out)
     json.dump({"steps": step, "epochs_started": epoch, "seconds": time.time() - start},
               open(args.out + ".json", "w"))
 

@@ -22,6 +22,40 @@ public struct WordLanguageModel: Sendable {
     public static let startKey = "<s>"
     public static let unknownKey = "<unk>"
 
+    /// The keys of punctuation between two words, for a model trained with them
+    /// (`train_wordlm.py --punctuation`): a sentence end, a question, an exclamation, a comma,
+    /// a colon or semicolon. The model then knows that a sentence or a clause ended, which the
+    /// words alone do not tell (`evening. From`, `Well, I`).
+    public static let sentenceEndKey = "<.>"
+    public static let questionKey = "<?>"
+    public static let exclamationKey = "<!>"
+    public static let commaKey = "<,>"
+    public static let colonKey = "<:>"
+
+    /// The punctuation key of the text between two words (or after the last one), nil for none:
+    /// the last sentence end (`.` and `…`, `?`, `!`), else a comma, else a colon or semicolon;
+    /// spaces, quotes, brackets and dashes give none. `separator_token` in
+    /// `scripts/neural/train_wordlm.py` is the same rule.
+    public static func punctuationKey<S: StringProtocol>(between gap: S) -> String? {
+        var comma = false
+        var colon = false
+        for scalar in gap.unicodeScalars.reversed() {
+            switch scalar {
+            case ".", "\u{2026}": return sentenceEndKey
+            case "?": return questionKey
+            case "!": return exclamationKey
+            case ",": comma = true
+            case ":", ";": colon = true
+            default: continue
+            }
+        }
+        return comma ? commaKey : colon ? colonKey : nil
+    }
+
+    /// Whether the model reads punctuation keys (its vocabulary has them): the predictor then
+    /// gives them between the words of its context.
+    public var readsPunctuation: Bool { id(of: Self.sentenceEndKey) != nil && id(of: Self.commaKey) != nil }
+
     /// The recurrent state after some words: the GRU's hidden vector and the log of the softmax
     /// normaliser of the next word's distribution (computed once per step, reused per candidate).
     public struct State: Sendable, Equatable {

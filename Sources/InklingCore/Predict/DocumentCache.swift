@@ -27,8 +27,16 @@ struct DocumentCache {
 
     /// Keys of up to `NeuralContextTracker.historyLimit` words before the cursor, across
     /// sentences but not across a line break (oldest first): the word language model's context
-    /// (issue 17).
+    /// (issue 17). With `readsPunctuation`, the punctuation keys between them and after the last
+    /// one count among them (`WordLanguageModel.punctuationKey(between:)`).
     private(set) var documentKeys: [String] = []
+
+    /// Whether `documentKeys` holds punctuation keys (the pack's word model reads them).
+    let readsPunctuation: Bool
+
+    init(readsPunctuation: Bool = false) {
+        self.readsPunctuation = readsPunctuation
+    }
 
     /// What the cache needs of one written word; none of it depends on where the word stands.
     private struct Token {
@@ -69,6 +77,7 @@ struct DocumentCache {
     ) -> Occurrence {
         let gapBefore = context[previousEnd..<word.startIndex]
         let sentenceStart = previousEnd == context.startIndex || WordText.endsSentence(gapBefore)
+        let punctuationBefore = readsPunctuation ? WordLanguageModel.punctuationKey(between: gapBefore) : nil
         let lineStart = gapBefore.unicodeScalars.contains(where: WordText.isLineBreak)
         previousEnd = word.endIndex
         let surface = String(word)
@@ -78,7 +87,7 @@ struct DocumentCache {
         return Occurrence(
             startFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.startIndex),
             endFromEnd: count - context.utf8.distance(from: context.startIndex, to: word.endIndex),
-            token: token, sentenceStart: sentenceStart, lineStart: lineStart)
+            token: token, sentenceStart: sentenceStart, lineStart: lineStart, punctuationBefore: punctuationBefore)
     }
 
     /// One word of the last context: where it stands, counted in UTF-8 bytes from the context's
@@ -91,6 +100,8 @@ struct DocumentCache {
         var sentenceStart: Bool
         /// Whether a line break comes before it (after the word before it in this context).
         var lineStart: Bool
+        /// The punctuation key of the text before it (nil: none, or `readsPunctuation` is off).
+        var punctuationBefore: String?
     }
 
     /// The words of the last context, in order (what `words` and the last words are made of).
@@ -99,6 +110,8 @@ struct DocumentCache {
     private var endsWithSentenceEnd = false
     /// Whether the text after the last word of the last context holds a line break.
     private var endsWithLineBreak = false
+    /// The punctuation key of the text after the last word (with `readsPunctuation`).
+    private var punctuationAfter: String? = nil
 
     /// Rebuilds the cache for a context; returns whether it changed (false: the same scalars).
     ///
@@ -211,6 +224,7 @@ struct DocumentCache {
         endsWithSentenceEnd =
             previousEnd == context.startIndex || WordText.endsSentence(gap)
         endsWithLineBreak = gap.unicodeScalars.contains(where: WordText.isLineBreak)
+        punctuationAfter = readsPunctuation ? WordLanguageModel.punctuationKey(between: gap) : nil
         for (index, key) in touchedKeys.enumerated() where !touchedKeys[..<index].contains(key) { recountWord(key) }
         // The tokens grow by the words read here: bounded like a rebuild's (the words of a context).
         if tokens.count > 4 * occurrences.count + 64 { tokens.removeAll(keepingCapacity: true) }
@@ -246,6 +260,7 @@ struct DocumentCache {
         endsWithSentenceEnd =
             previousEnd == context.startIndex || WordText.endsSentence(gap)
         endsWithLineBreak = gap.unicodeScalars.contains(where: WordText.isLineBreak)
+        punctuationAfter = readsPunctuation ? WordLanguageModel.punctuationKey(between: gap) : nil
         updateLastWords(pack: pack)
     }
 
@@ -352,8 +367,24 @@ struct DocumentCache {
         // The word model's context is the current line: it learned from lines, each after <s>
         // (a message's body after `Hello,` and a blank line starts afresh, as a typesim document).
         let lineWords = endsWithLineBreak ? [] : occurrences[(occurrences.lastIndex { $0.lineStart } ?? 0)...]
-        documentKeys = lineWords.suffix(NeuralContextTracker.historyLimit).map {
-            $0.token.containsDigit ? "" : $0.token.key  // a number: the word model's unknown word
+        if readsPunctuation {
+            // Punctuation between the line's words and after the last one (none before the first:
+            // the model learned each line after <s>, whatever came before it).
+            let limit = NeuralContextTracker.historyLimit
+            var keys: [String] = []
+            keys.reserveCapacity(2 * limit + 1)
+            for occurrence in lineWords.suffix(limit) {
+                if occurrence.startFromEnd != lineWords.first?.startFromEnd, let mark = occurrence.punctuationBefore {
+                    keys.append(mark)
+                }
+                keys.append(occurrence.token.containsDigit ? "" : occurrence.token.key)
+            }
+            if !lineWords.isEmpty, let mark = punctuationAfter { keys.append(mark) }
+            documentKeys = Array(keys.suffix(limit))
+        } else {
+            documentKeys = lineWords.suffix(NeuralContextTracker.historyLimit).map {
+                $0.token.containsDigit ? "" : $0.token.key  // a number: the word model's unknown word
+            }
         }
         lastWordFollowers = [:]
         if endsWithSentenceEnd {

@@ -49,9 +49,13 @@ public final class NeuralContextTracker {
         for slot in slots.dropFirst() { slot.lastUse = -1 }
     }
 
+    /// The most keys a kept state is stepped forward by (a word and the punctuation after it,
+    /// for a model that reads punctuation); a longer gap is replayed.
+    static let maximumStepsForward = 3
+
     /// Brings the state to `documentKeys` (the last words of the document, only the last
-    /// `historyLimit` count; empty: the document start). Free for a kept state; one step from a
-    /// kept state one word shorter; a replay otherwise.
+    /// `historyLimit` count; empty: the document start). Free for a kept state; one step per
+    /// key from a kept state up to `maximumStepsForward` keys shorter; a replay otherwise.
     public func update(after documentKeys: [String]) {
         let wanted = documentKeys.suffix(Self.historyLimit)
         clock += 1
@@ -65,16 +69,27 @@ public final class NeuralContextTracker {
             return
         }
         // The least recently used slot takes the new state (never the one it steps from).
-        let base = wanted.last == nil ? nil : slots.first { $0.lastUse >= 0 && Self.extendsByOne($0.keys, to: wanted) }
+        var base: Slot? = nil
+        var added = 0
+        if !wanted.isEmpty {
+            // The fewest keys forward from a kept state.
+            search: for count in 1...Self.maximumStepsForward {
+                for slot in slots where slot.lastUse >= 0 && Self.extends(slot.keys, by: count, to: wanted) {
+                    base = slot
+                    added = count
+                    break search
+                }
+            }
+        }
         var target = slots[0] === base ? slots[1] : slots[0]
         for slot in slots where slot !== base && slot.lastUse < target.lastUse { target = slot }
-        if let base, let last = wanted.last {
+        if let base {
             target.hidden.withUnsafeMutableBufferPointer { buffer in
                 guard let hidden = buffer.baseAddress else { return }  // never empty: the model's width
                 for index in buffer.indices { buffer[index] = base.hidden[index] }
-                model.step(hidden, id: model.id(stepping: last), target.workspace)
+                for key in wanted.suffix(added) { model.step(hidden, id: model.id(stepping: key), target.workspace) }
             }
-            stepCount += 1
+            stepCount += added
         } else {
             // Replayed over the hidden vectors: the normaliser only at the end.
             target.hidden.withUnsafeMutableBufferPointer { buffer in
@@ -91,11 +106,11 @@ public final class NeuralContextTracker {
         current = target
     }
 
-    /// Whether `wanted` is the last `historyLimit` of `keys` plus one more word.
-    private static func extendsByOne(_ keys: [String], to wanted: ArraySlice<String>) -> Bool {
-        let combined = keys.count + 1
+    /// Whether `wanted` is the last `historyLimit` of `keys` followed by `count` more keys.
+    private static func extends(_ keys: [String], by count: Int, to wanted: ArraySlice<String>) -> Bool {
+        let combined = keys.count + count
         let dropped = max(0, combined - historyLimit)
-        guard wanted.count == combined - dropped else { return false }
+        guard wanted.count == combined - dropped, dropped <= keys.count else { return false }
         var index = wanted.startIndex
         for key in keys.dropFirst(dropped) {
             if wanted[index] != key { return false }

@@ -63,6 +63,8 @@ public final class Predictor {
         didSet { forgetAnswers() }
     }
     private var document = DocumentCache()
+    /// Whether the word model's context holds punctuation keys (a model trained with them).
+    private let readsPunctuation: Bool
     /// Re-orders the candidate window after the n-gram and character models (nil: their order).
     public var reranker: (any CandidateReranker)? {
         didSet { forgetAnswers() }
@@ -235,11 +237,13 @@ public final class Predictor {
         self.pack = pack
         self.options = options
         reranker = NeuralContextReranker(pack: pack)  // nil for packs without the neural sections
+        readsPunctuation = pack.wordLanguageModel?.readsPunctuation ?? false
+        document = DocumentCache(readsPunctuation: readsPunctuation)
     }
 
     /// Forgets the current document (a new message, another text field).
     public func reset() {
-        document = DocumentCache()
+        document = DocumentCache(readsPunctuation: readsPunctuation)
         forgetAnswers()
     }
 

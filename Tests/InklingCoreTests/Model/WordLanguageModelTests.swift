@@ -207,6 +207,73 @@ struct WordLanguageModelTests {
         #expect(tracker.state(after: []) == model.startState)
     }
 
+    /// A word and the punctuation after it arrive together (`evening. ` after `evening`): the
+    /// kept state steps over both instead of replaying the last `historyLimit` keys, so the
+    /// state still carries the whole line.
+    @Test("the tracker steps a kept state over up to three new keys, and replays beyond")
+    func trackerStepsSeveralKeys() throws {
+        let model = try Self.model()
+        let tracker = NeuralContextTracker(model: model)
+        let text = ["the", "cat", "sat", "on", "the", "mat", "and", "it", "ran", "a", "dog", "ran", "on", "the", "cat"]
+        var carried = model.startState
+        var history: [String] = []
+        var index = 0
+        for added in [2, 1, 3, 2, 2, 3, 2] {
+            for word in text[index..<index + added] {
+                history.append(word)
+                carried = model.advance(carried, key: word)
+            }
+            index += added
+            let steps = tracker.stepCount
+            let normalisers = tracker.normaliserCount
+            // The whole history, not the last `historyLimit` keys alone: stepped, not replayed.
+            #expect(tracker.state(after: Array(history.suffix(NeuralContextTracker.historyLimit))) == carried)
+            #expect(tracker.stepCount == steps + added, "after \(history.count) keys")
+            #expect(tracker.normaliserCount == normalisers + 1)
+        }
+        #expect(history.count > NeuralContextTracker.historyLimit)
+        // Four keys at once: replayed over the last `historyLimit`.
+        let more = ["and", "it", "sat", "on"]
+        let wanted = Array((history + more).suffix(NeuralContextTracker.historyLimit))
+        var replayed = model.startState
+        for key in wanted { replayed = model.advance(replayed, key: key) }
+        let steps = tracker.stepCount
+        #expect(tracker.state(after: wanted) == replayed)
+        #expect(tracker.stepCount == steps + wanted.count)
+    }
+
+    @Test("the punctuation key of the text between two words, as train_wordlm.py's separator_token")
+    func punctuationKeys() {
+        let cases: [(String, String?)] = [
+            (" ", nil), ("", nil), (". ", "<.>"), ("? ", "<?>"), ("! ", "<!>"), ("\u{2026} ", "<.>"),
+            (", ", "<,>"), (": ", "<:>"), ("; ", "<:>"), (".\" ", "<.>"), (", \"", "<,>"), ("?! ", "<!>"),
+            ("!? ", "<?>"), (",. ", "<.>"), (".,  ", "<.>"), (":, ", "<,>"), (" - ", nil), (" (", nil),
+            ("\u{201D} ", nil), ("\n", nil),
+        ]
+        for (gap, key) in cases {
+            #expect(WordLanguageModel.punctuationKey(between: gap) == key, "\(gap.debugDescription)")
+        }
+    }
+
+    @Test("a model reads punctuation when its vocabulary has the keys")
+    func readsPunctuation() throws {
+        #expect(try !Self.model().readsPunctuation)
+        let keys = ["<s>", "<unk>", "the", "<.>", "<,>", "cat"]
+        let dimension = 8  // the smallest a section may declare
+        let model = WordLanguageModel(
+            WordLanguageModel.Quantized(
+                dimension: dimension, keys: keys, embeddingScales: [Float](repeating: 0.01, count: keys.count),
+                embedding: [Int8](repeating: 1, count: keys.count * dimension),
+                inputScales: [Float](repeating: 0.01, count: 3 * dimension),
+                inputWeights: [Int8](repeating: 1, count: 3 * dimension * dimension),
+                hiddenScales: [Float](repeating: 0.01, count: 3 * dimension),
+                hiddenWeights: [Int8](repeating: 1, count: 3 * dimension * dimension),
+                inputBias: [Float](repeating: 0, count: 3 * dimension),
+                hiddenBias: [Float](repeating: 0, count: 3 * dimension),
+                outputBias: [Float](repeating: 0, count: keys.count)))
+        #expect(model.readsPunctuation)
+    }
+
     @Test("the tracker's kept logits give exactly the log-probabilities computed afresh, over a typed text and a jump")
     func cachedScoringIsExact() throws {
         let model = try Self.model()

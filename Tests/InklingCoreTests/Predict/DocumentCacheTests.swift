@@ -113,18 +113,18 @@ struct DocumentCacheTests {
     /// Every key of a text that slides out of a 60-scalar window: the cache that kept the last
     /// rebuild's words answers exactly as one built from nothing (names, capitals at sentence
     /// starts, curly apostrophes, numbers and followers included).
-    @Test("a cache updated key by key equals a fresh one for every context")
-    func reusedTokensMatchAFreshBuild() {
+    @Test("a cache updated key by key equals a fresh one for every context", arguments: [false, true])
+    func reusedTokensMatchAFreshBuild(readsPunctuation: Bool) {
         let text =
             "The cat sat. Zorblax met the cat and ZORBLAX said don\u{2019}t, then the White House "
             + "paid 12 dollars. Then zorblax met Obama and the cat met the dog again and again. "
-        var reused = DocumentCache()
+        var reused = DocumentCache(readsPunctuation: readsPunctuation)
         let scalars = Array(text.unicodeScalars)
         for end in 1...scalars.count {
             let window = String(String.UnicodeScalarView(scalars[max(0, end - 60)..<end]))
             let context = WordText.splitPartialWord(window).context
             reused.update(context: context, pack: pack)
-            var fresh = DocumentCache()
+            var fresh = DocumentCache(readsPunctuation: readsPunctuation)
             fresh.update(context: context, pack: pack)
             expectSameAnswers(reused, fresh)
         }
@@ -133,22 +133,24 @@ struct DocumentCacheTests {
     /// The engine's pattern: a context only at each word's end (the text grows by a word and its
     /// space) in a window of the last N scalars, so that the window also loses its start once
     /// the text is longer; the extended cache answers as one built from nothing.
-    @Test("a cache extended word by word, its window moving, equals a fresh one", arguments: [40, 70, 1000])
-    func extendedWordByWordMatchesAFreshBuild(window: Int) {
+    @Test(
+        "a cache extended word by word, its window moving, equals a fresh one", arguments: [40, 70, 1000],
+        [false, true])
+    func extendedWordByWordMatchesAFreshBuild(window: Int, readsPunctuation: Bool) {
         let text =
             "The cat sat. Zorblax met the cat and ZORBLAX said don\u{2019}t, then the White House "
             + "paid 12 dollars. Then zorblax met Obama and the cat met the dog again and again. "
             + "rock 'n' roll, well-known caf\u{E9}s and cafe\u{301}s; I said: \"Hi!\" (then) 3rd v2 "
             + "an e-mail to someone@example.com! Why? Because. The end... and the start "
             + "Hello Sam,\n\nThe cat met Zorblax\nand the dog\r\nthen Obama \u{2028}The end "
-        var reused = DocumentCache()
+        var reused = DocumentCache(readsPunctuation: readsPunctuation)
         let scalars = Array(text.unicodeScalars)
         var checked = 0
         for end in 1...scalars.count where end == scalars.count || scalars[end] == " " || end % 5 == 0 {
             let cut = String(String.UnicodeScalarView(scalars[max(0, end - window)..<end]))
             let context = WordText.splitPartialWord(cut).context
             reused.update(context: context, pack: pack)
-            var fresh = DocumentCache()
+            var fresh = DocumentCache(readsPunctuation: readsPunctuation)
             fresh.update(context: context, pack: pack)
             checked += 1
             expectSameAnswers(reused, fresh)
@@ -165,6 +167,35 @@ struct DocumentCacheTests {
         #expect(DocumentCache.overlap(of: "", with: "the ") == nil)
         // Never inside a scalar: "é" is two bytes.
         #expect(DocumentCache.overlap(of: "\u{E9}t\u{E9} ", with: "t\u{E9} x ") == "t\u{E9} ")
+    }
+
+    /// A word model trained with punctuation (`train_wordlm.py --punctuation`) reads the marks
+    /// between the line's words and after the last one, as `tokens(line, True)` gives them.
+    @Test("with punctuation, the word model's context holds the marks between words and after the last")
+    func punctuationKeys() {
+        func keys(_ context: String) -> [String] {
+            var cache = DocumentCache(readsPunctuation: true)
+            cache.update(context: Substring(context), pack: pack)
+            return cache.documentKeys
+        }
+        #expect(keys("Good evening. From ") == ["good", "evening", "<.>", "from"])
+        #expect(
+            keys("Well, I think: yes; no! Why? ") == ["think", "<:>", "yes", "<:>", "no", "<!>", "why", "<?>"])
+        #expect(keys("Well, I ") == ["well", "<,>", "i"])
+        #expect(keys("He said \"no.\" Then, ") == ["he", "said", "no", "<.>", "then", "<,>"])
+        #expect(keys("\"Hi\" (then) ") == ["hi", "then"])  // quotes and brackets: nothing
+        #expect(keys("The 42 cats, ") == ["the", "", "cats", "<,>"])  // a number: the unknown word
+        // Nothing before a line's first word: the model learned each line after <s>.
+        #expect(keys("Hello Sam,\n\nThe cat. ") == ["the", "cat", "<.>"])
+        #expect(keys("Hello Sam,\n") == [])
+        // The last `historyLimit` keys, marks counted.
+        let long = keys("one, two, three, four, five, ")
+        #expect(long.count == NeuralContextTracker.historyLimit)
+        #expect(long == ["two", "<,>", "three", "<,>", "four", "<,>", "five", "<,>"])
+        // Without: words only.
+        var plain = DocumentCache()
+        plain.update(context: "Good evening. From ", pack: pack)
+        #expect(plain.documentKeys == ["good", "evening", "from"])
     }
 
     @Test("only the last word's followers are counted, each pair once per occurrence")
