@@ -95,6 +95,7 @@ for lang in "${LANGS[@]}"; do
         NEURAL_GRU_DIM="$dim" NEURAL_GRU_DROPOUT="$(lang_field "$lang" neuralDropout)" \
             NEURAL_HOLDOUT_EVERY="$(lang_field "$lang" neuralHoldoutEvery)" \
             NEURAL_GRU_VOCAB="$(lang_field "$lang" neuralVocab)" \
+            NEURAL_GRU_PUNCTUATION="$([ "$(lang_field "$lang" neuralPunctuation)" = True ] && echo 1 || echo 0)" \
             NEURAL_GRU_STEPS="$steps" NEURAL_GRU_EPOCHS="${steps:+0}" NEURAL_PACK_FLAGS="--language $lang --name $name ${flags[*]:-}" INKLING="$(realpath "$INKLING")" \
             bash scripts/neural/train_pack.sh ".cache/prepared/$lang" ".cache/nn/$lang" ${golden:+"$golden"}
         neural=(--word-model ".cache/nn/$lang/wordlm.ngru" --reranker-network ".cache/nn/$lang/reranker.nrrk")

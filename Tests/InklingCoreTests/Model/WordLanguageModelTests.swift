@@ -255,23 +255,56 @@ struct WordLanguageModelTests {
         }
     }
 
+    /// A small model whose vocabulary has the punctuation keys (constant weights).
+    static let punctuationModel: WordLanguageModel.Quantized = {
+        let keys = ["<s>", "<unk>", "the", "<.>", "<,>", "cat", "well", "i", "think", "so", "<?>", "<!>", "<:>"]
+        let dimension = 8  // the smallest a section may declare
+        return WordLanguageModel.Quantized(
+            dimension: dimension, keys: keys, embeddingScales: [Float](repeating: 0.01, count: keys.count),
+            embedding: [Int8](repeating: 1, count: keys.count * dimension),
+            inputScales: [Float](repeating: 0.01, count: 3 * dimension),
+            inputWeights: [Int8](repeating: 1, count: 3 * dimension * dimension),
+            hiddenScales: [Float](repeating: 0.01, count: 3 * dimension),
+            hiddenWeights: [Int8](repeating: 1, count: 3 * dimension * dimension),
+            inputBias: [Float](repeating: 0, count: 3 * dimension),
+            hiddenBias: [Float](repeating: 0, count: 3 * dimension),
+            outputBias: [Float](repeating: 0, count: keys.count))
+    }()
+
     @Test("a model reads punctuation when its vocabulary has the keys")
     func readsPunctuation() throws {
         #expect(try !Self.model().readsPunctuation)
-        let keys = ["<s>", "<unk>", "the", "<.>", "<,>", "cat"]
-        let dimension = 8  // the smallest a section may declare
-        let model = WordLanguageModel(
-            WordLanguageModel.Quantized(
-                dimension: dimension, keys: keys, embeddingScales: [Float](repeating: 0.01, count: keys.count),
-                embedding: [Int8](repeating: 1, count: keys.count * dimension),
-                inputScales: [Float](repeating: 0.01, count: 3 * dimension),
-                inputWeights: [Int8](repeating: 1, count: 3 * dimension * dimension),
-                hiddenScales: [Float](repeating: 0.01, count: 3 * dimension),
-                hiddenWeights: [Int8](repeating: 1, count: 3 * dimension * dimension),
-                inputBias: [Float](repeating: 0, count: 3 * dimension),
-                hiddenBias: [Float](repeating: 0, count: 3 * dimension),
-                outputBias: [Float](repeating: 0, count: keys.count)))
-        #expect(model.readsPunctuation)
+        #expect(WordLanguageModel(Self.punctuationModel).readsPunctuation)
+    }
+
+    @Test("a pack whose word model reads punctuation gets the marks between words; another pack does not")
+    func predictorGivesPunctuationToAModelThatReadsIt() throws {
+        final class Recorder: CandidateReranker {
+            var contexts: [RerankContext] = []
+            func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) { contexts.append(context) }
+        }
+        let sections = try PackSurgery.sections(of: FixturePacks.englishBytes)
+        /// The word model's context for each text, asked in turn (a reset between them).
+        func keys(withModel section: [UInt8], _ texts: [String]) throws -> [[String]] {
+            let pack = try LanguagePack(data: Data(PackSurgery.assemble(sections + [("NGRU", section)])))
+            let predictor = Predictor(pack: pack)
+            let recorder = Recorder()
+            predictor.reranker = recorder
+            for text in texts {
+                predictor.reset()
+                _ = predictor.suggest(before: text, count: 3)
+            }
+            return recorder.contexts.map(\.documentKeys)
+        }
+        let texts = ["Well, I think so. The ", "So, the "]
+        #expect(
+            try keys(withModel: Self.punctuationModel.encoded(), texts) == [
+                ["well", "<,>", "i", "think", "so", "<.>", "the"], ["so", "<,>", "the"],
+            ])
+        #expect(
+            try keys(withModel: NeuralFixture.wordModelSection, texts) == [
+                ["well", "i", "think", "so", "the"], ["so", "the"],
+            ])
     }
 
     @Test("the tracker's kept logits give exactly the log-probabilities computed afresh, over a typed text and a jump")
