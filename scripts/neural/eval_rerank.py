@@ -12,7 +12,7 @@ import math
 
 import torch
 
-from train_wordlm import load_checkpoint
+from train_wordlm import context_key, load_checkpoint, separator_token, uses_punctuation
 
 
 def quantise_rows(weight):
@@ -44,6 +44,7 @@ def main():
     torch.set_num_threads(1)
     model, itos = load_checkpoint(args.model)
     stoi = {w: i for i, w in enumerate(itos)}
+    punctuation = uses_punctuation(args.model)  # then the dump must have "sep" (dump_candidates.py)
     if args.int8:
         with torch.no_grad():
             for p in model.parameters():
@@ -56,9 +57,11 @@ def main():
             if r["doc"] != doc:
                 doc, state = r["doc"], None
                 logits, state = model(torch.tensor([[0]]), state)
+            elif punctuation and separator_token(r["sep"]):  # the mark before the word, as the engine gives it
+                logits, state = model(torch.tensor([[stoi[separator_token(r["sep"])]]]), state)
             lp = torch.log_softmax(logits[0, -1], -1)
             lps.append(lp)
-            wid = stoi.get(r["w"].lower().replace("\u2019", "'"), 1)
+            wid = stoi.get(context_key(r["w"]) if punctuation else r["w"].lower().replace("\u2019", "'"), 1)
             logits, state = model(torch.tensor([[wid]]), state)
     # Look every candidate up once (plain floats), so the parameter sweep below stays cheap.
     target_ids = [stoi.get(r["w"].lower().replace("\u2019", "'"), 1) for r in recs]

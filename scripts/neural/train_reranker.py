@@ -75,6 +75,9 @@ def load(paths, buckets, lm=None, window=32, next_window=32):
                 lp = step(None)
             target = key(rec["w"])
             if step and LM_READS_PUNCTUATION and rec["ctx"]:
+                if "sep" not in rec:
+                    raise SystemExit(f"{path}: the dump has no separators, which a GRU that reads punctuation "
+                                     "needs: dump it again with this dump_candidates.py")
                 mark = separator_token(rec["sep"])  # as the predictor gives it (DocumentCache)
                 if mark:
                     lp = step(mark)

@@ -77,6 +77,9 @@ def main():
                     help="dropout on the GRU's input and output while training (0: none, the shipped model)")
     ap.add_argument("--punctuation", action="store_true",
                     help="punctuation between words as tokens (sentence end, comma, colon): see separator_token")
+    ap.add_argument("--no-punctuation-loss", dest="punctuation_loss", action="store_false",
+                    help="with --punctuation, no loss on the punctuation tokens: the GRU reads them and "
+                         "spends nothing on predicting them")
     ap.add_argument("--device", default="cpu",
                     help="cuda: for a sweep on a GPU machine (not byte-identical to the CPU build the pack uses)")
     args = ap.parse_args()
@@ -107,6 +110,9 @@ def main():
     inputs = data[: n * args.batch].view(args.batch, n)
     shifted = data.clone()
     shifted[unreachable] = -100  # CrossEntropyLoss's ignore_index
+    if args.punctuation and not args.punctuation_loss:
+        for token in PUNCTUATION_TOKENS:  # read, never predicted (the predictor offers words)
+            shifted[data == stoi[token]] = -100
     targets = shifted[1:n * args.batch + 1].view(args.batch, n)
     if args.max_epochs:
         epoch_steps = len(range(0, n - 1, args.steps))
