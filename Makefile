@@ -104,7 +104,7 @@ fuzz-packs-long:
 
 # Rebuild the English pack from the whitelisted sources (see data/ATTRIBUTION.md), with its
 # neural re-ranker (issue 17): scripts/neural/train_pack.sh trains the word GRU and the window
-# network on the prepared corpus (CPU, deterministic; about 50 minutes on 2 cores) and checks them
+# network on the prepared corpus (CPU, deterministic; about an hour on 2 cores) and checks them
 # against scripts/neural/golden-en.json. `make pack PACK_NEURAL=0` builds the pack without them.
 PACK_NEURAL ?= 1
 NEURAL_WORK = .cache/nn/pack

@@ -40,6 +40,8 @@ DROPOUT=${NEURAL_GRU_DROPOUT:-0}
 # sentence end, question, exclamation, comma, colon), so it knows where a sentence or clause
 # ended; the predictor gives them when the pack's GRU has them. 0 (default): words only.
 PUNCTUATION=${NEURAL_GRU_PUNCTUATION:-0}
+# With punctuation, 0: no loss on the punctuation tokens (read, never predicted).
+PUNCTUATION_LOSS=${NEURAL_GRU_PUNCTUATION_LOSS:-1}
 WORDS=${NEURAL_DUMP_WORDS:-40000}
 EPOCHS=${NEURAL_EPOCHS:-10}
 # The window network learns from the held-out documents only (the GRU must not have seen them):
@@ -67,10 +69,15 @@ for part in a b; do
         --text "$WORK/heldout-$part.txt" --out "$WORK/feat-dump-$part.jsonl" --max-words "$((WORDS / 2))" --features &
     dumps+=($!)
 done
+punctuation_flags=()
+if [ "$PUNCTUATION" = 1 ]; then
+    punctuation_flags+=(--punctuation)
+    [ "$PUNCTUATION_LOSS" = 1 ] || punctuation_flags+=(--no-punctuation-loss)
+fi
 # --case-reachable: no loss for a lower-case first word after <s> (corpus fragments; issue 17).
 "$VENV/bin/python" train_wordlm.py --case-reachable --corpus "$WORK/prepared/corpus.txt" --out "$WORK/wordgru.pt" \
     --max-steps "$STEPS" --decay-to "$DECAY" --minutes 1e9 --max-epochs "$GRU_EPOCHS" --dim "$DIM" --vocab "$VOCAB" --dropout "$DROPOUT" \
-    $([ "$PUNCTUATION" = 1 ] && echo --punctuation) >"$WORK/wordlm.log"
+    "${punctuation_flags[@]}" >"$WORK/wordlm.log"
 for pid in "${dumps[@]}"; do wait "$pid"; done
 "$VENV/bin/python" train_reranker.py --dump "$WORK/feat-dump-a.jsonl" --dump "$WORK/feat-dump-b.jsonl:100000" \
     --epochs "$EPOCHS" --lm "$WORK/wordgru.pt" --out "$WORK/reranker.pt" >"$WORK/reranker.log"
