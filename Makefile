@@ -112,7 +112,7 @@ pack: build
 	bash scripts/fetch-data.sh $(DATA_CACHE)
 	/usr/bin/python3 scripts/prepare_data.py --cache $(DATA_CACHE) --out $(PREPARED)
 ifeq ($(PACK_NEURAL),1)
-	NEURAL_GRU_PUNCTUATION=1 bash scripts/neural/train_pack.sh $(PREPARED) $(NEURAL_WORK) $(wildcard scripts/neural/golden-en.json)
+	NEURAL_GRU_PUNCTUATION=1 NEURAL_GRU_PUNCTUATION_LOSS=0 bash scripts/neural/train_pack.sh $(PREPARED) $(NEURAL_WORK) $(wildcard scripts/neural/golden-en.json)
 	.build/release/inkling pack build --prepared $(PREPARED) -o data/packs/en.inkpack \
 		--word-model $(NEURAL_WORK)/wordlm.ngru --reranker-network $(NEURAL_WORK)/reranker.nrrk
 else
