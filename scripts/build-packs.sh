@@ -11,7 +11,7 @@
 #   inkling pack build --prepared .cache/prepared/LANG -o OUT/LANG.inkpack
 #       --language LANG --name NAME [build flags from data/languages.json]
 # with, for a language whose entry has "neuralDim", the neural re-ranker that
-# scripts/neural/train_pack.sh trains first (CPU; 3-60 minutes a language),
+# scripts/neural/train_pack.sh trains first (CPU; 3-65 minutes a language),
 # checked against scripts/neural/golden-LANG.json where it exists (PACK_NEURAL=0: none),
 # and finally OUT/manifest.json (packaging/make-manifest.py) listing every
 # non-bundled pack present in OUT, with url = URL_BASE/LANG.inkpack (empty
