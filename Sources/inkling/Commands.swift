@@ -38,6 +38,10 @@ enum Commands {
             "--next-window", value: "N", help: tr("candidates the re-ranker orders for the next word (default 32)"),
             integers: 1...100_000),
         OptionSpec(
+            "--proposals", value: "N",
+            help: tr("likely next words of the neural word model added to its window (default 8)"),
+            integers: 0...64),
+        OptionSpec(
             "--learned-window", value: "N", help: tr("learned next words considered (default 12)"), integers: 0...1000),
         OptionSpec("--user-weight", value: "X", help: tr("weight of learned words (default 0.3)"), numbers: 0...100),
         OptionSpec(

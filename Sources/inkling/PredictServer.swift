@@ -70,6 +70,9 @@ struct PredictServer {
             inner?.rerank(&candidates, context: context)
             last = candidates
         }
+        func likelyWords(after documentKeys: [String]) -> [Int] {
+            inner?.likelyWords(after: documentKeys) ?? []
+        }
     }
 
     let predictor: Predictor

@@ -137,6 +137,7 @@ func predictorOptions(_ arguments: Arguments) -> PredictorOptions {
     if let value = arguments.double("--cache-bigram-weight") { options.cacheBigramWeight = value }
     if let value = arguments.int("--window") { options.windowSize = value }
     if let value = arguments.int("--next-window") { options.nextWordWindowSize = value }
+    if let value = arguments.int("--proposals") { options.nextWordProposals = value }
     if let value = arguments.int("--learned-window") { options.learnedSuccessorWindow = value }
     if let value = arguments.double("--user-weight") { options.userWeight = value }
     if let value = arguments.double("--savings") { options.savingsExponent = Float(value) }

@@ -10,6 +10,7 @@
 Both use symmetric int8 with one scale per row (max |w| / 127), as eval_rerank.py --int8.
 
   export_sections.py --wordlm wordgru.pt --ngru OUT.ngru [--reranker rr.pt --nrrk OUT.nrrk]
+  export_sections.py --neutral-nrrk OUT.nrrk
   export_sections.py --swift-fixture Tests/InklingCoreTests/Model/NeuralFixture.swift
 
 The fixture (pass it through `swift format -i`) is a tiny random model (seed 17) with the
@@ -211,6 +212,9 @@ def main():
     ap.add_argument("--ngru", help="write the NGRU section here")
     ap.add_argument("--reranker", help="train_reranker.py --lm checkpoint")
     ap.add_argument("--nrrk", help="write the NRRK section here")
+    ap.add_argument("--neutral-nrrk", help="write a window network that changes no score here (its last layer "
+                    "is zero, as train_reranker.py starts it): a pack with the word model and it gives the "
+                    "predictor's window with the word model's likely words, for dump_candidates.py")
     ap.add_argument("--swift-fixture", help="write the Swift parity fixture here")
     ap.add_argument("--parity", help="with --wordlm: write PyTorch's log-probabilities of --parity-queries after "
                     "each word of --parity-words here (JSON), for WordLanguageModelTests' real-model check")
@@ -228,6 +232,11 @@ def main():
         sections["NGRU"], states["wordlm"] = ngru_section(ck["state"], ck["itos"])[0], ck["state"]
         with open(args.ngru, "wb") as out:
             out.write(sections["NGRU"])
+    if args.neutral_nrrk:
+        from train_reranker import Reranker
+        torch.manual_seed(17)
+        with open(args.neutral_nrrk, "wb") as out:
+            out.write(nrrk_section(Reranker(32, 4096, 0, NF + 2).state_dict())[0])
     if args.reranker and args.nrrk:
         ck = torch.load(args.reranker)
         sections["NRRK"], states["reranker"] = nrrk_section(ck["state"])[0], ck["state"]

@@ -37,11 +37,20 @@ public struct RerankContext: Sendable, Equatable {
 
 /// Re-orders the predictor's candidate window (the dictionary proposes, the re-ranker orders).
 ///
-/// The predictor calls it once per query with its best `windowSize` candidates; the re-ranker
-/// rewrites their `score`s and the predictor sorts by them. It never adds or removes words.
+/// The predictor calls it once per query with its best `windowSize` candidates, plus the pack
+/// words among `likelyWords` that the dictionary's order left out; the re-ranker rewrites their
+/// `score`s and the predictor sorts by them. Every word it sees is a pack (or learned) word.
 public protocol CandidateReranker: AnyObject {
     /// Rewrites `score` of every candidate.
     func rerank(_ candidates: inout [RerankCandidate], context: RerankContext)
+    /// Pack ids of the words the re-ranker's model finds most likely after the document's last
+    /// keys (`RerankContext.documentKeys`), best first; empty: it has no such opinion.
+    func likelyWords(after documentKeys: [String]) -> [Int]
+}
+
+extension CandidateReranker {
+    /// No likely words of its own: the window is the dictionary's order alone.
+    public func likelyWords(after documentKeys: [String]) -> [Int] { [] }
 }
 
 /// The features the predictor hands a re-ranker, by index into `RerankCandidate.features`.

@@ -9,6 +9,23 @@ struct DocumentCache {
         var id: Int?
         var display: String
         var count: Int
+        /// Occurrences not at a sentence start, and those of them written with a capital.
+        var midSentence = 0
+        var capitalizedMidSentence = 0
+
+        /// Whether this document writes the word as a name: with a capital in most of its
+        /// occurrences inside a sentence, at least twice (`Senator`, `Pence`, where the pack
+        /// knows `senator` and the coin).
+        var isWrittenAsName: Bool { capitalizedMidSentence >= 2 && 2 * capitalizedMidSentence > midSentence }
+
+        /// Counts one more occurrence of the word, written as `token`.
+        fileprivate mutating func count(_ token: Token, sentenceStart: Bool) {
+            count += 1
+            guard !sentenceStart else { return }
+            display = token.written
+            midSentence += 1
+            if token.capitalized { capitalizedMidSentence += 1 }
+        }
     }
 
     private(set) var words: [String: Entry] = [:]
@@ -19,7 +36,10 @@ struct DocumentCache {
     /// Whether the last word before the cursor was written with a capital inside a sentence.
     private(set) var lastWordCapitalizedMidSentence = false
 
-    /// How often each word followed the last word before the cursor, in this document.
+    /// How often each word followed the last word before the cursor, in this document; after
+    /// a sentence end, how often each word started a sentence in it (the pack's bigrams treat a
+    /// sentence start as a word too: how this writer starts sentences, `And`, `So`, is the
+    /// document's own knowledge of what follows it).
     private(set) var lastWordFollowers: [String: Int] = [:]
 
     /// Keys of up to two words before the cursor in the current sentence (oldest first).
@@ -39,7 +59,7 @@ struct DocumentCache {
     }
 
     /// What the cache needs of one written word; none of it depends on where the word stands.
-    private struct Token {
+    fileprivate struct Token {
         var key: String
         var id: Int?
         /// As written, with typographic apostrophes folded.
@@ -250,8 +270,7 @@ struct DocumentCache {
             let key = token.key
             var entry =
                 words[key] ?? Entry(id: token.id, display: sentenceStart ? token.fallback : token.written, count: 0)
-            entry.count += 1
-            if !sentenceStart { entry.display = token.written }
+            entry.count(token, sentenceStart: sentenceStart)
             words[key] = entry
             totalWords += 1
         }
@@ -321,8 +340,7 @@ struct DocumentCache {
             let token = occurrence.token
             let firstDisplay = occurrence.sentenceStart ? token.fallback : token.written
             var current = entry ?? Entry(id: token.id, display: firstDisplay, count: 0)
-            current.count += 1
-            if !occurrence.sentenceStart { current.display = token.written }
+            current.count(token, sentenceStart: occurrence.sentenceStart)
             entry = current
         }
         words[key] = entry
@@ -339,6 +357,7 @@ struct DocumentCache {
         // Only the last word's followers are ever asked for.
         let lastKey = occurrences.last.flatMap { $0.token.containsDigit ? nil : $0.token.key }
         var followers: [String: Int] = [:]
+        var sentenceStarters: [String: Int] = [:]
         for occurrence in occurrences {
             let token = occurrence.token
             if occurrence.sentenceStart {
@@ -357,6 +376,7 @@ struct DocumentCache {
             }
             let key = token.key
             if let lastKey, let previousKey, previousKey == lastKey { followers[key, default: 0] += 1 }
+            if occurrence.sentenceStart, endsWithSentenceEnd { sentenceStarters[key, default: 0] += 1 }
             recentKeys.append(key)
             if recentKeys.count > 2 { recentKeys.removeFirst() }
             previousKey = key
@@ -391,6 +411,7 @@ struct DocumentCache {
             lastWords = (nil, nil)
             lastKeys = []
             lastWordCapitalizedMidSentence = false
+            lastWordFollowers = sentenceStarters
         } else {
             lastWords = (previousID, beforePreviousID)
             lastKeys = recentKeys

@@ -18,13 +18,23 @@ public final class NeuralContextTracker {
         var logNormalizer: Float = 0
         let workspace: WordLanguageModel.Workspace
         var lastUse = 0
+        /// The model's most likely words after `keys`, best first (vocabulary ids; filled on
+        /// the first `likelyWords()` after the state changed, then kept with it).
+        var likely: [Int32] = []
+        var likelyIsCurrent = false
 
         init(model: WordLanguageModel, hidden: [Float]) {
             self.hidden = hidden
             workspace = WordLanguageModel.Workspace(for: model)
             keys.reserveCapacity(NeuralContextTracker.historyLimit + 1)
+            likely.reserveCapacity(NeuralContextTracker.likelyWordCount + 1)
         }
     }
+
+    /// How many of the model's most likely words `likelyWords()` gives.
+    public static let likelyWordCount = 64
+    /// Ids never offered as words: the document start, the unknown word, punctuation keys.
+    private let notWords: Set<Int>
 
     public let model: WordLanguageModel
     private let slots: [Slot]
@@ -42,6 +52,11 @@ public final class NeuralContextTracker {
     public init(model: WordLanguageModel) {
         self.model = model
         startHidden = model.startHidden
+        let marks = [
+            WordLanguageModel.sentenceEndKey, WordLanguageModel.questionKey, WordLanguageModel.exclamationKey,
+            WordLanguageModel.commaKey, WordLanguageModel.colonKey,
+        ]
+        notWords = Set([0, 1] + marks.compactMap { model.id(of: $0) })
         slots = (0..<Self.slotCount).map { _ in Slot(model: model, hidden: model.startHidden) }
         current = slots[0]
         normalise(current)
@@ -124,7 +139,33 @@ public final class NeuralContextTracker {
             guard let hidden = buffer.baseAddress else { return 0 }  // never empty: the model's width
             return model.normalise(hidden, slot.workspace)
         }
+        slot.likelyIsCurrent = false
         normaliserCount += 1
+    }
+
+    /// The vocabulary ids of the `likelyWordCount` words the model finds most likely in the
+    /// current state, best first (ties: the lower id), punctuation and `<unk>` left out. One
+    /// pass over the kept logits per state, then free; nothing allocated after the first.
+    public func likelyWords() -> [Int32] {
+        let slot = current
+        if slot.likelyIsCurrent { return slot.likely }
+        let limit = Self.likelyWordCount
+        let logits = slot.workspace.logits
+        slot.likely.removeAll(keepingCapacity: true)
+        // Insertion into a short sorted list: most words fall below its last one at once.
+        var worst = -Float.infinity
+        for id in 0..<model.vocabularySize {
+            let logit = logits[id]
+            if slot.likely.count == limit, !(logit > worst) { continue }
+            if !logit.isFinite || notWords.contains(id) { continue }
+            var position = slot.likely.count
+            while position > 0, logits[Int(slot.likely[position - 1])] < logit { position -= 1 }
+            slot.likely.insert(Int32(id), at: position)
+            if slot.likely.count > limit { slot.likely.removeLast() }
+            if slot.likely.count == limit { worst = logits[Int(slot.likely[limit - 1])] }
+        }
+        slot.likelyIsCurrent = true
+        return slot.likely
     }
 
     /// log P(key | the current state) from the logits its normaliser pass kept, and whether the
@@ -153,12 +194,37 @@ public final class NeuralContextReranker: CandidateReranker {
     public let tracker: NeuralContextTracker
     private let evaluator: RerankerNetwork.Evaluator
 
-    /// Nil when the network does not read exactly `inputCount` inputs.
-    public init?(network: RerankerNetwork, model: WordLanguageModel) {
+    /// The pack whose words `likelyWords` gives (nil: none given).
+    private let pack: LanguagePack?
+    /// The pack id of each vocabulary word, found on first use: -2 not yet looked up, -1 none.
+    private var packIDs: [Int32] = []
+
+    /// Nil when the network does not read exactly `inputCount` inputs. With a `pack`, the word
+    /// model's most likely words that the pack has join the window (`likelyWords`).
+    public init?(network: RerankerNetwork, model: WordLanguageModel, pack: LanguagePack? = nil) {
         guard network.inputCount == Self.inputCount else { return nil }
         self.network = network
+        self.pack = pack
         tracker = NeuralContextTracker(model: model)
         evaluator = RerankerNetwork.Evaluator(network)
+    }
+
+    /// The pack ids of the word model's most likely words after `documentKeys`, best first
+    /// (at most `NeuralContextTracker.likelyWordCount`; words the pack lacks left out).
+    public func likelyWords(after documentKeys: [String]) -> [Int] {
+        guard let pack else { return [] }
+        tracker.update(after: documentKeys)
+        if packIDs.isEmpty { packIDs = [Int32](repeating: -2, count: tracker.model.vocabularySize) }
+        var words: [Int] = []
+        words.reserveCapacity(NeuralContextTracker.likelyWordCount)
+        for id in tracker.likelyWords() {
+            let index = Int(id)
+            if packIDs[index] == -2 {
+                packIDs[index] = pack.id(ofKey: tracker.model.key(index)).map { Int32($0) } ?? -1
+            }
+            if packIDs[index] >= 0 { words.append(Int(packIDs[index])) }
+        }
+        return words
     }
 
     public func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
@@ -192,7 +258,7 @@ extension NeuralContextReranker {
     /// reads the features plus the word model's inputs (older packs keep the n-gram order).
     public convenience init?(pack: LanguagePack) {
         guard let network = pack.rerankerNetwork, let model = pack.wordLanguageModel else { return nil }
-        self.init(network: network, model: model)
+        self.init(network: network, model: model, pack: pack)
     }
 
     /// Why a pair of `NGRU` and `NRRK` section bytes cannot ship in a pack (nil: they can).

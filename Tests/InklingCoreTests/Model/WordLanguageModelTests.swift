@@ -363,6 +363,52 @@ struct WordLanguageModelTests {
         #expect(tracker.logProbability(of: "on") == late)
     }
 
+    @Test("the tracker's likely words are the model's best by log-probability, ties by id, without marks or <unk>")
+    func likelyWordsAreTheModelsBest() throws {
+        for model in [try Self.model(), WordLanguageModel(Self.punctuationModel)] {
+            let tracker = NeuralContextTracker(model: model)
+            let marks = [
+                WordLanguageModel.sentenceEndKey, WordLanguageModel.questionKey, WordLanguageModel.exclamationKey,
+                WordLanguageModel.commaKey, WordLanguageModel.colonKey,
+            ]
+            for history in [[], ["the"], ["the", "cat", "sat"], ["well", "<,>", "i"]] {
+                tracker.update(after: history)
+                var state = model.startState
+                for key in history { state = model.advance(state, key: key) }
+                let words = (2..<model.vocabularySize).filter { !marks.contains(model.key($0)) }
+                let expected = words.map { ($0, model.logProbability(of: model.key($0), in: state).value) }
+                    .sorted { ($0.1, $1.0) > ($1.1, $0.0) }
+                    .prefix(NeuralContextTracker.likelyWordCount).map(\.0)
+                #expect(tracker.likelyWords().map(Int.init) == Array(expected), "after \(history)")
+                // Kept with the state: the same list again, and again after another state and back.
+                #expect(tracker.likelyWords().map(Int.init) == Array(expected))
+            }
+        }
+    }
+
+    @Test("the neural re-ranker's likely words are the pack's ids of its model's likely words that the pack has")
+    func likelyWordsArePackWords() throws {
+        let sections = try PackSurgery.sections(of: FixturePacks.englishBytes)
+        let pack = try LanguagePack(
+            data: Data(
+                PackSurgery.assemble(
+                    sections + [("NGRU", NeuralFixture.wordModelSection), ("NRRK", NeuralFixture.rerankerSection)])))
+        let reranker = try #require(NeuralContextReranker(pack: pack))
+        let model = try Self.model()
+        let tracker = NeuralContextTracker(model: model)
+        for history in [[], ["the", "cat"]] {
+            tracker.update(after: history)
+            let expected = tracker.likelyWords().compactMap { pack.id(ofKey: model.key(Int($0))) }
+            #expect(reranker.likelyWords(after: history) == expected)
+            #expect(!expected.isEmpty)
+        }
+        // A re-ranker made without a pack has no likely words to give.
+        let network = try NeuralFixture.rerankerSection.withUnsafeBytes { raw throws(PackError) in
+            try RerankerNetwork(section: raw)
+        }
+        #expect(try #require(NeuralContextReranker(network: network, model: model)).likelyWords(after: ["the"]).isEmpty)
+    }
+
     @Test("the re-ranker adds the network's output on the features and the GRU's inputs, as in PyTorch")
     func rerankerParity() throws {
         let model = try Self.model()

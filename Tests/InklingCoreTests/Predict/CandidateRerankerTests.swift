@@ -22,6 +22,48 @@ struct CandidateRerankerTests {
         }
     }
 
+    /// Records every window and gives fixed pack words as its model's likely next words.
+    final class Proposer: CandidateReranker {
+        var likely: [Int] = []
+        var windows: [[RerankCandidate]] = []
+        func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) { windows.append(candidates) }
+        func likelyWords(after documentKeys: [String]) -> [Int] { likely }
+    }
+
+    /// The window the re-ranker sees for `before`, with these likely words and options.
+    func window(_ before: String, likely: [Int], options: PredictorOptions = PredictorOptions()) -> [RerankCandidate] {
+        let predictor = Predictor(pack: pack, options: options)
+        let proposer = Proposer()
+        proposer.likely = likely
+        predictor.reranker = proposer
+        _ = predictor.suggest(before: before, count: 3)
+        return proposer.windows.last ?? []
+    }
+
+    @Test("the re-ranker's likely words join the next word's window in word-score order, at most nextWordProposals")
+    func likelyWordsJoinTheNextWordsWindow() throws {
+        let plain = window("I think ", likely: []).map(\.key)
+        #expect(plain.count == PredictorOptions().nextWordWindowSize)
+        // Pack words the dictionary's order left out (the rarest), and one it has.
+        let outside = (0..<pack.wordCount).filter { !plain.contains(pack.key($0)) }
+            .sorted { (pack.logPrior($0), $1) < (pack.logPrior($1), $0) }.prefix(10)
+        let inside = try #require(pack.id(ofKey: plain[5]))
+        let joined = window("I think ", likely: [inside] + outside)
+        let limit = PredictorOptions().nextWordProposals
+        #expect(limit < outside.count)
+        #expect(Set(joined.map(\.key)) == Set(plain + outside.prefix(limit).map { pack.key($0) }))
+        let wordScores = joined.map { $0.features[RerankFeature.wordScore.rawValue] }
+        #expect(wordScores == wordScores.sorted(by: >))
+        for (rank, candidate) in joined.enumerated() {
+            #expect(candidate.features[RerankFeature.windowRank.rawValue] == Float(rank) / Float(32))
+        }
+        // None while a word is typed, and none when switched off.
+        #expect(window("I think th", likely: Array(outside)).map(\.key) == window("I think th", likely: []).map(\.key))
+        var off = PredictorOptions()
+        off.nextWordProposals = 0
+        #expect(window("I think ", likely: Array(outside), options: off).map(\.key) == plain)
+    }
+
     @Test("without a re-ranker the order is the predictor's own; a pass-through re-ranker keeps it")
     func passThroughKeepsOrder() {
         let plain = Predictor(pack: pack).suggest(before: "I think th", count: 8)

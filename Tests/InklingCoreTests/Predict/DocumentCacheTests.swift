@@ -17,6 +17,7 @@ struct DocumentCacheTests {
         #expect(reused.lastWords == fresh.lastWords)
         #expect(reused.lastKeys == fresh.lastKeys)
         #expect(reused.lastWordFollowers == fresh.lastWordFollowers)
+        #expect(reused.words == fresh.words)
         #expect(reused.lastWordCapitalizedMidSentence == fresh.lastWordCapitalizedMidSentence)
         #expect(reused.documentKeys == fresh.documentKeys)
     }
@@ -88,7 +89,26 @@ struct DocumentCacheTests {
     @Test func followersOfTheLastWord() {
         let cache = cache("red zorblax, red zorblax, red quux. Then red ")
         #expect(cache.lastWordFollowers == ["zorblax": 2, "quux": 1])
-        #expect(self.cache("red zorblax. ").lastWordFollowers.isEmpty)
+        // After a sentence end, the words that started this document's sentences.
+        #expect(self.cache("red zorblax. ").lastWordFollowers == ["red": 1])
+    }
+
+    @Test("after a sentence end the followers are the document's sentence starters, each start counted once")
+    func sentenceStartersFollowASentenceEnd() {
+        #expect(cache("And so it went. And then? Well, and now! ").lastWordFollowers == ["and": 2, "well": 1])
+        #expect(cache("And so it went. Well ").lastWordFollowers.isEmpty)  // inside a sentence: well's followers
+        #expect(cache("And so it went. 12 cats. ").lastWordFollowers == ["and": 1])
+        #expect(cache("").lastWordFollowers.isEmpty)
+    }
+
+    @Test("a word is written as a name when most of its occurrences inside a sentence are capitalised, twice at least")
+    func wordsWrittenAsNames() {
+        let names = cache("Senator Kaine met the Senator. The senator and Senator Kaine left. Kaine ")
+        #expect(names.words["senator"]?.isWrittenAsName == true)  // 2 of 3 inside sentences
+        #expect(names.words["kaine"]?.isWrittenAsName == true)  // the sentence start does not count
+        #expect(cache("the Senator spoke. Senator ").words["senator"]?.isWrittenAsName == false)  // once inside
+        #expect(cache("the Senator and the senator ").words["senator"]?.isWrittenAsName == false)  // no majority
+        #expect(cache("Pence. Pence. Pence. ").words["pence"]?.isWrittenAsName == false)  // sentence starts only
     }
 
     @Test("updating with a new context rebuilds from scratch")
@@ -202,7 +222,7 @@ struct DocumentCacheTests {
     func followersCountEachOccurrence() {
         #expect(cache("the cat and the dog and the cat met the ").lastWordFollowers == ["cat": 2, "dog": 1])
         #expect(cache("the cat. The ").lastWordFollowers == ["cat": 1])
-        #expect(cache("the cat. ").lastWordFollowers.isEmpty)
+        #expect(cache("the cat. ").lastWordFollowers == ["the": 1])
         #expect(cache("the cat 12 ").lastWordFollowers.isEmpty)
     }
 }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import InklingTestSupport
 import Testing
 
@@ -94,6 +95,20 @@ struct PredictorTests {
         #expect(suggest("car", count: 8).contains("cart"))
         #expect(suggest("zzzz").isEmpty)
         #expect(suggest("qx").isEmpty)
+    }
+
+    @Test("a word this document writes as a name keeps its capital; once or without a majority, the pack's form")
+    func documentNamesKeepTheirCapital() throws {
+        let pack = try LanguagePack(
+            data: Data(
+                FixturePacks.build(
+                    wordFrequencies: "the\t0.3\nand\t0.2\nmet\t0.1\npence\t0.05\nsaid\t0.05\nthat\t0.05\nwe\t0.05\n",
+                    corpus: "The pence and the pence. We met the pence and said that the pence.")))
+        func first(_ before: String) -> String? { Predictor(pack: pack).suggest(before: before, count: 1).first }
+        #expect(first("we met Pence and Pence said that pe") == "Pence")
+        #expect(first("we met Pence and pence said that pe") == "pence")
+        #expect(first("we met Pence and said that pe") == "pence")
+        #expect(first("Pence met us. Pence said that pe") == "pence")  // capitals at sentence starts only
     }
 
     @Test("scores are returned best first")
