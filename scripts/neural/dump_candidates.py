@@ -22,6 +22,8 @@ def main():
     ap.add_argument("-n", type=int, default=32)
     ap.add_argument("--next-window", type=int,
                     help="candidates the re-ranker sees for the next word (inkling predict --next-window)")
+    ap.add_argument("--proposals", type=int,
+                    help="the word GRU's likely words that join the next word's window (inkling predict --proposals)")
     ap.add_argument("--features", action="store_true",
                     help="also record the window's keys and features (\"win\": per prefix, rows of key + features)")
     ap.add_argument("--learn", action="store_true",
@@ -31,6 +33,8 @@ def main():
     command = [args.inkling, "predict", "--stdio", "--pack", args.pack] + (["--learn"] if args.learn else [])
     if args.next_window:
         command += ["--next-window", str(args.next_window)]
+    if args.proposals is not None:
+        command += ["--proposals", str(args.proposals)]
     proc = subprocess.Popen(command,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     rid = 0

@@ -6,11 +6,15 @@ public struct RerankCandidate: Sendable, Equatable {
     public var features: [Float]
     /// The predictor's combined score on input; the re-ranker's score on output (higher is better).
     public var score: Float
+    /// Whether the word joined the window as one of the re-ranker's `likelyWords`, not by the
+    /// dictionary's order.
+    public var isLikelyWord: Bool
 
-    public init(key: String, features: [Float], score: Float) {
+    public init(key: String, features: [Float], score: Float, isLikelyWord: Bool = false) {
         self.key = key
         self.features = features
         self.score = score
+        self.isLikelyWord = isLikelyWord
     }
 }
 

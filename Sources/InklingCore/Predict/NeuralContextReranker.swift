@@ -185,7 +185,7 @@ public final class NeuralContextTracker {
 /// Re-ranks the window with a `RerankerNetwork` that reads the predictor's features plus the
 /// word language model's log-probability of the candidate and an unknown-word flag (issue 17):
 /// score = the predictor's score + the network's output (for a learned word the word model does
-/// not know, the window's largest output).
+/// not know, the largest output among the words the predictor ranked at or below it).
 public final class NeuralContextReranker: CandidateReranker {
     /// Inputs of the network: `RerankFeature`s, then log P(word | document), then 1 if unknown.
     public static let inputCount = RerankFeature.count + 2
@@ -229,28 +229,44 @@ public final class NeuralContextReranker: CandidateReranker {
 
     public func rerank(_ candidates: inout [RerankCandidate], context: RerankContext) {
         tracker.update(after: context.documentKeys)
-        var largest = -Float.infinity
+        outputs.removeAll(keepingCapacity: true)
         var usersOwnWords: [Int] = []
         for index in candidates.indices {
             let (logProbability, isUnknown) = tracker.logProbability(of: candidates[index].key)
             let output = candidates[index].features.withUnsafeBufferPointer {
                 evaluator.score($0, extra: (logProbability, isUnknown ? 1 : 0))
             }
-            // A network that overflows (weights a pack may hold) leaves the predictor's order.
-            guard output.isFinite else { continue }
-            largest = max(largest, output)
+            outputs.append(output)
             if isUnknown, candidates[index].features[RerankFeature.learnedCount.rawValue] > 0 {
                 usersOwnWords.append(index)
-            } else {
-                candidates[index].score += output
             }
         }
         // A learned word outside the word model's vocabulary (a name, jargon: the user's own
-        // words) gets the window's largest adjustment: the model knows nothing of it beyond
-        // "unknown", so it never moves it below a word the predictor ranked lower; what was
-        // learned decides.
-        for index in usersOwnWords { candidates[index].score += largest }
+        // words) gets the largest adjustment of the words the predictor ranked at or below it:
+        // the model knows nothing of it beyond "unknown", so it never moves it below a word the
+        // predictor ranked lower; what was learned decides. (The window's largest adjustment did
+        // the same but lifted it over better words too: over `the`, once the window held the
+        // word model's favourites that the network lifts from far below.)
+        var adjusted = outputs
+        for index in usersOwnWords {
+            var largest = -Float.infinity
+            for other in candidates.indices
+            where !candidates[other].isLikelyWord && candidates[other].score <= candidates[index].score
+                && outputs[other].isFinite
+            {
+                largest = max(largest, outputs[other])
+            }
+            adjusted[index] = largest
+        }
+        for index in candidates.indices {
+            // A network that overflows (weights a pack may hold) leaves the predictor's order.
+            guard adjusted[index].isFinite else { continue }
+            candidates[index].score += adjusted[index]
+        }
     }
+
+    /// The network's output for each window candidate (kept between queries: no allocation).
+    private var outputs: [Float] = []
 }
 
 extension NeuralContextReranker {

@@ -528,6 +528,8 @@ public final class Predictor {
         var total: Float = 0
         /// Offered because a neighbouring key or a swap makes the typed prefix a likely word.
         var isCorrection = false
+        /// Added to the window as one of the re-ranker's likely words (`addLikelyWords`).
+        var isLikelyWord = false
         /// Which prefix-narrowable sources offered it (see `narrowedCandidates`).
         var sources: CandidateSources = []
         /// The byte count of a pack word's key once it is known to be ASCII (-1: not known).
@@ -1111,7 +1113,7 @@ public final class Predictor {
                     features: rerankFeatures(
                         of: candidate, rank: index, partialLength: partialScalarCount,
                         trigramProb: trigramProb, bigramProb: bigramProb, startsSentence: startsSentence),
-                    score: candidate.total)
+                    score: candidate.total, isLikelyWord: candidate.isLikelyWord)
             }
             reranker.rerank(
                 &window,
@@ -1157,6 +1159,7 @@ public final class Predictor {
             var candidate = Candidate(id: id, key: "", display: "", probability: scoredWord(id, scores), sources: [])
             candidate.settle()
             candidate.withKey(pack)
+            candidate.isLikelyWord = true
             candidates.append(candidate)
             added += 1
         }

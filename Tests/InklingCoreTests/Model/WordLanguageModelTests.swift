@@ -429,7 +429,9 @@ struct WordLanguageModelTests {
         }
     }
 
-    @Test("a learned word the GRU does not know gets the window's largest adjustment; a known learned word its own")
+    @Test(
+        "a learned word the GRU does not know gets the largest adjustment at or below its rank (likely words aside); a known learned word its own"
+    )
     func learnedUnknownWordsAreNotDemoted() throws {
         let model = try Self.model()
         let network = try NeuralFixture.rerankerSection.withUnsafeBytes { raw throws(PackError) in
@@ -464,6 +466,31 @@ struct WordLanguageModelTests {
         let (value, _) = model.logProbability(of: "zebra", in: state)
         let own = NeuralFixture.windowFeatures.withUnsafeBufferPointer { evaluator.score($0, extra: (value, 1)) }
         #expect(abs(unlearned[0].score - (1.5 + own)) < 1e-5)
+        // Ranked below a word by the predictor: the largest output at or below its own score,
+        // not the better word's (which the window's largest output was).
+        // Features the fixture's network scores above the others' (for "sat" after "the cat").
+        func output(_ features: [Float], _ key: String) -> Float {
+            let (value, isUnknown) = model.logProbability(of: key, in: state)
+            return features.withUnsafeBufferPointer { evaluator.score($0, extra: (value, isUnknown ? 1 : 0)) }
+        }
+        let plainLargest = max(output(learned, "zebra"), output(NeuralFixture.windowFeatures, "mat"))
+        let better = try #require(
+            [0.5, 2, -1, 3, -2, 0].lazy.map { factor in NeuralFixture.windowFeatures.map { $0 * Float(factor) } }
+                .first { output($0, "sat") > plainLargest + 0.1 })
+        var ranked = [
+            RerankCandidate(key: "sat", features: better, score: 3.0),
+            RerankCandidate(key: "zebra", features: learned, score: 1.5),
+            RerankCandidate(key: "mat", features: NeuralFixture.windowFeatures, score: 1.0),
+            // One of the word model's likely words, below it: the predictor did not rank it.
+            RerankCandidate(key: "sat", features: better, score: 0.5, isLikelyWord: true),
+        ]
+        let outputs = [output(better, "sat"), output(learned, "zebra"), output(NeuralFixture.windowFeatures, "mat")]
+        #expect(outputs[0] > max(outputs[1], outputs[2]), "the fixture's better word has the largest output")
+        reranker.rerank(&ranked, context: context)
+        #expect(abs(ranked[0].score - (3.0 + outputs[0])) < 1e-5)
+        #expect(abs(ranked[1].score - (1.5 + max(outputs[1], outputs[2]))) < 1e-5)
+        #expect(ranked[1].score >= ranked[2].score)
+        #expect(abs(ranked[3].score - (0.5 + outputs[0])) < 1e-5)
     }
 
     @Test("a pack with the section exposes the model; without it the pack still opens; a bad one fails to open")
