@@ -37,9 +37,9 @@ struct DocumentCache {
     private(set) var lastWordCapitalizedMidSentence = false
 
     /// How often each word followed the last word before the cursor, in this document; after
-    /// a sentence end, how often each word started a sentence in it (the pack's bigrams treat a
-    /// sentence start as a word too: how this writer starts sentences, `And`, `So`, is the
-    /// document's own knowledge of what follows it).
+    /// a sentence end, how often each word started a sentence in it, if twice or more (the
+    /// pack's bigrams treat a sentence start as a word too: how this writer starts sentences,
+    /// `And`, `So`, is the document's own knowledge of what follows it).
     private(set) var lastWordFollowers: [String: Int] = [:]
 
     /// Keys of up to two words before the cursor in the current sentence (oldest first).
@@ -411,7 +411,9 @@ struct DocumentCache {
             lastWords = (nil, nil)
             lastKeys = []
             lastWordCapitalizedMidSentence = false
-            lastWordFollowers = sentenceStarters
+            // Only starts the document repeats: one `Hello,` is no habit (and is not the body's
+            // first word after it).
+            lastWordFollowers = sentenceStarters.filter { $0.value >= 2 }
         } else {
             lastWords = (previousID, beforePreviousID)
             lastKeys = recentKeys
