@@ -458,11 +458,20 @@ def predict_window_options_size_the_windows_and_their_help_says_so():
     requests = ('{"id":1,"before":"I think th","n":3,"features":true}\n'
                 '{"id":2,"before":"I think ","n":3,"features":true}\n')
     served = inkling("predict", "--stdio", "--pack", ARGS.pack, "--window", "5", "--next-window", "48",
-                     input=requests)
+                     "--proposals", "0", input=requests)
     assert served.returncode == 0, served
     typed, next_word = (json.loads(line)["window"] for line in served.stdout.split("\n") if line)
     assert len(typed) == 5 and all(row["key"].startswith("th") for row in typed), typed
     assert 32 < len(next_word) <= 48, len(next_word)
+    # --proposals: up to that many of the word GRU's likely words join the next word's window
+    # (the pack's neural re-ranker), never the typing window.
+    served = inkling("predict", "--stdio", "--pack", ARGS.pack, "--window", "5", "--next-window", "48",
+                     "--proposals", "8", input=requests)
+    assert served.returncode == 0, served
+    typed_too, joined = (json.loads(line)["window"] for line in served.stdout.split("\n") if line)
+    assert typed_too == typed, typed_too
+    assert 48 < len(joined) <= 56, len(joined)
+    assert {row["key"] for row in next_word} < {row["key"] for row in joined}
     usage = inkling("predict", "--help").stdout
     for option in ("--window", "--next-window"):
         line = next(line for line in usage.split("\n") if line.strip().startswith(option + " "))
