@@ -356,15 +356,22 @@ def test_reset_delivers_the_preedit_exactly_once(daemon, client_commits):
 # -- surrounding text ------------------------------------------------------------------------------
 
 
-def suggestions_with_the_engines_learned_words(daemon, text, count):
+def suggestions_with_the_engines_learned_words(daemon, text, shown, compared=None):
     """`inkling suggest` for `text` with the engine's own learned words: the engine learns what
     earlier tests in this daemon committed (`the`, `there's`…), which may reorder close
-    candidates, so a comparison with the pack alone depended on which tests ran before."""
+    candidates, so a comparison with the pack alone depended on which tests ran before. The
+    engine writes its store in batches, once a second: asked again until the first `compared`
+    words equal the engine's `shown` list (its last write landed) or 10 s pass; the last answer."""
     cli = cli_path()
     assert os.access(cli, os.X_OK), "the inkling CLI is built beside the engine"
-    time.sleep(1.5)  # the engine writes its learned store in batches, once a second
-    return subprocess.run([cli, "suggest", text, "-n", str(count)], env=daemon.env, capture_output=True,
-                          text=True, check=True).stdout.split("\n")
+    compared = compared or len(shown)
+    deadline = time.monotonic() + 10
+    while True:
+        answer = subprocess.run([cli, "suggest", text, "-n", str(len(shown))], env=daemon.env,
+                                capture_output=True, text=True, check=True).stdout.split("\n")
+        if answer[:compared] == shown[:compared] or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.1)
 
 
 def test_surrounding_text_with_emoji_gives_next_word_predictions(daemon, client):
@@ -374,7 +381,7 @@ def test_surrounding_text_with_emoji_gives_next_word_predictions(daemon, client)
     client.set_surrounding(context)
     candidates = client.wait_for_table(what="next-word predictions after the surrounding text")
     assert all(c and " " not in c for c in candidates)
-    expected = suggestions_with_the_engines_learned_words(daemon, context, len(candidates))
+    expected = suggestions_with_the_engines_learned_words(daemon, context, candidates)
     assert candidates == expected[: len(candidates)]
     # Completing the next word follows the same context.
     client.key(ord("t"))
@@ -392,7 +399,7 @@ def test_the_first_word_after_a_greeting_line_is_completed_as_a_sentence_start(d
     client.type("Th")
     candidates = client.wait_for_table(
         lambda c: bool(c) and all(x.startswith("Th") for x in c), what="completions of Th after the greeting line")
-    at_start = suggestions_with_the_engines_learned_words(daemon, "Th", len(candidates))
+    at_start = suggestions_with_the_engines_learned_words(daemon, "Th", candidates, compared=5)
     assert candidates[:5] == at_start[:5], (candidates, at_start)
 
 

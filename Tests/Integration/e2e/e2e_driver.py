@@ -244,12 +244,18 @@ def case_surrounding(app, env, panel, context="\U0001F600 I would like to "):
     cli = cli_path()
     if os.access(cli, os.X_OK):
         # With the engine's own learned words (what earlier cases committed may reorder close
-        # candidates): its store is written in batches, once a second.
-        time.sleep(1.5)
-        out = subprocess.run([cli, "suggest", context, "-n", str(len(got))], env=env,
-                             capture_output=True, text=True)
-        if out.returncode == 0:
+        # candidates): its store is written in batches, once a second, so asked again until the
+        # answer is the engine's (its last write landed) or 10 s pass.
+        deadline = time.monotonic() + 10
+        while True:
+            out = subprocess.run([cli, "suggest", context, "-n", str(len(got))], env=env,
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                break
             expected = out.stdout.split("\n")[: len(got)]
+            if expected == got or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
     return expected, got
 
 
