@@ -16,7 +16,11 @@ struct DocumentCache {
         /// Whether this document writes the word as a name: with a capital in most of its
         /// occurrences inside a sentence, at least twice (`Senator`, `Pence`, where the pack
         /// knows `senator` and the coin).
-        var isWrittenAsName: Bool { capitalizedMidSentence >= 2 && 2 * capitalizedMidSentence > midSentence }
+        var isWrittenAsName: Bool { capitalizedMidSentence >= 2 && isMostlyCapitalizedMidSentence }
+
+        /// Whether most of the word's occurrences inside a sentence, one at least, have a capital:
+        /// enough after another name's word (`Mike Pence` once, then `Mike `).
+        var isMostlyCapitalizedMidSentence: Bool { 2 * capitalizedMidSentence > midSentence }
 
         /// Counts one more occurrence of the word, written as `token`.
         fileprivate mutating func count(_ token: Token, sentenceStart: Bool) {
@@ -33,8 +37,10 @@ struct DocumentCache {
     /// Pack ids of the last and second-to-last word before the cursor (nil: none or unknown).
     private(set) var lastWords: (previous: Int?, beforePrevious: Int?) = (nil, nil)
     private var lastContext: Substring? = nil
-    /// Whether the last word before the cursor was written with a capital inside a sentence.
-    private(set) var lastWordCapitalizedMidSentence = false
+    /// Whether the last word before the cursor reads as part of a name: written with a capital
+    /// inside a sentence (`the White`), or at a sentence start when the pack writes it with a
+    /// capital too (`Donald`, not `The`), so a word often capitalised after it continues the name.
+    private(set) var lastWordIsName = false
 
     /// How often each word followed the last word before the cursor, in this document; after
     /// a sentence end, how often each word started a sentence in it, if twice or more (the
@@ -132,6 +138,9 @@ struct DocumentCache {
     private var endsWithLineBreak = false
     /// The punctuation key of the text after the last word (with `readsPunctuation`).
     private var punctuationAfter: String? = nil
+    /// Whether only spaces follow the last word (no mark, no line break: `Donald ` at a
+    /// sentence start may go on as a name, `Elaine, ` does not).
+    private var endsWithSpaceOnly = false
 
     /// Rebuilds the cache for a context; returns whether it changed (false: the same scalars).
     ///
@@ -245,11 +254,16 @@ struct DocumentCache {
             previousEnd == context.startIndex || WordText.endsSentence(gap)
         endsWithLineBreak = gap.unicodeScalars.contains(where: WordText.isLineBreak)
         punctuationAfter = readsPunctuation ? WordLanguageModel.punctuationKey(between: gap) : nil
+        endsWithSpaceOnly = Self.isSpaceOnly(gap)
         for (index, key) in touchedKeys.enumerated() where !touchedKeys[..<index].contains(key) { recountWord(key) }
         // The tokens grow by the words read here: bounded like a rebuild's (the words of a context).
         if tokens.count > 4 * occurrences.count + 64 { tokens.removeAll(keepingCapacity: true) }
         updateLastWords(pack: pack)
         return true
+    }
+
+    private static func isSpaceOnly(_ gap: Substring) -> Bool {
+        !gap.unicodeScalars.contains { !$0.properties.isWhitespace || WordText.isLineBreak($0) }
     }
 
     private mutating func rebuild(context: Substring, pack: LanguagePack) {
@@ -280,6 +294,7 @@ struct DocumentCache {
             previousEnd == context.startIndex || WordText.endsSentence(gap)
         endsWithLineBreak = gap.unicodeScalars.contains(where: WordText.isLineBreak)
         punctuationAfter = readsPunctuation ? WordLanguageModel.punctuationKey(between: gap) : nil
+        endsWithSpaceOnly = Self.isSpaceOnly(gap)
         updateLastWords(pack: pack)
     }
 
@@ -353,7 +368,7 @@ struct DocumentCache {
         var previousID: Int? = nil
         var beforePreviousID: Int? = nil
         var recentKeys: [String] = []
-        lastWordCapitalizedMidSentence = false
+        lastWordIsName = false
         // Only the last word's followers are ever asked for.
         let lastKey = occurrences.last.flatMap { $0.token.containsDigit ? nil : $0.token.key }
         var followers: [String: Int] = [:]
@@ -368,7 +383,7 @@ struct DocumentCache {
             }
             if token.containsDigit {
                 recentKeys.removeAll()
-                lastWordCapitalizedMidSentence = false
+                lastWordIsName = false
                 previousKey = nil
                 beforePreviousID = previousID
                 previousID = nil
@@ -380,7 +395,13 @@ struct DocumentCache {
             recentKeys.append(key)
             if recentKeys.count > 2 { recentKeys.removeFirst() }
             previousKey = key
-            lastWordCapitalizedMidSentence = !occurrence.sentenceStart && token.capitalized
+            // At a sentence start only a name the pack knows (`Donald`), and only before a space
+            // (`Elaine, thank`): inside a sentence a comma may still run on to a name (`Pence,
+            // Governor`, `Washington, D.C.`).
+            lastWordIsName =
+                token.capitalized
+                && (!occurrence.sentenceStart
+                    || endsWithSpaceOnly && token.id.map { pack.wordFlags($0).contains(.capitalized) } == true)
             beforePreviousID = previousID
             previousID = token.id
         }
@@ -410,7 +431,7 @@ struct DocumentCache {
         if endsWithSentenceEnd {
             lastWords = (nil, nil)
             lastKeys = []
-            lastWordCapitalizedMidSentence = false
+            lastWordIsName = false
             // Only starts the document repeats: one `Hello,` is no habit (and is not the body's
             // first word after it).
             lastWordFollowers = sentenceStarters.filter { $0.value >= 2 }

@@ -1027,8 +1027,10 @@ public final class Predictor {
         lastAnswerPath = .none
         if WordText.containsDigit(partial) { return [] }
         let prefixKey = WordText.key(partial)
-        // After a capitalised word mid-sentence, words often written with a capital continue a name.
-        let continuesName = partial.isEmpty && document.lastWordCapitalizedMidSentence
+        // After a name's word, words often written with a capital continue the name, and so do
+        // words this document has written with one inside a sentence (`Mike Pence`, where the
+        // pack knows `pence` the coin).
+        let continuesName = partial.isEmpty && document.lastWordIsName
         let scores: ContextScores
         if let known = contextScores {
             scores = known
@@ -1056,7 +1058,10 @@ public final class Predictor {
         for index in candidates.indices {
             guard let id = candidates[index].id else { continue }
             var display = displayForm(id, key: candidates[index].key, scores)
-            if continuesName, pack.wordFlags(id).contains(.sometimesCapitalized) {
+            if continuesName,
+                pack.wordFlags(id).contains(.sometimesCapitalized)
+                    || document.words[candidates[index].key]?.isMostlyCapitalizedMidSentence == true
+            {
                 display = WordText.capitalizingFirst(display)
             }
             candidates[index].display = display

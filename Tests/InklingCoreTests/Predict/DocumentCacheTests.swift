@@ -18,7 +18,7 @@ struct DocumentCacheTests {
         #expect(reused.lastKeys == fresh.lastKeys)
         #expect(reused.lastWordFollowers == fresh.lastWordFollowers)
         #expect(reused.words == fresh.words)
-        #expect(reused.lastWordCapitalizedMidSentence == fresh.lastWordCapitalizedMidSentence)
+        #expect(reused.lastWordIsName == fresh.lastWordIsName)
         #expect(reused.documentKeys == fresh.documentKeys)
     }
 
@@ -73,17 +73,29 @@ struct DocumentCacheTests {
         #expect(cache("Hi Sam,\r\n").lastWords == (nil, nil))
         #expect(cache("Hello,\nthe ").lastWords == (the, pack.sentenceStartID))
         #expect(cache("Notes\nThe cat ").words["the"]?.display == "the")  // a sentence-initial capital
-        #expect(!cache("Notes\nWhite ").lastWordCapitalizedMidSentence)
+        #expect(!cache("Notes\nWhite ").lastWordIsName)
     }
 
     @Test func capitalizedMidSentence() {
-        #expect(cache("I live near the White ").lastWordCapitalizedMidSentence)
-        #expect(!cache("White ").lastWordCapitalizedMidSentence)
-        #expect(!cache("the white ").lastWordCapitalizedMidSentence)
-        #expect(!cache("you and I ").lastWordCapitalizedMidSentence)
-        #expect(!cache("so I'm ").lastWordCapitalizedMidSentence)
-        #expect(!cache("the White. ").lastWordCapitalizedMidSentence)
-        #expect(!cache("the White 12 ").lastWordCapitalizedMidSentence)
+        #expect(cache("I live near the White ").lastWordIsName)
+        #expect(!cache("White ").lastWordIsName)
+        #expect(!cache("the white ").lastWordIsName)
+        #expect(!cache("you and I ").lastWordIsName)
+        #expect(!cache("so I'm ").lastWordIsName)
+        #expect(!cache("the White. ").lastWordIsName)
+        #expect(!cache("the White 12 ").lastWordIsName)
+    }
+
+    @Test("a sentence's first word is a name's when the pack writes it with a capital and a space follows")
+    func sentenceStartNames() {
+        #expect(cache("Social Security. Donald ").lastWordIsName)  // the pack writes `Donald`
+        #expect(cache("Donald ").lastWordIsName)
+        #expect(!cache("Social Security. White ").lastWordIsName)  // the pack writes `white`
+        #expect(!cache("The ").lastWordIsName)
+        #expect(!cache("Donald, ").lastWordIsName)  // `Elaine, thank you`
+        #expect(!cache("Donald.\n").lastWordIsName)
+        #expect(!cache("Donald\n").lastWordIsName)
+        #expect(cache("near the White, ").lastWordIsName)  // inside a sentence a comma may run on to a name
     }
 
     @Test func followersOfTheLastWord() {
@@ -112,6 +124,16 @@ struct DocumentCacheTests {
         #expect(cache("the Senator spoke. Senator ").words["senator"]?.isWrittenAsName == false)  // once inside
         #expect(cache("the Senator and the senator ").words["senator"]?.isWrittenAsName == false)  // no majority
         #expect(cache("Pence. Pence. Pence. ").words["pence"]?.isWrittenAsName == false)  // sentence starts only
+    }
+
+    @Test("a word is mostly capitalised inside sentences once, and no longer when written lower case as often")
+    func wordsMostlyCapitalized() {
+        #expect(cache("the Senator spoke. Senator ").words["senator"]?.isMostlyCapitalizedMidSentence == true)
+        #expect(cache("the Senator and the senator ").words["senator"]?.isMostlyCapitalizedMidSentence == false)
+        #expect(cache("Senator. Senator ").words["senator"]?.isMostlyCapitalizedMidSentence == false)
+        #expect(
+            cache("the Senator and the senator and the Senator ").words["senator"]?.isMostlyCapitalizedMidSentence
+                == true)
     }
 
     @Test("updating with a new context rebuilds from scratch")

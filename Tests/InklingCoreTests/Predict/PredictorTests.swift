@@ -111,6 +111,38 @@ struct PredictorTests {
         #expect(first("Pence met us. Pence said that pe") == "pence")  // capitals at sentence starts only
     }
 
+    @Test("after a name's word, a word the document wrote with a capital inside a sentence keeps it, once is enough")
+    func documentNamesContinueAName() throws {
+        let pack = try LanguagePack(
+            data: Data(
+                FixturePacks.build(
+                    wordFrequencies: "the\t0.3\nand\t0.2\nmet\t0.1\npence\t0.05\nmike\t0.05\nsaid\t0.05\nwe\t0.05\n",
+                    corpus: "We met mike pence and the pence. We met mike pence and said the pence.")))
+        func next(_ before: String) -> [String] { Predictor(pack: pack).suggest(before: before, count: 3) }
+        #expect(next("we met Mike Pence and then Mike ").first == "Pence")
+        #expect(next("we met Mike Pence and then mike ").first == "pence")  // `mike` is no name's word here
+        #expect(next("we met Mike pence and then Mike ").first == "pence")  // the document writes `pence`
+        #expect(next("we met Mike Pence and the pence and the pence. Then Mike ").first == "pence")  // mostly lower case
+        #expect(next("Pence met us. Then Mike ").first == "pence")  // a capital at a sentence start says nothing
+    }
+
+    @Test("a sentence's first word that the pack writes with a capital continues a name (`Donald Trump`)")
+    func sentenceStartNameContinues() throws {
+        let pack = try LanguagePack(
+            data: Data(
+                FixturePacks.build(
+                    wordFrequencies: "the\t0.3\nand\t0.2\ntrump\t0.1\ndonald\t0.05\ncard\t0.05\nsaid\t0.05\n",
+                    corpus: "The donald trump said. And donald trump and the trump card. The trump card and the trump.",
+                    surfaceForms: "Donald\t100\ndonald\t5\nTrump\t60\ntrump\t100\n")))
+        #expect(pack.display(try #require(pack.id(ofKey: "donald"))) == "Donald")
+        #expect(pack.display(try #require(pack.id(ofKey: "trump"))) == "trump")
+        func next(_ before: String) -> String? { Predictor(pack: pack).suggest(before: before, count: 1).first }
+        #expect(next("It was said. Donald ") == "Trump")
+        #expect(next("Donald ") == "Trump")
+        #expect(next("It was said. Donald, ") == "trump")
+        #expect(next("It was said. The ") == "trump")
+    }
+
     @Test("scores are returned best first")
     func scoresDescend() {
         for before in ["", "th", "the ", "I paid 12 do", "при"] {

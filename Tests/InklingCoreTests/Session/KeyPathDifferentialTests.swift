@@ -28,7 +28,7 @@ struct KeyPathDifferentialTests {
         #expect(incremental.documentKeys == rebuilt.documentKeys, "document keys \(note)")
         #expect(incremental.lastWordFollowers == rebuilt.lastWordFollowers, "followers \(note)")
         #expect(
-            incremental.lastWordCapitalizedMidSentence == rebuilt.lastWordCapitalizedMidSentence, "capital \(note)")
+            incremental.lastWordIsName == rebuilt.lastWordIsName, "capital \(note)")
     }
 
     /// What the predictor does at every letter: the last `window` scalars of the text before
