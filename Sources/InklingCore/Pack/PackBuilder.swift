@@ -145,10 +145,22 @@ public struct PackBuilder {
         // Corpus counts: case-insensitive, for words the frequency list lacks.
         var corpusCounts: [String: Int] = [:]
         var corpusTotal = 0
+        var afterNames: [String: NameContextCounts] = [:]
         for document in documents {
-            for word in WordText.words(in: document) where !WordText.containsDigit(word) {
-                corpusCounts[WordText.key(word), default: 0] += 1
+            var previous: (word: Substring, sentenceStart: Bool)? = nil
+            for word in WordText.words(in: document) {
+                let gap = document[(previous?.word.endIndex ?? document.startIndex)..<word.startIndex]
+                let sentenceStart = previous == nil || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
+                defer { previous = (word, sentenceStart) }
+                guard !WordText.containsDigit(word) else { continue }
+                let key = WordText.key(word)
+                corpusCounts[key, default: 0] += 1
                 corpusTotal += 1
+                if let previous, Self.isNameWord(previous.word), !previous.sentenceStart,
+                    gap.allSatisfy({ $0 == " " })
+                {
+                    afterNames[key, default: NameContextCounts()].count(word)
+                }
             }
         }
         // Frequency-list words seen in the corpus calibrate corpus counts to the list's scale.
@@ -201,7 +213,9 @@ public struct PackBuilder {
             }
             if spelledLower.contains(key) || inflection { flags.insert(.spelledInLowercase) }
             if display != key { flags.insert(.capitalized) }
-            if Self.isSometimesCapitalized(key: key, forms: forms[key] ?? []) { flags.insert(.sometimesCapitalized) }
+            if Self.isSometimesCapitalized(key: key, forms: forms[key] ?? [], afterNames: afterNames[key]) {
+                flags.insert(.sometimesCapitalized)
+            }
             vocabulary.flags.append(flags.rawValue)
         }
         return vocabulary
@@ -241,9 +255,36 @@ public struct PackBuilder {
         EnglishInflection.isInflection(word, of: { stems.contains($0) })
     }
 
-    /// Whether a capitalised form is common enough that the word is likely part of a name
-    /// after another capitalised word (`Donald Trump`, `White House`).
-    static func isSometimesCapitalized(key: String, forms: [(form: String, count: Double)]) -> Bool {
+    /// How often a word followed a name's word in the corpus (a capitalised word inside a
+    /// sentence, then a space), written with a capital and without.
+    struct NameContextCounts {
+        var capitalized = 0
+        var lowercase = 0
+
+        mutating func count(_ word: Substring) {
+            if WordText.startsUppercase(word) { capitalized += 1 } else { lowercase += 1 }
+        }
+    }
+
+    /// Whether a word could be a name's (capitalised, not `I` or `I'…`).
+    static func isNameWord(_ word: Substring) -> Bool {
+        guard WordText.startsUppercase(word), !WordText.containsDigit(word) else { return false }
+        let key = WordText.key(word)
+        return key != "i" && !key.hasPrefix("i'")
+    }
+
+    /// Whether the word is likely part of a name after another name's word (`Donald Trump`,
+    /// `White House`, `New York Times`, `Mike Pence`).
+    ///
+    /// The corpus's own evidence decides when it has seen the word after names three times or
+    /// more: most of them capitalised (`pence` is mostly the coin, `Pence` after `Mike`).
+    /// Otherwise a capitalised form common enough in the surface forms does.
+    static func isSometimesCapitalized(
+        key: String, forms: [(form: String, count: Double)], afterNames: NameContextCounts? = nil
+    ) -> Bool {
+        if let afterNames, afterNames.capitalized + afterNames.lowercase >= 3 {
+            return afterNames.capitalized > afterNames.lowercase
+        }
         var lower = 0.0
         var capital = 0.0
         for entry in forms {
