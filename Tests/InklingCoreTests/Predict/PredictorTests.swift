@@ -122,7 +122,8 @@ struct PredictorTests {
         #expect(next("we met Mike Pence and then Mike ").first == "Pence")
         #expect(next("we met Mike Pence and then mike ").first == "pence")  // `mike` is no name's word here
         #expect(next("we met Mike pence and then Mike ").first == "pence")  // the document writes `pence`
-        #expect(next("we met Mike Pence and the pence and the pence. Then Mike ").first == "pence")  // mostly lower case
+        // Mostly lower case in the document.
+        #expect(next("we met Mike Pence and the pence and the pence. Then Mike ").first == "pence")
         #expect(next("Pence met us. Then Mike ").first == "pence")  // a capital at a sentence start says nothing
     }
 
