@@ -1064,6 +1064,7 @@ public final class Predictor {
             {
                 display = WordText.capitalizingFirst(display)
             }
+            if partial.isEmpty, document.lastWordsInCapitals { display = display.uppercased() }
             candidates[index].display = display
         }
 

@@ -17,6 +17,7 @@ struct DocumentCacheTests {
         #expect(reused.lastWords == fresh.lastWords)
         #expect(reused.lastKeys == fresh.lastKeys)
         #expect(reused.lastWordFollowers == fresh.lastWordFollowers)
+        #expect(reused.lastWordsInCapitals == fresh.lastWordsInCapitals)
         #expect(reused.words == fresh.words)
         #expect(reused.lastWordIsName == fresh.lastWordIsName)
         #expect(reused.documentKeys == fresh.documentKeys)
@@ -84,6 +85,21 @@ struct DocumentCacheTests {
         #expect(!cache("so I'm ").lastWordIsName)
         #expect(!cache("the White. ").lastWordIsName)
         #expect(!cache("the White 12 ").lastWordIsName)
+    }
+
+    @Test("two words in capitals with only spaces between and after them: the next word is in capitals too")
+    func wordsInCapitals() {
+        #expect(cache("OH MY ").lastWordsInCapitals)
+        #expect(cache("well, THE DARK ").lastWordsInCapitals)
+        #expect(!cache("the NASA ").lastWordsInCapitals)  // one acronym
+        #expect(!cache("OH, MY ").lastWordsInCapitals)
+        #expect(!cache("OH MY, ").lastWordsInCapitals)
+        #expect(!cache("OH MY\n").lastWordsInCapitals)
+        #expect(!cache("OH. MY ").lastWordsInCapitals)
+        #expect(!cache("OH\nMY ").lastWordsInCapitals)
+        #expect(!cache("OH 12 ").lastWordsInCapitals)
+        #expect(!cache("OH I ").lastWordsInCapitals)  // one letter: no evidence of capitals
+        #expect(!cache("Oh My ").lastWordsInCapitals)
     }
 
     @Test("a sentence's first word is a name's when the pack writes it with a capital and a space follows")

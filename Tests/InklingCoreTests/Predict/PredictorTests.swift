@@ -144,6 +144,16 @@ struct PredictorTests {
         #expect(next("It was said. The ") == "trump")
     }
 
+    @Test("after two words in capitals the next words are offered in capitals; after one, or while typing, as usual")
+    func nextWordsInCapitals() {
+        let shouted = suggest("WE LIVE IN THE UNITED ")
+        #expect(shouted.first == "STATES", "\(shouted)")
+        #expect(shouted.allSatisfy { WordText.isAllCaps($0) || $0.unicodeScalars.count == 1 }, "\(shouted)")
+        #expect(suggest("We live in the UNITED ").first == "States")  // one word: a name's, not capitals
+        #expect(suggest("WE LIVE IN THE UNITED, ").first.map { WordText.isAllCaps($0) } == false)
+        #expect(suggest("WE LIVE IN THE UNITED st").first == "states")  // typed in lower case
+    }
+
     @Test("scores are returned best first")
     func scoresDescend() {
         for before in ["", "th", "the ", "I paid 12 do", "при"] {

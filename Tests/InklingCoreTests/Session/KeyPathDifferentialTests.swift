@@ -29,6 +29,7 @@ struct KeyPathDifferentialTests {
         #expect(incremental.lastWordFollowers == rebuilt.lastWordFollowers, "followers \(note)")
         #expect(
             incremental.lastWordIsName == rebuilt.lastWordIsName, "capital \(note)")
+        #expect(incremental.lastWordsInCapitals == rebuilt.lastWordsInCapitals, "capitals \(note)")
     }
 
     /// What the predictor does at every letter: the last `window` scalars of the text before
