@@ -150,15 +150,13 @@ public struct PackBuilder {
             var previous: (word: Substring, sentenceStart: Bool)? = nil
             for word in WordText.words(in: document) {
                 let gap = document[(previous?.word.endIndex ?? document.startIndex)..<word.startIndex]
-                let sentenceStart = previous == nil || gap.contains { $0 == "." || $0 == "!" || $0 == "?" }
+                let sentenceStart = previous == nil || WordText.endsSentence(gap)
                 defer { previous = (word, sentenceStart) }
                 guard !WordText.containsDigit(word) else { continue }
                 let key = WordText.key(word)
                 corpusCounts[key, default: 0] += 1
                 corpusTotal += 1
-                if let previous, Self.isNameWord(previous.word), !previous.sentenceStart,
-                    gap.allSatisfy({ $0 == " " })
-                {
+                if let previous, Self.isNameWord(previous.word), !previous.sentenceStart, WordText.isSpaceOnly(gap) {
                     afterNames[key, default: NameContextCounts()].count(word)
                 }
             }

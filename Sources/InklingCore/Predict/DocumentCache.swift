@@ -110,7 +110,7 @@ struct DocumentCache {
         let sentenceStart = previousEnd == context.startIndex || WordText.endsSentence(gapBefore)
         let punctuationBefore = readsPunctuation ? WordLanguageModel.punctuationKey(between: gapBefore) : nil
         let lineStart = gapBefore.unicodeScalars.contains(where: WordText.isLineBreak)
-        let spaceBefore = !sentenceStart && Self.isSpaceOnly(gapBefore)
+        let spaceBefore = !sentenceStart && WordText.isSpaceOnly(gapBefore)
         previousEnd = word.endIndex
         let surface = String(word)
         let token = token(word, surface: surface, pack: pack, previous: previous)
@@ -263,16 +263,12 @@ struct DocumentCache {
             previousEnd == context.startIndex || WordText.endsSentence(gap)
         endsWithLineBreak = gap.unicodeScalars.contains(where: WordText.isLineBreak)
         punctuationAfter = readsPunctuation ? WordLanguageModel.punctuationKey(between: gap) : nil
-        endsWithSpaceOnly = Self.isSpaceOnly(gap)
+        endsWithSpaceOnly = WordText.isSpaceOnly(gap)
         for (index, key) in touchedKeys.enumerated() where !touchedKeys[..<index].contains(key) { recountWord(key) }
         // The tokens grow by the words read here: bounded like a rebuild's (the words of a context).
         if tokens.count > 4 * occurrences.count + 64 { tokens.removeAll(keepingCapacity: true) }
         updateLastWords(pack: pack)
         return true
-    }
-
-    private static func isSpaceOnly(_ gap: Substring) -> Bool {
-        !gap.unicodeScalars.contains { !$0.properties.isWhitespace || WordText.isLineBreak($0) }
     }
 
     private mutating func rebuild(context: Substring, pack: LanguagePack) {
@@ -303,7 +299,7 @@ struct DocumentCache {
             previousEnd == context.startIndex || WordText.endsSentence(gap)
         endsWithLineBreak = gap.unicodeScalars.contains(where: WordText.isLineBreak)
         punctuationAfter = readsPunctuation ? WordLanguageModel.punctuationKey(between: gap) : nil
-        endsWithSpaceOnly = Self.isSpaceOnly(gap)
+        endsWithSpaceOnly = WordText.isSpaceOnly(gap)
         updateLastWords(pack: pack)
     }
 

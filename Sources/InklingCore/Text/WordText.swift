@@ -177,6 +177,11 @@ public enum WordText {
         gap.unicodeScalars.contains { $0 == "." || $0 == "!" || $0 == "?" || isLineBreak($0) }
     }
 
+    /// Whether the text between two words is spaces only: no mark and no line break.
+    public static func isSpaceOnly<S: StringProtocol>(_ gap: S) -> Bool {
+        !gap.unicodeScalars.contains { !$0.properties.isWhitespace || isLineBreak($0) }
+    }
+
     /// Whether text before a word puts that word at a sentence start.
     ///
     /// True when the text, without trailing whitespace, quotes and brackets, is empty or

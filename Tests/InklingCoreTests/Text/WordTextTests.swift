@@ -380,6 +380,16 @@ struct WordTextTests {
         #expect(WordText.endsSentence(gap) == expected)
     }
 
+    @Test(
+        "the text between two words is spaces only without a mark or a line break",
+        arguments: [
+            ("", true), (" ", true), ("  \t", true), ("\u{00A0}", true), (", ", false), (". ", false),
+            ("\n", false), (" \r\n", false), ("\u{2028}", false), (" - ", false), ("\"", false),
+        ])
+    func isSpaceOnly(gap: String, expected: Bool) {
+        #expect(WordText.isSpaceOnly(gap) == expected)
+    }
+
     // MARK: Keys and casing helpers
 
     @Test func keyFoldsCaseAndTypographicApostrophe() {
